@@ -1,0 +1,29 @@
+/** Typed store errors. Callers branch on `instanceof`, never on message text. */
+import type { ExpectedRevision } from './port.js';
+
+/** The stream was not at the revision the writer expected; `actualRevision` is undefined for no stream. */
+export class WrongExpectedVersion extends Error {
+  override readonly name = 'WrongExpectedVersion';
+  constructor(
+    readonly stream: string,
+    readonly expectedRevision: ExpectedRevision,
+    readonly actualRevision: number | undefined,
+  ) {
+    super(
+      `stream ${stream}: expected revision ${String(expectedRevision)}, actual ${actualRevision === undefined ? 'no stream' : actualRevision}`,
+    );
+  }
+}
+
+/** The store cannot be opened or reached (missing file, bad URL, server down). */
+export class StoreUnavailable extends Error {
+  override readonly name = 'StoreUnavailable';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** A caller passed something the store cannot accept (bad stream name, bad revision). */
+export class InvalidStoreRequest extends Error {
+  override readonly name = 'InvalidStoreRequest';
+}

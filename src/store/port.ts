@@ -1,0 +1,93 @@
+/**
+ * The store port: what the engine, projections and audit tools need from an event store, and nothing
+ * more. Every adapter (memory, sqlite, eventstoredb) passes the one conformance suite in
+ * test/store/conformance.ts; src/store/README.md states the contract in prose.
+ */
+import type { NewEvent, RecordedEvent } from '../events/envelope.js';
+
+/**
+ * Optimistic concurrency for `append`:
+ * - a number: the stream's current last revision must be exactly this;
+ * - `no_stream`: the stream must not exist yet;
+ * - `any`: no check.
+ */
+export type ExpectedRevision = number | 'no_stream' | 'any';
+
+export interface AppendResult {
+  /** Revision of the last event written (the stream's new head). */
+  nextExpectedRevision: number;
+  /** Global position of the last event written. */
+  position: number;
+}
+
+export interface ReadStreamOptions {
+  /** Revision to start at, inclusive. Forwards default 0; backwards default the head. */
+  fromRevision?: number;
+  direction?: 'forwards' | 'backwards';
+  /** At most this many events. Default: all. */
+  maxCount?: number;
+}
+
+export interface StreamFilter {
+  /** Keep events whose stream starts with one of these prefixes (e.g. `server-rebuild-`). */
+  streamPrefixes?: readonly string[];
+}
+
+export interface ReadAllOptions {
+  /** Only events with position strictly greater than this. Default 0: from the beginning. */
+  after?: number;
+  filter?: StreamFilter;
+  maxCount?: number;
+}
+
+export interface SubscribeOptions {
+  /** Deliver events with position strictly greater than this, then live ones. Default 0. */
+  after?: number;
+  filter?: StreamFilter;
+}
+
+/** Delivered in position order, one at a time: the next call waits for the previous promise. */
+export type EventHandler = (event: RecordedEvent) => void | Promise<void>;
+
+export interface Subscription {
+  /** Stops delivery; resolves once no handler call is in flight. */
+  close(): Promise<void>;
+  /** Resolves when the subscription has stopped: after close(), or rejects when the handler threw. */
+  readonly done: Promise<void>;
+  /** Position of the last event delivered (0 before any). */
+  readonly position: number;
+}
+
+export interface StreamInfo {
+  stream: string;
+  /** Revision of the last event. */
+  head: number;
+  /** Position of the last event. */
+  lastPosition: number;
+}
+
+export interface EventStore {
+  /** A short name for logs and CLI output, e.g. `sqlite:./data/regent.db`. */
+  readonly description: string;
+  /**
+   * Appends `events` atomically (all or none) if the stream's revision matches `expectedRevision`;
+   * otherwise throws WrongExpectedVersion carrying the actual revision. An empty `events` array
+   * only checks the expectation.
+   */
+  append(stream: string, events: readonly NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
+  /** Events of one stream. A stream that does not exist reads as an empty array. */
+  readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Events of all streams in position order. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Catch-up from `after`, then live, in order, with no gap and no duplicate. */
+  subscribe(options: SubscribeOptions, handler: EventHandler): Subscription;
+  /** Every stream with its head, ordered by stream name; optionally filtered. */
+  listStreams(filter?: StreamFilter): Promise<StreamInfo[]>;
+  /** Current head revision of a stream, or undefined when it does not exist. */
+  streamHead(stream: string): Promise<number | undefined>;
+  close(): Promise<void>;
+}
+
+/** True when the event's stream passes the filter. */
+export const matchesFilter = (stream: string, filter: StreamFilter | undefined): boolean =>
+  !filter?.streamPrefixes || filter.streamPrefixes.some((prefix) => stream.startsWith(prefix));
