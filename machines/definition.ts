@@ -1,0 +1,53 @@
+/**
+ * What a machine module exports so the engine can run it: the XState machine, its version, the codec
+ * of the stimuli it accepts (stored as event `data`), and the stream prefix it owns.
+ *
+ * Conventions every machine follows (so the engine can read a transition's result as data):
+ * - an **effect** is a custom action whose type is listed in `effects` (e.g. `nova.rebuild`); its
+ *   params are the effect's payload. The engine executes it only after the deciding event is appended.
+ * - an **outcome** is the `outcome` action with params `{ name }` (e.g. `armed`); it names the stored
+ *   event (`serverRebuild.armed`). Without one, the event is named after the stimulus type.
+ * - every stimulus carries `source`; guards use it to keep observation from authorising anything.
+ */
+import type * as t from 'io-ts';
+import type { AnyStateMachine } from 'xstate';
+import type { Source, Typed } from '../src/events/envelope.js';
+
+/** A machine event as stored: a type, its source, and payload. */
+export interface Stimulus extends Typed {
+  type: string;
+  source: Source;
+}
+
+export interface MachineDefinition {
+  /** Stable id, also the event-type prefix: `serverRebuild` → `serverRebuild.armed`. */
+  readonly id: string;
+  /** Bumped whenever the machine's decisions change; recorded on every event. */
+  readonly version: number;
+  /** Version of the stimulus payload schema; older stored payloads are upcast by migrations/. */
+  readonly schemaVersion: number;
+  /** Streams this machine owns start with this prefix, e.g. `server-rebuild-`. */
+  readonly streamPrefix: string;
+  readonly machine: AnyStateMachine;
+  /** Codec of every stimulus the machine accepts; stored data must decode with it. */
+  readonly stimulus: t.Decoder<unknown, Stimulus>;
+  /** Action types that are effects (executed by handlers after the append). */
+  readonly effects: readonly string[];
+  /** Effect types that destroy or delete something; audits show who authorised each one. */
+  readonly destructiveEffects?: readonly string[];
+  /** The machine's input, derived from the stream id only, so replay reproduces it. */
+  readonly input?: (stream: string) => unknown;
+  /** One paragraph for humans: what lifecycle this is and which spec section it implements. */
+  readonly description: string;
+}
+
+/** The action type machines use to name what happened. */
+export const OUTCOME_ACTION = 'outcome';
+
+/** `actions: outcome('armed')` names the stored event `<machine>.armed`. */
+export const outcome = (name: string) => ({ type: OUTCOME_ACTION, params: { name } }) as const;
+
+/** No-op implementations for setup({ actions }): effects and outcomes are data, never executed here. */
+export const declaredAction =
+  <TParams>() =>
+  (_args: unknown, _params: TParams): void => {};

@@ -1,0 +1,10 @@
+/**
+ * The product machines. Each lifecycle is one file in this folder; add it here to make the engine,
+ * the CLI and the audit tools aware of it.
+ */
+import { MachineRegistry } from './registry.js';
+import type { MachineDefinition } from './definition.js';
+
+export const productMachines: readonly MachineDefinition[] = [];
+
+export const createProductRegistry = (): MachineRegistry => new MachineRegistry(productMachines);
