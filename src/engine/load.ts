@@ -12,6 +12,7 @@ import { upcast, type Upcaster } from '../../migrations/upcaster.js';
 import { decodeWith } from '../events/decode.js';
 import { QuarantinedEvent } from './errors.js';
 import { initialSnapshot, step } from './fold.js';
+import { streamEvents } from './pages.js';
 
 export interface LoadedStream {
   definition: MachineDefinition;
@@ -41,8 +42,6 @@ export const storedStimulus = (definition: MachineDefinition, upcasters: readonl
   return decoded.value;
 };
 
-const PAGE = 1000;
-
 export class StreamLoader {
   private readonly cache = new Map<string, LoadedStream>();
 
@@ -60,14 +59,10 @@ export class StreamLoader {
       cached && cached.definition === definition
         ? cached
         : { definition, snapshot: initialSnapshot(definition, stream), revision: undefined, last: undefined };
-    for (;;) {
-      const from = state.revision === undefined ? 0 : state.revision + 1;
-      const events = await this.store.readStream(stream, { fromRevision: from, maxCount: PAGE });
-      for (const event of events) {
-        const stimulus = storedStimulus(definition, this.upcasters, event);
-        state = { definition, snapshot: step(definition, state.snapshot, stimulus).snapshot, revision: event.revision, last: event };
-      }
-      if (events.length < PAGE) break;
+    const from = state.revision === undefined ? 0 : state.revision + 1;
+    for await (const event of streamEvents(this.store, stream, from)) {
+      const stimulus = storedStimulus(definition, this.upcasters, event);
+      state = { definition, snapshot: step(definition, state.snapshot, stimulus).snapshot, revision: event.revision, last: event };
     }
     this.remember(stream, state);
     return state;
