@@ -9,9 +9,19 @@ import type { ReadAllOptions, ReadStreamOptions, StreamFilter } from '../port.js
 const isNonNegativeInteger = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
+/** A lone surrogate (half of a UTF-16 pair) cannot be encoded as UTF-8: SQLite would store U+FFFD instead. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Names that are stored as text columns (stream, id, type) must survive UTF-8 and C strings unchanged:
+ * no NUL (SQLite's string functions stop at it, breaking prefix filters) and no lone surrogate.
+ */
+const isStorableName = (value: unknown): value is string =>
+  typeof value === 'string' && value.length > 0 && !value.includes('\u0000') && !LONE_SURROGATE.test(value);
+
 export const assertStreamName = (stream: unknown): void => {
-  if (typeof stream !== 'string' || stream.length === 0) {
-    throw new InvalidStoreRequest(`stream name must be a non-empty string, got ${JSON.stringify(stream)}`);
+  if (!isStorableName(stream)) {
+    throw new InvalidStoreRequest(`stream name must be a non-empty string without NUL or lone surrogates, got ${JSON.stringify(stream)}`);
   }
 };
 
@@ -30,8 +40,9 @@ const assertOptionalCount = (value: unknown, what: string): void => {
 export const assertFilter = (filter: StreamFilter | undefined): void => {
   const prefixes: unknown = filter?.streamPrefixes;
   if (prefixes === undefined) return;
-  if (!Array.isArray(prefixes) || !prefixes.every((prefix) => typeof prefix === 'string')) {
-    throw new InvalidStoreRequest('filter.streamPrefixes must be an array of strings');
+  // An empty prefix is allowed (it matches every stream); NUL or a lone surrogate could never match.
+  if (!Array.isArray(prefixes) || !prefixes.every((prefix) => prefix === '' || isStorableName(prefix))) {
+    throw new InvalidStoreRequest('filter.streamPrefixes must be an array of strings without NUL or lone surrogates');
   }
 };
 
@@ -62,11 +73,11 @@ export const assertNewEvents = (events: readonly NewEvent[]): void => {
   for (const event of events) {
     const id: unknown = event?.id;
     const type: unknown = event?.type;
-    if (typeof id !== 'string' || id.length === 0) {
-      throw new InvalidStoreRequest(`event id must be a non-empty string, got ${JSON.stringify(id)}`);
+    if (!isStorableName(id)) {
+      throw new InvalidStoreRequest(`event id must be a non-empty string without NUL or lone surrogates, got ${JSON.stringify(id)}`);
     }
-    if (typeof type !== 'string' || type.length === 0) {
-      throw new InvalidStoreRequest(`event ${id}: type must be a non-empty string`);
+    if (!isStorableName(type)) {
+      throw new InvalidStoreRequest(`event ${id}: type must be a non-empty string without NUL or lone surrogates`);
     }
     if (seen.has(id)) throw new InvalidStoreRequest(`event id ${id} appears twice in one append`);
     seen.add(id);

@@ -33,7 +33,7 @@ import type {
   Subscription,
 } from '../port.js';
 import { createAppender, type Appender } from './append.js';
-import { openDatabase, type SqliteConnectionOptions } from './connection.js';
+import { openDatabase, type SqliteConnectionOptions, type Synchronous } from './connection.js';
 import { DEFAULT_POLL_INTERVAL_MS, DataVersionPoller } from './poller.js';
 import { toRecordedEvent } from './rows.js';
 import { Statements, prefixParams } from './statements.js';
@@ -130,6 +130,18 @@ export class SqliteEventStore implements EventStore {
     this.assertOpen();
     assertStreamName(stream);
     return this.run(() => this.statements.head.get(stream)?.head);
+  }
+
+  /** The pragmas in force on this connection, as SQLite reports them (for `regent doctor` and tests). */
+  connectionSettings(): { journalMode: string; synchronous: Synchronous; busyTimeoutMs: number } {
+    this.assertOpen();
+    // PRAGMA synchronous reports 1 for NORMAL and 2 for FULL.
+    const level = Number(this.db.pragma('synchronous', { simple: true }));
+    return {
+      journalMode: String(this.db.pragma('journal_mode', { simple: true })),
+      synchronous: level >= 2 ? 'full' : 'normal',
+      busyTimeoutMs: Number(this.db.pragma('busy_timeout', { simple: true })),
+    };
   }
 
   async close(): Promise<void> {
