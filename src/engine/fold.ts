@@ -42,10 +42,14 @@ export const step = (definition: MachineDefinition, previous: AnyMachineSnapshot
   return { snapshot, changed, effects, outcome };
 };
 
+/** Only the next snapshot: for loading and replay, where effects and change detection are not needed. */
+export const advance = (definition: MachineDefinition, previous: AnyMachineSnapshot, stimulus: Stimulus): AnyMachineSnapshot =>
+  transition(definition.machine, previous, stimulus)[0] as AnyMachineSnapshot;
+
 /** Folds a sequence of stimuli from the initial snapshot. */
 export const foldStimuli = (definition: MachineDefinition, stream: string, stimuli: Iterable<Stimulus>): AnyMachineSnapshot => {
   let snapshot = initialSnapshot(definition, stream);
-  for (const stimulus of stimuli) snapshot = step(definition, snapshot, stimulus).snapshot;
+  for (const stimulus of stimuli) snapshot = advance(definition, snapshot, stimulus);
   return snapshot;
 };
 

@@ -11,7 +11,7 @@ import type { MachineRegistry } from '../../machines/registry.js';
 import { upcast, type Upcaster } from '../../migrations/upcaster.js';
 import { decodeWith } from '../events/decode.js';
 import { QuarantinedEvent } from './errors.js';
-import { initialSnapshot, step } from './fold.js';
+import { advance, initialSnapshot } from './fold.js';
 import { streamEvents } from './pages.js';
 
 export interface LoadedStream {
@@ -62,7 +62,7 @@ export class StreamLoader {
     const from = state.revision === undefined ? 0 : state.revision + 1;
     for await (const event of streamEvents(this.store, stream, from)) {
       const stimulus = storedStimulus(definition, this.upcasters, event);
-      state = { definition, snapshot: step(definition, state.snapshot, stimulus).snapshot, revision: event.revision, last: event };
+      state = { definition, snapshot: advance(definition, state.snapshot, stimulus), revision: event.revision, last: event };
     }
     this.remember(stream, state);
     return state;

@@ -13,7 +13,7 @@ import type { MachineRegistry } from '../../machines/registry.js';
 import { upcasters as shippedUpcasters } from '../../migrations/index.js';
 import type { Upcaster } from '../../migrations/upcaster.js';
 import { QuarantinedEvent } from './errors.js';
-import { initialSnapshot, sameJson, stateValueOf, step } from './fold.js';
+import { advance, initialSnapshot, sameJson, stateValueOf, step } from './fold.js';
 import { storedStimulus } from './load.js';
 import { streamEvents } from './pages.js';
 
@@ -57,7 +57,7 @@ export const replayAt = async (
   let state: ReplayState = { stream, definition, snapshot: initialSnapshot(definition, stream), last: undefined, lastObservation: undefined, lastDecision: undefined, applied: 0 };
   for await (const event of streamEvents(store, stream)) {
     if (!within(event, at)) break;
-    const snapshot = step(definition, state.snapshot, storedStimulus(definition, upcasters, event)).snapshot;
+    const snapshot = advance(definition, state.snapshot, storedStimulus(definition, upcasters, event));
     const source = event.metadata.source;
     state = {
       ...state,
