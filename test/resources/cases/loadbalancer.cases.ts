@@ -1,0 +1,2 @@
+import type { AgreementCase } from './case.js';
+export const loadBalancerCases: AgreementCase[] = [];
