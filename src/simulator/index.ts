@@ -1,0 +1,92 @@
+// Public entry point: start an OpenStack simulator on 127.0.0.1 and get its URL, credentials, clock,
+// call log and control surface. See README.md.
+import { stringify } from 'yaml';
+import type { CallFilter, CallRecord } from './calls.js';
+import { manualClock, realClock } from './clock.js';
+import type { SimClock } from './clock.js';
+import type { SimDelays } from './config.js';
+import { SimControl } from './control.js';
+import { credentials, seedIdentity } from './keystone/seed.js';
+import type { SeedCredential, SeedUser } from './keystone/seed.js';
+import { buildRouter } from './routes.js';
+import { seedCloud } from './seed.js';
+import { listen } from './server.js';
+import { Sim } from './state.js';
+
+export type { SimClock } from './clock.js';
+export type { SimDelays, SimConfig, BootRule } from './config.js';
+export type { CallRecord, CallFilter } from './calls.js';
+export type { FaultSpec } from './faults.js';
+export type { SeedCredential } from './keystone/seed.js';
+export { SimControl } from './control.js';
+
+export interface SimulatorOptions {
+  /** 0 = ephemeral (default). */
+  port?: number;
+  /** Default 'manual': time moves only via clock.advance() or POST /_sim/clock/advance. */
+  clock?: 'manual' | 'real';
+  /** ms per transition; defaults ~300 ms. */
+  delays?: Partial<SimDelays>;
+  /** Default true: flavors, images, networks, volume types, placement and Ironic inventory. Identity is always seeded. */
+  seed?: boolean;
+  /** Keystone token lifetime on the sim clock (default 1 h). */
+  tokenTtlMs?: number;
+}
+
+export interface RunningSimulator {
+  /** http://127.0.0.1:PORT */
+  url: string;
+  /** `${url}/identity/v3` */
+  authUrl: string;
+  clock: SimClock;
+  credentials: Record<SeedUser, SeedCredential>;
+  /** clouds.yaml text with clouds sim-admin, sim-demo, sim-other. */
+  cloudsYaml(): string;
+  /** The call log (e.g. count rebuild POSTs). */
+  calls(filter?: CallFilter): CallRecord[];
+  /** Everything /_sim offers, in-process. */
+  control: SimControl;
+  close(): Promise<void>;
+}
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const clock = options.clock === 'real' ? realClock() : manualClock();
+  const sim = new Sim(clock, options.delays ?? {});
+  const seedAll = options.seed ?? true;
+  const reseed = (): void => {
+    sim.wipe();
+    if (options.tokenTtlMs !== undefined) sim.config.keystone.tokenTtlMs = options.tokenTtlMs;
+    seedIdentity(sim);
+    if (seedAll) seedCloud(sim);
+  };
+  reseed();
+  const control = new SimControl(sim, reseed);
+  const http = await listen(sim, buildRouter(), control, options.port ?? 0);
+  const url = `http://127.0.0.1:${http.port}`;
+  sim.baseUrl = url;
+  const creds = credentials();
+  return {
+    url,
+    authUrl: `${url}/identity/v3`,
+    clock,
+    credentials: creds,
+    cloudsYaml: () => cloudsYaml(`${url}/identity/v3`, creds),
+    calls: (filter) => sim.calls.list(filter),
+    control,
+    close: () => http.close(),
+  };
+}
+
+export function cloudsYaml(authUrl: string, creds: Record<SeedUser, SeedCredential>): string {
+  const clouds: Record<string, unknown> = {};
+  for (const [name, c] of Object.entries(creds)) {
+    clouds[`sim-${name}`] = {
+      auth: {
+        auth_url: authUrl, username: c.username, password: c.password, project_name: c.projectName,
+        user_domain_name: c.userDomainName, project_domain_name: c.projectDomainName,
+      },
+      region_name: 'RegionOne', interface: 'public', identity_api_version: 3,
+    };
+  }
+  return stringify({ clouds });
+}

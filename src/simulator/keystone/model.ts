@@ -1,0 +1,46 @@
+// Keystone's records. Passwords and application-credential secrets are stored in clear: this is a
+// test double on loopback, and tests need to read them back.
+
+export interface Domain { id: string; name: string; description: string; enabled: boolean }
+export interface Project {
+  id: string; name: string; domainId: string; description: string; enabled: boolean; parentId: string | null; tags: string[];
+}
+export interface User {
+  id: string; name: string; domainId: string; password: string; enabled: boolean;
+  defaultProjectId: string | null; description: string; email: string | null;
+}
+export interface Role { id: string; name: string }
+export interface AppCred {
+  id: string; name: string; userId: string; projectId: string; secret: string; roleIds: string[];
+  description: string | null; expiresAt: number | null; unrestricted: boolean;
+}
+export interface Token {
+  id: string; userId: string; methods: string[]; projectId: string | null; domainId: string | null;
+  roleIds: string[]; issuedAt: number; expiresAt: number; appCredId: string | null; auditId: string;
+}
+
+export interface KeystoneState {
+  domains: Map<string, Domain>;
+  projects: Map<string, Project>;
+  users: Map<string, User>;
+  roles: Map<string, Role>;
+  /** `${userId}|p:${projectId}|${roleId}` or `${userId}|d:${domainId}|${roleId}`. */
+  grants: Set<string>;
+  appCreds: Map<string, AppCred>;
+  tokens: Map<string, Token>;
+}
+
+export const createKeystoneState = (): KeystoneState => ({
+  domains: new Map(), projects: new Map(), users: new Map(), roles: new Map(), grants: new Set(),
+  appCreds: new Map(), tokens: new Map(),
+});
+
+export const grantKey = (userId: string, target: { projectId?: string; domainId?: string }, roleId: string): string =>
+  `${userId}|${target.projectId !== undefined ? `p:${target.projectId}` : `d:${target.domainId ?? ''}`}|${roleId}`;
+
+/** Role ids a user holds on a project or domain. */
+export function rolesOn(ks: KeystoneState, userId: string, target: { projectId?: string; domainId?: string }): string[] {
+  const out: string[] = [];
+  for (const r of ks.roles.values()) if (ks.grants.has(grantKey(userId, target, r.id))) out.push(r.id);
+  return out;
+}
