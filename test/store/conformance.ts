@@ -371,6 +371,21 @@ export function storeConformance(name: string, factory: StoreFactory, capabiliti
         expect(order).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7]);
       });
 
+      it('an event appended while the handler is busy is delivered without waiting for any later append', async () => {
+        await store.append('s', newEvents(1), { expectedRevision: 'no_stream' });
+        const gate = deferred();
+        const seen: number[] = [];
+        store.subscribe({}, async (event) => {
+          if (event.revision === 0) await gate.promise;
+          seen.push(event.revision);
+        });
+        await sleep(10);
+        await store.append('s', newEvents(1), { expectedRevision: 0 });
+        gate.resolve();
+        await waitFor(() => seen.length === 2, 'the event appended during the handler call', 2_000);
+        expect(seen).to.deep.equal([0, 1]);
+      });
+
       it('a throwing handler stops the subscription and rejects done with its error', async () => {
         await store.append('s', newEvents(5), { expectedRevision: 'no_stream' });
         const failure = new Error('projection failed');
@@ -512,8 +527,12 @@ export function storeConformance(name: string, factory: StoreFactory, capabiliti
           await new Promise((resolve) => setImmediate(resolve));
         }
         await child.waitForLine((line) => line === 'done', 25_000);
+        await waitFor(async () => seen.length === (await local.readAll()).length, 'deliveries of both writers');
+        // This process is idle now: only the cross-process wake-up can deliver the child's tail.
+        child.send('tail');
+        await child.waitForLine((line) => line === 'tail done', 25_000);
         const all = await local.readAll();
-        expect(all).to.have.length(20 + 200 + 300);
+        expect(all).to.have.length(20 + 200 + 300 + 5);
         await waitFor(() => seen.length >= all.length, `${all.length} deliveries`);
         await sleep(60);
         expect(positions(seen)).to.deep.equal(positions(all));

@@ -1,0 +1,56 @@
+/** Store URLs: what each form opens, and one clear StoreUnavailable for everything that cannot be opened. */
+import { expect } from 'chai';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { StoreUnavailable } from '../../src/store/errors.js';
+import { MemoryEventStore } from '../../src/store/memory.js';
+import { DEFAULT_STORE_URL, openStore, parseStoreUrl } from '../../src/store/open.js';
+import { SqliteEventStore } from '../../src/store/sqlite/store.js';
+import { rejectionOf, thrownBy } from './helpers.js';
+
+describe('store URLs', () => {
+  let root: string;
+  before(() => {
+    root = mkdtempSync(join(tmpdir(), 'regent-open-'));
+  });
+  after(() => rmSync(root, { recursive: true, force: true }));
+
+  it('the default store is the sqlite file ./data/regent.db', () => {
+    expect(parseStoreUrl(DEFAULT_STORE_URL)).to.deep.equal({ kind: 'sqlite', path: './data/regent.db', synchronous: 'normal' });
+  });
+
+  it('sqlite:<path>?synchronous=full selects FULL durability', () => {
+    expect(parseStoreUrl('sqlite:/var/lib/regent.db?synchronous=full')).to.deep.equal({ kind: 'sqlite', path: '/var/lib/regent.db', synchronous: 'full' });
+  });
+
+  it('an unknown scheme, an empty path, :memory: or an unknown option is refused with StoreUnavailable', () => {
+    for (const url of ['postgres://localhost/regent', 'sqlite:', 'sqlite::memory:', 'sqlite:/x.db?journal=off', 'sqlite:/x.db?synchronous=off', 'memory', '']) {
+      expect(thrownBy(() => parseStoreUrl(url)), url).to.be.instanceOf(StoreUnavailable);
+    }
+  });
+
+  it('memory: opens a fresh in-process store', async () => {
+    const store = await openStore('memory:');
+    expect(store).to.be.instanceOf(MemoryEventStore);
+    await store.close();
+  });
+
+  it('sqlite:<relative path> creates the missing parent directories, relative to the working directory', async () => {
+    const path = join(root, 'a', 'b', 'regent.db');
+    const store = await openStore(`sqlite:${relative(process.cwd(), path)}`);
+    expect(store).to.be.instanceOf(SqliteEventStore);
+    expect(existsSync(path)).to.equal(true);
+    await store.close();
+  });
+
+  it('a path that cannot be opened (a directory, or under a regular file) is one StoreUnavailable', async () => {
+    const directory = join(root, 'is-a-directory');
+    mkdirSync(directory);
+    const file = join(root, 'plain-file');
+    writeFileSync(file, 'x');
+    for (const url of [`sqlite:${directory}`, `sqlite:${join(file, 'regent.db')}`]) {
+      expect(await rejectionOf(openStore(url)), url).to.be.instanceOf(StoreUnavailable);
+    }
+  });
+});
