@@ -1,0 +1,7 @@
+export * from './field.js';
+export * from './server.js';
+export * from './volume.js';
+export * from './octavia.js';
+export * from './image.js';
+export * from './compute.js';
+export * from './network.js';

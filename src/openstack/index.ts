@@ -1,0 +1,26 @@
+/** Regent's OpenStack client layer: see README.md. */
+export { connect } from './session.js';
+export type { ConnectOptions, OpenStackSession } from './session.js';
+export * from './errors.js';
+export * from './names.js';
+export * from './microversions.js';
+export { HttpSession } from './http.js';
+export type { HttpResponse, HttpSessionOptions, Query, RequestSpec, TokenSource } from './http.js';
+export type { RetryPolicy } from './retry.js';
+export { DEFAULT_RETRY } from './retry.js';
+export type { PageOptions } from './paging.js';
+export * from './decoders/index.js';
+export * from './keystone/clouds-config.js';
+export { loadCloudConfig } from './keystone/clouds-reader.js';
+export type { LoadOptions } from './keystone/clouds-reader.js';
+export { selectEndpoint, serviceBaseUrl, canonicalServiceType } from './keystone/catalog.js';
+export type { CatalogEntry, ServiceType } from './keystone/catalog.js';
+export type { IssuedToken } from './keystone/auth.js';
+export { KeystoneSession } from './keystone/session.js';
+export type { NovaClient } from './nova/index.js';
+export type { GlanceClient } from './glance.js';
+export type { CinderClient } from './cinder/index.js';
+export type { NeutronClient } from './neutron/index.js';
+export type { OctaviaClient } from './octavia/index.js';
+export type { PlacementClient } from './placement.js';
+export type { IronicClient, IronicNodeObservation } from './ironic.js';

@@ -1,0 +1,107 @@
+/**
+ * Placement: resource providers, inventories and traits at microversion 1.6 (where traits appeared), allocation
+ * candidates at 1.22 (required traits 1.17, forbidden `!TRAIT` 1.22). The pinned-server preflight asks whether a
+ * provider has room for a flavor's resources and traits.
+ */
+import * as t from 'io-ts';
+import type { HttpSession } from './http.js';
+import { contextOf } from './http.js';
+import type { BoundClient } from './bind.js';
+import { bindClient } from './bind.js';
+import { exactlyOne } from './names.js';
+import { decodeOrThrow } from './decoders/field.js';
+import { placementHeaders } from './microversions.js';
+
+const enc = encodeURIComponent;
+
+export const resourceProviderCodec = t.intersection([
+  t.type({ uuid: t.string, name: t.string, generation: t.number }),
+  t.partial({ parent_provider_uuid: t.union([t.string, t.null]), root_provider_uuid: t.string }),
+]);
+export type ResourceProvider = t.TypeOf<typeof resourceProviderCodec>;
+
+export const inventoryCodec = t.type({
+  total: t.number, reserved: t.number, min_unit: t.number, max_unit: t.number, step_size: t.number, allocation_ratio: t.number,
+});
+export type Inventory = t.TypeOf<typeof inventoryCodec>;
+
+export interface AllocationCandidates {
+  /** Each request: per provider uuid, the resources it would allocate. */
+  readonly allocationRequests: ReadonlyArray<Readonly<Record<string, Readonly<Record<string, number>>>>>;
+  readonly providerUuids: readonly string[];
+}
+
+const candidatesCodec = t.type({
+  allocation_requests: t.array(t.type({ allocations: t.record(t.string, t.type({ resources: t.record(t.string, t.number) })) })),
+  provider_summaries: t.record(t.string, t.unknown),
+});
+
+/** Providers, inventories and traits use the pinned placement version (1.6 by default). */
+const pinned = (http: HttpSession): Record<string, string> => placementHeaders(http.microversions.placement);
+
+// Placement API: List resource providers — GET /resource_providers
+export const listResourceProviders = async (http: HttpSession, filters: { name?: string; uuid?: string; resources?: string } = {}): Promise<ResourceProvider[]> => {
+  const response = await http.get('/resource_providers', { ...filters }, pinned(http));
+  return decodeOrThrow(t.type({ resource_providers: t.array(resourceProviderCodec) }), response.data, 'resource providers', contextOf(http, response)).resource_providers;
+};
+
+// Placement API: Show resource provider — GET /resource_providers/{uuid}
+export const getResourceProvider = async (http: HttpSession, uuid: string): Promise<ResourceProvider> => {
+  const response = await http.get(`/resource_providers/${enc(uuid)}`, undefined, pinned(http));
+  return decodeOrThrow(resourceProviderCodec, response.data, 'resource provider', contextOf(http, response));
+};
+
+// Placement API: List resource providers — GET /resource_providers?name=…, post-filtered to the exact name
+export const findResourceProviderByName = async (http: HttpSession, name: string): Promise<ResourceProvider> =>
+  exactlyOne((await listResourceProviders(http, { name })).map((rp) => ({ ...rp, id: rp.uuid })), name, 'resource provider', {
+    service: http.service, method: 'GET', path: '/resource_providers',
+  });
+
+// Placement API: List resource provider inventories — GET /resource_providers/{uuid}/inventories
+export const getInventories = async (http: HttpSession, uuid: string): Promise<Record<string, Inventory>> => {
+  const response = await http.get(`/resource_providers/${enc(uuid)}/inventories`, undefined, pinned(http));
+  return decodeOrThrow(t.type({ inventories: t.record(t.string, inventoryCodec) }), response.data, 'inventories', contextOf(http, response)).inventories;
+};
+
+// Placement API: List resource provider traits — GET /resource_providers/{uuid}/traits (1.6)
+export const getProviderTraits = async (http: HttpSession, uuid: string): Promise<string[]> => {
+  const response = await http.get(`/resource_providers/${enc(uuid)}/traits`, undefined, pinned(http));
+  return decodeOrThrow(t.type({ traits: t.array(t.string) }), response.data, 'traits', contextOf(http, response)).traits;
+};
+
+export interface CandidateQuery {
+  /** `{VCPU: 2, MEMORY_MB: 2048, CUSTOM_BAREMETAL: 1}`. */
+  resources: Readonly<Record<string, number>>;
+  required?: readonly string[];
+  forbidden?: readonly string[];
+  /** Restrict to one provider tree (1.31+ only; omitted otherwise). */
+  inTree?: string;
+  limit?: number;
+}
+
+/** `resources=VCPU:2,MEMORY_MB:2048&required=T1,!T2` (exported for tests). */
+export const candidateQuery = (q: CandidateQuery): Record<string, string | number | undefined> => {
+  const traits = [...(q.required ?? []), ...(q.forbidden ?? []).map((trait) => `!${trait}`)];
+  return {
+    resources: Object.entries(q.resources).map(([rc, amount]) => `${rc}:${amount}`).join(','),
+    required: traits.length > 0 ? traits.join(',') : undefined,
+    in_tree: q.inTree,
+    limit: q.limit,
+  };
+};
+
+// Placement API: List allocation candidates — GET /allocation_candidates (1.22)
+export const listAllocationCandidates = async (http: HttpSession, q: CandidateQuery): Promise<AllocationCandidates> => {
+  const response = await http.get('/allocation_candidates', candidateQuery(q), placementHeaders(http.microversions.placementCandidates));
+  const body = decodeOrThrow(candidatesCodec, response.data, 'allocation candidates', contextOf(http, response));
+  return {
+    allocationRequests: body.allocation_requests.map((r) => Object.fromEntries(Object.entries(r.allocations).map(([rp, a]) => [rp, a.resources]))),
+    providerUuids: Object.keys(body.provider_summaries),
+  };
+};
+
+const placementFunctions = {
+  listResourceProviders, getResourceProvider, findResourceProviderByName, getInventories, getProviderTraits, listAllocationCandidates,
+};
+export type PlacementClient = BoundClient<typeof placementFunctions>;
+export const createPlacementClient = (http: HttpSession): PlacementClient => bindClient(http, placementFunctions);
