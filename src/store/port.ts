@@ -14,9 +14,12 @@ import type { NewEvent, RecordedEvent } from '../events/envelope.js';
 export type ExpectedRevision = number | 'no_stream' | 'any';
 
 export interface AppendResult {
-  /** Revision of the last event written (the stream's new head). */
+  /**
+   * Revision of the last event written (the stream's new head). For an empty append: the current
+   * head, or -1 when the stream does not exist.
+   */
   nextExpectedRevision: number;
-  /** Global position of the last event written. */
+  /** Global position of the last event written. For an empty append: the stream's last position, or 0. */
   position: number;
 }
 
@@ -29,7 +32,10 @@ export interface ReadStreamOptions {
 }
 
 export interface StreamFilter {
-  /** Keep events whose stream starts with one of these prefixes (e.g. `server-rebuild-`). */
+  /**
+   * Keep events whose stream starts with one of these prefixes (e.g. `server-rebuild-`), compared
+   * exactly (no wildcards, case-sensitive). An empty array keeps nothing; absent keeps everything.
+   */
   streamPrefixes?: readonly string[];
 }
 
@@ -46,11 +52,17 @@ export interface SubscribeOptions {
   filter?: StreamFilter;
 }
 
-/** Delivered in position order, one at a time: the next call waits for the previous promise. */
+/**
+ * Delivered in position order, one at a time: the next call waits for the previous promise. A throw
+ * or rejection stops the subscription and rejects `done` with that error.
+ */
 export type EventHandler = (event: RecordedEvent) => void | Promise<void>;
 
 export interface Subscription {
-  /** Stops delivery; resolves once no handler call is in flight. */
+  /**
+   * Stops delivery; resolves once no handler call is in flight (never rejects: a handler failure is
+   * reported on `done`). Called from inside the handler, do not await it: it waits for that very call.
+   */
   close(): Promise<void>;
   /** Resolves when the subscription has stopped: after close(), or rejects when the handler threw. */
   readonly done: Promise<void>;
@@ -59,6 +71,7 @@ export interface Subscription {
 }
 
 export interface StreamInfo {
+  /** Stream names are non-empty and contain no NUL and no lone surrogate (InvalidStoreRequest otherwise). */
   stream: string;
   /** Revision of the last event. */
   head: number;
@@ -72,19 +85,25 @@ export interface EventStore {
   /**
    * Appends `events` atomically (all or none) if the stream's revision matches `expectedRevision`;
    * otherwise throws WrongExpectedVersion carrying the actual revision. An empty `events` array
-   * only checks the expectation.
+   * only checks the expectation. An event id already stored (or repeated in the batch) throws
+   * InvalidStoreRequest and writes nothing. `data` and `metadata` are stored as JSON: they read back
+   * as JSON.parse(JSON.stringify(value)).
    */
   append(stream: string, events: readonly NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
   /** Events of one stream. A stream that does not exist reads as an empty array. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Events of all streams in position order. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
-  /** Catch-up from `after`, then live, in order, with no gap and no duplicate. */
+  /**
+   * Catch-up from `after`, then live, in order, with no gap and no duplicate, including events other
+   * processes append to the same store. Throws InvalidStoreRequest/StoreUnavailable synchronously.
+   */
   subscribe(options: SubscribeOptions, handler: EventHandler): Subscription;
-  /** Every stream with its head, ordered by stream name; optionally filtered. */
+  /** Every stream with its head, ordered by stream name (Unicode code-point order); optionally filtered. */
   listStreams(filter?: StreamFilter): Promise<StreamInfo[]>;
   /** Current head revision of a stream, or undefined when it does not exist. */
   streamHead(stream: string): Promise<number | undefined>;
+  /** Closes every open subscription (waiting for in-flight handlers), then the store. Later calls throw StoreUnavailable. */
   close(): Promise<void>;
 }
 
