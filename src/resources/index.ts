@@ -3,12 +3,28 @@
  * `KINDS` is what the stores, the CLI and the CRD agreement test iterate.
  */
 import type { KindDefinition } from './kind.js';
+import { IdentityKind } from './identity.js';
+import { LoadBalancerKind } from './loadbalancer.js';
+import { NetworkKind } from './network.js';
+import { NovaKind } from './nova.js';
+import { RegionKind } from './region.js';
 import { ServerKind } from './server.js';
+import { VolumeKind } from './volume.js';
 
 export * from './kind.js';
 export * from './meta.js';
+export * from './region.js';
+export * from './identity.js';
+export * from './network.js';
 export * from './server.js';
+export * from './volume.js';
+export * from './loadbalancer.js';
+export * from './nova.js';
+export * from './registry.js';
 export { describeFieldErrors, type FieldError } from './codec/report.js';
 export { Condition, Conditions, type ConditionStatus, LocalObjectReference, SecretKeyReference } from './codec/common.js';
 
-export const KINDS: readonly KindDefinition<string, unknown, unknown>[] = [ServerKind] as unknown as readonly KindDefinition<string, unknown, unknown>[];
+export type AnyKindDefinition = KindDefinition<string, unknown, unknown>;
+
+/** Every kind, in dependency order (a Region before its Identities, a Network before its Servers). */
+export const KINDS: readonly AnyKindDefinition[] = [RegionKind, IdentityKind, NetworkKind, ServerKind, VolumeKind, LoadBalancerKind, NovaKind] as unknown as readonly AnyKindDefinition[];

@@ -3,7 +3,7 @@
  * what the API server does with the kind's CRD: structural validation with pruning, the CEL object
  * rules (inside the codecs), and the CEL transition rules (immutability) given the old object.
  */
-import * as t from 'io-ts';
+import type * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { describeFieldErrors, toFieldErrors, type FieldError } from './codec/report.js';
 import { isPlainObject } from './codec/structure.js';

@@ -5,7 +5,7 @@
  * them, a client cannot.
  */
 import * as t from 'io-ts';
-import { DNS1123_LABEL, DNS1123_SUBDOMAIN, ObjectName } from './codec/common.js';
+import { DNS1123_LABEL, ObjectName } from './codec/common.js';
 import { bool, int, invalid, str } from './codec/primitives.js';
 import { isPlainObject, list, record, struct } from './codec/structure.js';
 
@@ -80,7 +80,6 @@ export const OwnerReferenceCodec = struct(
   'OwnerReference',
   { apiVersion: str('ApiVersion', { minLength: 1 }), kind: str('Kind', { minLength: 1 }), name: ObjectName, uid: str('Uid', { minLength: 1 }) },
   { controller: bool, blockOwnerDeletion: bool },
-  { rules: [] },
 );
 
 const ownerReferences = list('OwnerReferences', OwnerReferenceCodec, { listType: 'map', mapKeys: ['uid'] });
@@ -124,4 +123,3 @@ export const ObjectMetaInput = struct(
 );
 export type ObjectMetaInput = t.TypeOf<typeof ObjectMetaInput>;
 
-export { DNS1123_SUBDOMAIN };

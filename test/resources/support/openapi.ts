@@ -100,7 +100,7 @@ const runRules = (schema: Schema, value: unknown, old: unknown, path: string, tr
     try {
       ok = evaluateCel(rule.rule, scope);
     } catch (error) {
-      throw new Error(`CEL rule ${JSON.stringify(rule.rule)} at ${path}: ${(error as Error).message}`);
+      throw new Error(`CEL rule ${JSON.stringify(rule.rule)} at ${path}: ${(error as Error).message}`, { cause: error });
     }
     if (ok !== true) {
       const target = (rule.fieldPath ?? '').split('.').filter(Boolean).reduce(join, path);

@@ -1,0 +1,104 @@
+/**
+ * Region: one OpenStack cloud region Regent manages (openstack-provider.md). Region-level credentials
+ * only manage the Keystone domain scaffolding and discover inventory; workload operations switch into
+ * per-Identity projects. Flavor and VolumeClass exports are operator-curated allowlists.
+ */
+import type * as t from 'io-ts';
+import { Conditions, DisplayName, DnsLabel, Generation, ObjectName, Phase, Uuid } from './codec/common.js';
+import { bool, enumOf, int, str } from './codec/primitives.js';
+import { list, struct } from './codec/structure.js';
+import { defineKind, standardColumns, type ResourceObject } from './kind.js';
+
+export const SecretReference = struct('SecretReference', { name: ObjectName }, { namespace: DnsLabel });
+
+export const ComputeSettings = struct(
+  'ComputeSettings',
+  {},
+  {
+    /** Ask Placement whether a pinned host has room for the flavor before a pinned create. */
+    placementPreflight: bool,
+    /** Flavors whose servers are baremetal: BUILD progress is read from Ironic. */
+    baremetalFlavorIDs: list('BaremetalFlavorIDs', DisplayName, { maxItems: 64, listType: 'set' }),
+    /** Flavors exported to users; omitted exports every flavor. */
+    flavorSelector: struct('FlavorSelector', { ids: list('FlavorIDs', DisplayName, { maxItems: 256, listType: 'set' }) }, {}),
+  },
+);
+
+export const VlanRange = struct(
+  'VlanRange',
+  { minID: int('VlanID', { minimum: 1, maximum: 4094 }), maxID: int('VlanID', { minimum: 1, maximum: 4094 }) },
+  {},
+  { rules: [{ fieldPath: '.maxID', message: 'maxID must be at least minID', check: (r) => r.maxID >= r.minID }] },
+);
+
+export const NetworkSettings = struct(
+  'NetworkSettings',
+  {},
+  {
+    externalNetworkID: Uuid,
+    providerNetworks: struct('ProviderNetworks', { physicalNetwork: DisplayName, vlan: VlanRange }, {}),
+  },
+);
+
+const CapacityGiB = int('CapacityGiB', { minimum: 1, maximum: 1048576 });
+
+export const VolumeClassMetadata = struct(
+  'VolumeClassMetadata',
+  { id: Uuid },
+  { minCapacityGiB: CapacityGiB, maxCapacityGiB: CapacityGiB, media: enumOf('VolumeMedia', ['hdd', 'ssd', 'nvme']), encrypted: bool },
+  {
+    rules: [
+      {
+        fieldPath: '.maxCapacityGiB',
+        message: 'maxCapacityGiB must be at least minCapacityGiB',
+        check: (m) => m.minCapacityGiB === undefined || m.maxCapacityGiB === undefined || m.maxCapacityGiB >= m.minCapacityGiB,
+      },
+    ],
+  },
+);
+
+export const BlockStorageSettings = struct(
+  'BlockStorageSettings',
+  {},
+  {
+    volumeClasses: struct(
+      'VolumeClasses',
+      {},
+      {
+        /** A strict allowlist of Cinder volume type IDs; missing or empty exports none (fail closed). */
+        selector: struct('VolumeClassSelector', {}, { ids: list('VolumeTypeIDs', Uuid, { maxItems: 64, listType: 'set' }) }),
+        metadata: list('VolumeClassMetadataList', VolumeClassMetadata, { maxItems: 64, listType: 'map', mapKeys: ['id'] }),
+      },
+    ),
+  },
+);
+
+export const OpenStackRegionSettings = struct(
+  'OpenStackRegionSettings',
+  {
+    /** The Keystone v3 endpoint. */
+    endpoint: str('Endpoint', { maxLength: 2048, pattern: '^https?://[^\\s]+$' }),
+    /** The OpenStack region name in the service catalog. */
+    region: DisplayName,
+    /** Secret with the region-level application credential. */
+    credentialsSecretRef: SecretReference,
+  },
+  {
+    /** The managed Keystone domain that holds per-Identity projects and users. */
+    domainID: DisplayName,
+    defaultArchitecture: enumOf('Architecture', ['x86_64', 'aarch64']),
+    compute: ComputeSettings,
+    network: NetworkSettings,
+    blockStorage: BlockStorageSettings,
+  },
+);
+
+export const RegionSpec = struct('RegionSpec', { provider: enumOf('Provider', ['openstack']), openstack: OpenStackRegionSettings }, {});
+export type RegionSpec = t.TypeOf<typeof RegionSpec>;
+
+export const RegionStatus = struct('RegionStatus', {}, { observedGeneration: Generation, phase: Phase, conditions: Conditions });
+export type RegionStatus = t.TypeOf<typeof RegionStatus>;
+
+export const RegionKind = defineKind({ kind: 'Region', plural: 'regions', shortNames: ['rg'], spec: RegionSpec, status: RegionStatus, columns: standardColumns('Available') });
+export type Region = ResourceObject<'Region', RegionSpec, RegionStatus>;
+export const validateRegion = RegionKind.validate;
