@@ -42,7 +42,8 @@ export const spawnFixture = (fixture: string, args: readonly string[]): Child =>
     }
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': it fires after stdout is drained, so `lines` holds everything the child printed.
+    child.on('close', (code, signal) => {
       running.delete(child);
       resolve({ code, signal });
     });
