@@ -4,7 +4,8 @@
  */
 import { MachineRegistry } from './registry.js';
 import type { MachineDefinition } from './definition.js';
+import { serverRebuildDefinition } from './server-rebuild.js';
 
-export const productMachines: readonly MachineDefinition[] = [];
+export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition];
 
 export const createProductRegistry = (): MachineRegistry => new MachineRegistry(productMachines);

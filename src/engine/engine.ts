@@ -48,6 +48,8 @@ export interface Decision {
   /** Head revision after the decision (undefined: the stream still does not exist). */
   revision: number | undefined;
   effects: Effect[];
+  /** The outcome the machine named (stored or not): reconcilers map it to a disposition. */
+  outcome: string | undefined;
   correlationId: string;
 }
 
@@ -189,7 +191,7 @@ export class Engine {
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       const loaded = await this.loader.load(stream);
       const result = step(definition, loaded.snapshot, stimulus);
-      const base = { stream, definition, correlationId, effects: result.effects };
+      const base = { stream, definition, correlationId, effects: result.effects, outcome: result.outcome };
       if (!result.changed && result.effects.length === 0) {
         const decision: Decision = { ...base, changed: false, event: undefined, snapshot: loaded.snapshot, revision: loaded.revision };
         this.observer.decided?.(decision, stimulus.source);

@@ -1,0 +1,176 @@
+/**
+ * Model-based check of the server-rebuild machine: xstate/graph enumerates every reachable state
+ * under an alphabet of every decision-relevant observation, and rules 1–4 of the issue are checked on
+ * every edge. The oracle functions below are written from the spec's sentences, not from the machine.
+ */
+import { expect } from 'chai';
+import { getAdjacencyMap, adjacencyMapToArray } from 'xstate/graph';
+import { transition, type AnyMachineSnapshot } from 'xstate';
+import { serverRebuildMachine, RANK, type Marker, type MarkerState, type ServerRebuildContext } from '../../machines/server-rebuild.js';
+import type { ServerRebuildStimulus } from '../../machines/server-rebuild/stimuli.js';
+import type { ServerFacts } from '../../machines/server-rebuild/observation.js';
+import { alphabet, STREAM } from './server-rebuild-facts.js';
+
+type Edge = { state: AnyMachineSnapshot; event: ServerRebuildStimulus; nextState: AnyMachineSnapshot };
+const ctx = (s: AnyMachineSnapshot) => s.context as ServerRebuildContext;
+const markerStateOfValue = (value: unknown): MarkerState | null =>
+  value === 'noMarker' ? null : typeof value === 'string' ? (value as MarkerState) : 'Failed';
+
+// Oracle predicates, from the spec text.
+const active = (s: ServerFacts) => s.taskState.kind === 'active' || s.status === 'REBUILD';
+const idleTask = (s: ServerFacts) => s.taskState.kind === 'idle' && s.status !== 'REBUILD';
+const refId = (s: ServerFacts) => (s.imageRef.kind === 'image' ? s.imageRef.id : undefined);
+const converged = (s: ServerFacts, t: string) => refId(s) === t && ['ACTIVE', 'SHUTOFF', 'PAUSED', 'SUSPENDED', 'SHELVED', 'SHELVED_OFFLOADED'].includes(s.status ?? '') && idleTask(s);
+
+/** Rule 3, the monitor's attribution, as the spec states it. */
+const monitorExpected = (marker: Marker | null, s: ServerFacts): MarkerState | null => {
+  if (!marker) return null;
+  const { state, targetImageID: t } = marker;
+  const rank = RANK[state];
+  const ref = refId(s);
+  if (ref === t) {
+    if (s.status === 'ERROR') return rank < 3 ? 'Failed' : state;
+    if (active(s)) return rank < 2 ? 'Rebuilding' : state;
+    if (converged(s, t)) return rank < 3 ? 'Succeeded' : state;
+    return state;
+  }
+  if (ref !== undefined) return state === 'Rebuilding' && (s.status === 'ERROR' || idleTask(s)) ? 'Failed' : state;
+  return state === 'Rebuilding' && s.status === 'ERROR' ? 'Failed' : state;
+};
+
+describe('server-rebuild machine: model-based, every reachable state', function () {
+  this.timeout(120_000);
+  let edges: Edge[];
+
+  before(() => {
+    const map = getAdjacencyMap(serverRebuildMachine, {
+      input: { stream: STREAM },
+      events: alphabet(),
+      // health, MAC and counters are data, not control state: fold them out so the graph is finite
+      serializeState: (s) => JSON.stringify([s.value, ctx(s).marker, ctx(s).parked, ctx(s).lastSubmission]),
+      serializeEvent: (e) => JSON.stringify(e),
+    });
+    edges = adjacencyMapToArray(map) as unknown as Edge[];
+  });
+
+  it('explores every marker state and the park', () => {
+    const values = new Set(edges.map((e) => JSON.stringify(e.nextState.value)));
+    for (const v of ['"noMarker"', '"Initiated"', '"Rebuilding"', '"Succeeded"', '{"Failed":"stamped"}', '{"Failed":"parked"}']) {
+      expect(values, v).to.include(v);
+    }
+    expect(edges.length).to.be.greaterThan(10_000);
+  });
+
+  it('the state value always mirrors the marker in context', () => {
+    for (const { nextState } of edges) {
+      expect(markerStateOfValue(nextState.value), JSON.stringify(nextState.value)).to.equal(ctx(nextState).marker?.state ?? null);
+      expect(ctx(nextState).parked).to.equal(JSON.stringify(nextState.value) === '{"Failed":"parked"}');
+    }
+  });
+
+  it('rule 1: every advance is forward-only by rank; no terminal flip except the reconciler park over Succeeded', () => {
+    for (const { state, event, nextState } of edges) {
+      const before = ctx(state).marker;
+      const after = ctx(nextState).marker;
+      if (!before || !after || before.targetImageID !== after.targetImageID) continue;
+      if (RANK[after.state] < RANK[before.state]) {
+        // a re-arm to the same target never happens; anything else is a retreat
+        expect.fail(`retreat ${before.state} → ${after.state} on ${event.type}/${event.source}`);
+      }
+      if (before.state !== after.state && RANK[before.state] === 3) {
+        expect(before.state, `terminal flip on ${event.type}`).to.equal('Succeeded');
+        expect(after.state).to.equal('Failed');
+        expect(event.source, 'only the reconciler park may overwrite Succeeded').to.equal('reconciler');
+      }
+    }
+  });
+
+  it('rule 2: only reconciler stimuli create, retarget, clear the marker or park', () => {
+    for (const { state, event, nextState } of edges) {
+      const before = ctx(state).marker;
+      const after = ctx(nextState).marker;
+      const created = !before && !!after;
+      const cleared = !!before && !after;
+      const retargeted = !!before && !!after && before.targetImageID !== after.targetImageID;
+      const parked = !ctx(state).parked && ctx(nextState).parked;
+      if (created || cleared || retargeted || parked) expect(event.source, `${event.type} ${JSON.stringify({ created, cleared, retargeted, parked })}`).to.equal('reconciler');
+    }
+  });
+
+  it('rule 2: a monitor stimulus only rank-advances, exactly as attribution allows (rule 3)', () => {
+    for (const { state, event, nextState } of edges) {
+      if (event.type !== 'observed') continue;
+      const expected = monitorExpected(ctx(state).marker, event.server);
+      expect(ctx(nextState).marker?.state ?? null, `${JSON.stringify(state.value)} + ${JSON.stringify(event.server)}`).to.equal(expected);
+      expect(ctx(nextState).marker?.targetImageID).to.equal(ctx(state).marker?.targetImageID);
+    }
+  });
+
+  it('rule 3: an Initiated marker observed with ref ≠ target advances nothing', () => {
+    let checked = 0;
+    for (const { state, event, nextState } of edges) {
+      if (event.type !== 'observed' || ctx(state).marker?.state !== 'Initiated') continue;
+      if (refId(event.server) === ctx(state).marker?.targetImageID) continue;
+      checked++;
+      expect(nextState.value).to.equal('Initiated');
+    }
+    expect(checked).to.be.greaterThan(0);
+  });
+
+  it('rule 4: Succeeded and a clear happen only on convergence (ref == target ∧ stable non-ERROR ∧ task_state empty)', () => {
+    let checked = 0;
+    for (const { state, event, nextState } of edges) {
+      if (!('server' in event)) continue;
+      const before = ctx(state).marker;
+      const becameSucceeded = ctx(nextState).marker?.state === 'Succeeded' && before?.state !== 'Succeeded';
+      const cleared = !!before && ctx(nextState).marker === null;
+      if (!becameSucceeded && !cleared) continue;
+      checked++;
+      expect(converged(event.server, before?.targetImageID ?? ''), `${event.type} ${JSON.stringify(event.server)}`).to.equal(true);
+    }
+    expect(checked).to.be.greaterThan(0);
+  });
+
+  it('a hidden task_state never counts as settled', () => {
+    for (const { state, event, nextState } of edges) {
+      if (!('server' in event) || event.server.taskState.kind !== 'unknown') continue;
+      expect(ctx(nextState).marker?.state === 'Succeeded' && ctx(state).marker?.state !== 'Succeeded').to.equal(false);
+      expect(!!ctx(state).marker && !ctx(nextState).marker).to.equal(false);
+    }
+  });
+});
+
+describe('server-rebuild machine: the destructive step, over every reachable state', function () {
+  this.timeout(120_000);
+
+  it('a rebuild is submitted only by the reconciler, from Initiated, ref ≠ target, no task running, booted, and never after an accept for the same target', () => {
+    const map = getAdjacencyMap(serverRebuildMachine, {
+      input: { stream: STREAM },
+      events: alphabet(),
+      serializeState: (s) => JSON.stringify([s.value, ctx(s).marker, ctx(s).parked, ctx(s).lastSubmission]),
+      serializeEvent: (e) => JSON.stringify(e),
+    });
+    let submits = 0;
+    for (const [, node] of Object.entries(map)) {
+      for (const [, { event }] of Object.entries(node.transitions)) {
+        const e = event as ServerRebuildStimulus;
+        // re-run the transition to get its actions (adjacency keeps only snapshots)
+        const [, actions] = transition(serverRebuildMachine, node.state as never, e as never) as unknown as [unknown, Array<{ type: string; params?: { imageId: string } }>];
+        const submit = actions.find((a) => a.type === 'nova.rebuild');
+        if (!submit) continue;
+        submits++;
+        const before = ctx(node.state as AnyMachineSnapshot);
+        expect(e.source).to.equal('reconciler');
+        expect(node.state.value).to.equal('Initiated');
+        const server = (e as Extract<ServerRebuildStimulus, { type: 'reconcile' }>).server;
+        expect(refId(server)).to.not.equal(undefined);
+        expect(refId(server)).to.not.equal(before.marker?.targetImageID);
+        expect(active(server)).to.equal(false);
+        expect(server.launchedAt.kind).to.equal('launched');
+        expect(before.lastSubmission).to.not.equal('accepted');
+        expect(submit.params?.imageId).to.equal(before.marker?.targetImageID);
+      }
+    }
+    expect(submits).to.be.greaterThan(0);
+  });
+});
