@@ -29,8 +29,11 @@ export interface MachineDefinition {
   /** Streams this machine owns start with this prefix, e.g. `server-rebuild-`. */
   readonly streamPrefix: string;
   readonly machine: AnyStateMachine;
-  /** Codec of every stimulus the machine accepts; stored data must decode with it. */
-  readonly stimulus: t.Decoder<unknown, Stimulus>;
+  /**
+   * Codec of every stimulus the machine accepts; stored data must decode with it. Plain codecs only
+   * (no transformations): the engine uses the codec's `is` guard as the fast path on read.
+   */
+  readonly stimulus: t.Decoder<unknown, Stimulus> & { is: (u: unknown) => u is Stimulus };
   /** Action types that are effects (executed by handlers after the append). */
   readonly effects: readonly string[];
   /** Effect types that destroy or delete something; audits show who authorised each one. */

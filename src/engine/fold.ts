@@ -28,7 +28,6 @@ interface ExecutableAction {
 /** One stimulus through the machine. */
 export const step = (definition: MachineDefinition, previous: AnyMachineSnapshot, stimulus: Stimulus): Step => {
   const [snapshot, actions] = transition(definition.machine, previous, stimulus) as [AnyMachineSnapshot, ExecutableAction[]];
-  if (snapshot === previous) return { snapshot, changed: false, effects: [], outcome: undefined };
   const effects: Effect[] = [];
   let outcome: string | undefined;
   for (const action of actions) {
@@ -38,7 +37,8 @@ export const step = (definition: MachineDefinition, previous: AnyMachineSnapshot
       outcome = (action.params as { name: string }).name;
     }
   }
-  const changed = !sameJson(snapshot.value, previous.value) || !sameJson(snapshot.context, previous.context);
+  // A handled transition with only declared actions returns the same snapshot object: unchanged.
+  const changed = snapshot !== previous && (!sameJson(snapshot.value, previous.value) || !sameJson(snapshot.context, previous.context));
   return { snapshot, changed, effects, outcome };
 };
 

@@ -37,6 +37,8 @@ export const storedStimulus = (definition: MachineDefinition, upcasters: readonl
   } catch (error) {
     return quarantine((error as Error).message);
   }
+  // Fast path: a structurally valid payload needs no Either allocation; decode only to explain a failure.
+  if (definition.stimulus.is(data)) return data;
   const decoded = decodeWith(definition.stimulus, data);
   if (!decoded.ok) return quarantine(decoded.problems.join('; '));
   return decoded.value;

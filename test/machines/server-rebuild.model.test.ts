@@ -152,8 +152,8 @@ describe('server-rebuild machine: the destructive step, over every reachable sta
     });
     let submits = 0;
     for (const [, node] of Object.entries(map)) {
-      for (const [, { event }] of Object.entries(node.transitions)) {
-        const e = event as ServerRebuildStimulus;
+      for (const edge of Object.values(node.transitions) as Array<{ event: ServerRebuildStimulus }>) {
+        const e = edge.event;
         // re-run the transition to get its actions (adjacency keeps only snapshots)
         const [, actions] = transition(serverRebuildMachine, node.state as never, e as never) as unknown as [unknown, Array<{ type: string; params?: { imageId: string } }>];
         const submit = actions.find((a) => a.type === 'nova.rebuild');
