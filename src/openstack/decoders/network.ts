@@ -60,3 +60,12 @@ export const floatingIpCodec = t.intersection([
   }),
 ]);
 export type FloatingIp = t.TypeOf<typeof floatingIpCodec>;
+
+export const routerCodec = t.intersection([
+  t.type({ id: t.string, name: t.string }),
+  t.partial({
+    ...tagged, status: t.string, admin_state_up: t.boolean,
+    external_gateway_info: nullable(t.intersection([t.type({ network_id: t.string }), t.partial({ enable_snat: t.boolean, external_fixed_ips: t.array(fixedIpCodec) })])),
+  }),
+]);
+export type Router = t.TypeOf<typeof routerCodec>;

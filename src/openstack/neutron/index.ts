@@ -13,6 +13,7 @@ import {
 } from './security-groups.js';
 import { associateFloatingIp, createFloatingIp, deleteFloatingIp, getFloatingIp, listFloatingIps } from './floating-ips.js';
 import { addTag, listTags, removeTag, replaceTags } from './tags.js';
+import { addRouterInterface, createRouter, deleteRouter, findRouterByName, getRouter, listRouters, removeRouterInterface, updateRouter } from './routers.js';
 
 const neutronFunctions = {
   listNetworks, getNetwork, findNetworkByName, lookupNetworkByName, createNetwork, updateNetwork, deleteNetwork,
@@ -22,6 +23,7 @@ const neutronFunctions = {
   listSecurityGroupRules, createSecurityGroupRule, deleteSecurityGroupRule,
   listFloatingIps, getFloatingIp, createFloatingIp, associateFloatingIp, deleteFloatingIp,
   listTags, replaceTags, addTag, removeTag,
+  listRouters, getRouter, findRouterByName, createRouter, updateRouter, deleteRouter, addRouterInterface, removeRouterInterface,
 };
 export type NeutronClient = BoundClient<typeof neutronFunctions>;
 export const createNeutronClient = (http: HttpSession): NeutronClient => bindClient(http, neutronFunctions);
@@ -31,3 +33,4 @@ export * from './ports.js';
 export * from './security-groups.js';
 export * from './floating-ips.js';
 export * from './tags.js';
+export * from './routers.js';
