@@ -1,0 +1,71 @@
+/**
+ * The server monitor: one paged Nova detail list per project per poll (never one GET per server),
+ * each managed server's observation fed to its stream as a `monitor` stimulus. The machine decides
+ * what an observation may do (rank-advance a marker, record health, latch provisionedAt, record the
+ * MAC); an observation that changes nothing leaves no event.
+ *
+ * When an observation moves a rebuild marker, `onMarkerAdvanced` wakes the reconciler: the pass that
+ * settles (clears) or parks must follow the monitor's stamp.
+ */
+import type { Engine } from '../../engine/engine.js';
+import type { NovaClient } from '../../openstack/nova/index.js';
+import type { Logger } from '../../log/logger.js';
+import { describeError } from '../../log/logger.js';
+import { serverFacts } from '../../provider/server-facts.js';
+import { serverRebuildStream, type ServerRebuildContext } from '../../../machines/server-rebuild.js';
+
+export interface ServerMonitorOptions {
+  engine: Engine;
+  nova: Pick<NovaClient, 'listServers'>;
+  logger: Logger;
+  /** Which Nova servers Regent manages (the others in the project are not Regent's to observe). */
+  isManaged: (serverId: string) => boolean | Promise<boolean>;
+  onMarkerAdvanced?: (serverId: string) => void;
+  now?: () => Date;
+  /** Nova page size for the detail list. */
+  pageSize?: number;
+}
+
+export interface PollResult {
+  listed: number;
+  observed: number;
+  changed: number;
+  advanced: string[];
+  errors: number;
+}
+
+export class ServerMonitor {
+  constructor(private readonly options: ServerMonitorOptions) {}
+
+  async pollOnce(): Promise<PollResult> {
+    const { engine, nova, logger } = this.options;
+    const now = this.options.now ?? (() => new Date());
+    const servers = await nova.listServers({}, { pageSize: this.options.pageSize ?? 1000 });
+    const result: PollResult = { listed: servers.length, observed: 0, changed: 0, advanced: [], errors: 0 };
+    for (const server of servers) {
+      if (!(await this.options.isManaged(server.id))) continue;
+      result.observed++;
+      const stream = serverRebuildStream(server.id);
+      try {
+        const before = (await engine.load(stream)).snapshot.context as ServerRebuildContext;
+        const decision = await engine.decide(stream, {
+          stimulus: { type: 'observed', source: 'monitor', server: serverFacts(server), observedAt: server.observedAt ?? now().toISOString() },
+          actor: 'monitor/nova',
+        });
+        if (!decision.changed) continue;
+        result.changed++;
+        const after = decision.snapshot.context as ServerRebuildContext;
+        if (before.marker?.state !== after.marker?.state) {
+          result.advanced.push(server.id);
+          this.options.onMarkerAdvanced?.(server.id);
+        }
+      } catch (error) {
+        // One unreadable stream must not blind the monitor to every other server.
+        result.errors++;
+        logger.error('monitor could not record an observation', { serverId: server.id, ...describeError(error) });
+      }
+    }
+    logger.debug('monitor poll', { ...result, advanced: result.advanced.length });
+    return result;
+  }
+}
