@@ -10,6 +10,7 @@ import { registerHistory } from './commands/history.js';
 import { registerReplay } from './commands/replay.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerStart } from './commands/start.js';
+import { registerAuditCommands } from '../audit/commands.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -26,6 +27,7 @@ export const buildProgram = (): Command => {
   registerHistory(program, globals);
   registerReplay(program, globals);
   registerMigrate(program, globals);
+  registerAuditCommands(program, globals);
   for (const command of program.commands) command.exitOverride();
   return program;
 };
