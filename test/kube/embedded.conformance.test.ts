@@ -1,0 +1,28 @@
+/** The conformance suite against the embedded SQLite adapter, one fresh file per test. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openEmbeddedSource } from '../../src/kube/embedded/store.js';
+import { runConformance } from './conformance.js';
+
+const CHANGE_LOG_LIMIT = 20;
+
+runConformance({
+  name: 'embedded',
+  changeLogLimit: CHANGE_LOG_LIMIT,
+  eventuallyMs: 3000,
+  async fresh() {
+    const dir = mkdtempSync(join(tmpdir(), 'regent-kube-'));
+    const path = join(dir, 'resources.db');
+    const source = openEmbeddedSource({ path, changeLogLimit: CHANGE_LOG_LIMIT, pollIntervalMs: 25 });
+    return {
+      source,
+      namespace: 'conformance',
+      spec: `embedded:${path}`,
+      async cleanup() {
+        await source.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+});
