@@ -10,7 +10,7 @@
  * - every stimulus carries `source`; guards use it to keep observation from authorising anything.
  */
 import type * as t from 'io-ts';
-import type { AnyStateMachine } from 'xstate';
+import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate';
 import type { Source, Typed } from '../src/events/envelope.js';
 
 /** A machine event as stored: a type, its source, and payload. */
@@ -36,12 +36,36 @@ export interface MachineDefinition {
   readonly stimulus: t.Decoder<unknown, Stimulus> & { is: (u: unknown) => u is Stimulus };
   /** Action types that are effects (executed by handlers after the append). */
   readonly effects: readonly string[];
-  /** Effect types that destroy or delete something; audits show who authorised each one. */
+  /**
+   * Optional renaming of effect action types to the effect types handlers are registered for, for
+   * machines built by a factory (machines/lifecycle.ts: `createResource` → `nova.createServer`).
+   */
+  readonly effectNames?: Readonly<Record<string, string>>;
+  /** Effect types (after effectNames renaming) that destroy or delete something; audits show who authorised each one. */
   readonly destructiveEffects?: readonly string[];
   /** The machine's input, derived from the stream id only, so replay reproduces it. */
   readonly input?: (stream: string) => unknown;
   /** One paragraph for humans: what lifecycle this is and which spec section it implements. */
   readonly description: string;
+  /** What the audit tools need to explore and judge this machine's graph (src/audit/README.md). */
+  readonly audit?: MachineAudit;
+}
+
+/**
+ * Optional audit hooks (`regent check`, `regent viz`, authorization chains). All pure. A machine
+ * without them is still drawn and replayed; the static checks that need them are reported as skipped.
+ */
+export interface MachineAudit {
+  /** A finite set of stimuli covering every decision-relevant case; checks explore every state it reaches. */
+  alphabet: () => readonly Stimulus[];
+  /** Folds data (counters, health) out of a snapshot so the explored graph stays finite. Default: value and context. */
+  stateKey?: (snapshot: AnyMachineSnapshot) => string;
+  /** The write-ahead intent a destructive effect needs (e.g. the rebuild marker), or null when none stands. */
+  intentOf?: (snapshot: AnyMachineSnapshot) => { target: string; state: string } | null;
+  /** Rank of the intent's state; for one target it never decreases ("no rank retreat"). */
+  rank?: (snapshot: AnyMachineSnapshot) => number;
+  /** True once the machine has parked (terminal, user action required). */
+  parked?: (snapshot: AnyMachineSnapshot) => boolean;
 }
 
 /** The action type machines use to name what happened. */

@@ -5,7 +5,9 @@
 import { MachineRegistry } from './registry.js';
 import type { MachineDefinition } from './definition.js';
 import { serverRebuildDefinition } from './server-rebuild.js';
+import { serverLifecycleDefinition } from './server-lifecycle.js';
+import { networkLifecycleDefinition } from './network-lifecycle.js';
 
-export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition];
+export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition, serverLifecycleDefinition, networkLifecycleDefinition];
 
 export const createProductRegistry = (): MachineRegistry => new MachineRegistry(productMachines);

@@ -32,7 +32,7 @@ export const step = (definition: MachineDefinition, previous: AnyMachineSnapshot
   let outcome: string | undefined;
   for (const action of actions) {
     if (definition.effects.includes(action.type)) {
-      effects.push({ ...(action.params as Record<string, unknown> | undefined), type: action.type });
+      effects.push({ ...(action.params as Record<string, unknown> | undefined), type: definition.effectNames?.[action.type] ?? action.type });
     } else if (action.type === OUTCOME_ACTION) {
       outcome = (action.params as { name: string }).name;
     }

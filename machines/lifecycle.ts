@@ -1,0 +1,191 @@
+/**
+ * The create/delete lifecycle of a cloud resource Regent provisions under a deterministic name
+ * (openstack-provider.md: "create lists by the stable generated name and exact-matches the result
+ * before submitting a create, so controller retries adopt an existing [resource] rather than
+ * duplicating it"; "delete uses the same rediscovery path, treats a missing [resource] as success,
+ * yields after [OpenStack] accepts an asynchronous delete until a later rediscovery confirms absence").
+ *
+ * One factory, one machine per kind (Server, Network, …): the states and rules are the same, only the
+ * effect names differ. Every pass brings a fresh exact-name observation (`absent` | `present`).
+ *
+ *   absent ──create──► creating ──created / observed──► present ──deletion──► deleting ──observed absent──► deleted
+ *                          │ rejected, or attempts exhausted                                   ▲
+ *                          └────────────► failed (park; a new generation retries) ─────────────┘ (deletion)
+ *
+ * L1 adopt: an observed resource is adopted, never duplicated. L2 create at most once per decision;
+ * re-decided only on a fresh observation of absence, and at most `maxCreateAttempts` times. L3 delete
+ * only under a deletion request. L4 absence during deletion is success.
+ */
+import * as t from 'io-ts';
+import { assign, setup } from 'xstate';
+import { declaredAction, outcome, type MachineDefinition } from './definition.js';
+
+export const Observed = t.union([
+  t.type({ kind: t.literal('absent') }),
+  t.intersection([t.type({ kind: t.literal('present'), id: t.string }), t.partial({ status: t.string })]),
+]);
+export type Observed = t.TypeOf<typeof Observed>;
+
+export const lifecycleStimulus = () =>
+  t.union([
+    t.type({
+      type: t.literal('reconcile'),
+      source: t.literal('reconciler'),
+      generation: t.number,
+      deletionRequested: t.boolean,
+      observed: Observed,
+      /** What to create: the resolved request (ids, names, sizes). Never secrets. */
+      desired: t.UnknownRecord,
+    }),
+    t.type({ type: t.literal('created'), source: t.literal('effect'), id: t.string }),
+    t.type({ type: t.literal('createRejected'), source: t.literal('effect'), status: t.number, reason: t.string }),
+    t.type({ type: t.literal('deleteAccepted'), source: t.literal('effect') }),
+    t.type({ type: t.literal('deleteRejected'), source: t.literal('effect'), status: t.number, reason: t.string }),
+  ]);
+export type LifecycleStimulus = t.TypeOf<ReturnType<typeof lifecycleStimulus>>;
+
+export interface LifecycleContext {
+  /** The OpenStack id, once known (created or adopted). */
+  resourceId: string | null;
+  createAttempts: number;
+  /** Generation of the spec the last create was decided for. */
+  createdForGeneration: number | null;
+  /** Generation at which creation failed; a newer generation retries. */
+  failedGeneration: number | null;
+  lastError: string | null;
+}
+
+export interface LifecycleOptions {
+  id: string;
+  streamPrefix: string;
+  createEffect: string;
+  deleteEffect: string;
+  maxCreateAttempts?: number;
+  description: string;
+}
+
+type Reconcile = Extract<LifecycleStimulus, { type: 'reconcile' }>;
+const asReconcile = (e: LifecycleStimulus): Reconcile => e as Reconcile;
+
+export const buildLifecycleMachine = (options: LifecycleOptions) => {
+  const maxAttempts = options.maxCreateAttempts ?? 3;
+  const create = { type: 'createResource' as const, params: ({ event }: { event: LifecycleStimulus }) => ({ desired: asReconcile(event).desired }) };
+  const remove = {
+    type: 'deleteResource' as const,
+    params: ({ context, event }: { context: LifecycleContext; event: LifecycleStimulus }) => {
+      const observed = asReconcile(event).observed;
+      return { id: observed.kind === 'present' ? observed.id : (context.resourceId ?? '') };
+    },
+  };
+  return setup({
+    types: {} as { context: LifecycleContext; events: LifecycleStimulus },
+    actions: {
+      outcome: declaredAction<{ name: string }>(),
+      // effects, renamed per kind by the definition (effectNames)
+      createResource: declaredAction<{ desired: Record<string, unknown> }>(),
+      deleteResource: declaredAction<{ id: string }>(),
+      countAttempt: assign(({ context, event }) => ({ createAttempts: context.createAttempts + 1, createdForGeneration: asReconcile(event).generation })),
+      adopt: assign(({ event }) => {
+        const observed = asReconcile(event).observed;
+        return observed.kind === 'present' ? { resourceId: observed.id, lastError: null } : {};
+      }),
+      recordCreated: assign(({ event }) => ({ resourceId: (event as { id: string }).id, lastError: null })),
+      recordFailure: assign(({ event }) => ({
+        failedGeneration: 'generation' in event ? event.generation : null,
+        lastError: 'reason' in event ? `${event.reason} (${event.status})` : `create attempts exhausted`,
+      })),
+      recordFailureNow: assign(({ context, event }) => ({
+        failedGeneration: context.createdForGeneration,
+        lastError: 'reason' in event ? `${event.reason} (${event.status})` : context.lastError,
+      })),
+      recordDeleteError: assign(({ event }) => ({ lastError: 'reason' in event ? `${event.reason} (${event.status})` : null })),
+      resetAttempts: assign({ createAttempts: 0, createdForGeneration: null, failedGeneration: null, lastError: null }),
+      forget: assign({ resourceId: null }),
+    },
+    guards: {
+      deletionRequested: ({ event }) => asReconcile(event).deletionRequested,
+      // L4: nothing to delete is success
+      deletionRequestedAndAbsent: ({ event }) => asReconcile(event).deletionRequested && asReconcile(event).observed.kind === 'absent',
+      observedPresent: ({ event }) => asReconcile(event).observed.kind === 'present',
+      observedAbsent: ({ event }) => asReconcile(event).observed.kind === 'absent',
+      attemptsExhausted: ({ context }) => context.createAttempts >= maxAttempts,
+      newGeneration: ({ context, event }) => context.failedGeneration !== null && asReconcile(event).generation > context.failedGeneration,
+    },
+  }).createMachine({
+    id: options.id,
+    context: { resourceId: null, createAttempts: 0, createdForGeneration: null, failedGeneration: null, lastError: null },
+    initial: 'absent',
+    states: {
+      absent: {
+        on: {
+          reconcile: [
+            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: outcome('nothingToDelete') },
+            { guard: 'deletionRequested', target: 'deleting', actions: ['adopt', remove, outcome('deleteSubmitted')] },
+            { guard: 'observedPresent', target: 'present', actions: ['adopt', outcome('adopted')] }, // L1
+            { target: 'creating', actions: ['countAttempt', create, outcome('createSubmitted')] }, // L2
+          ],
+        },
+      },
+      creating: {
+        on: {
+          reconcile: [
+            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: outcome('nothingToDelete') },
+            { guard: 'deletionRequested', target: 'deleting', actions: ['adopt', remove, outcome('deleteSubmitted')] },
+            { guard: 'observedPresent', target: 'present', actions: ['adopt', outcome('observedCreated')] }, // L1
+            { guard: 'attemptsExhausted', target: 'failed', actions: ['recordFailure', outcome('createExhausted')] },
+            // L2: a fresh observation of absence after a decided create: the create never landed
+            { target: 'creating', reenter: true, actions: ['countAttempt', create, outcome('createResubmitted')] },
+          ],
+          created: { target: 'present', actions: ['recordCreated', outcome('created')] },
+          createRejected: { target: 'failed', actions: ['recordFailureNow', outcome('createRejected')] },
+        },
+      },
+      present: {
+        on: {
+          reconcile: [
+            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['forget', outcome('nothingToDelete')] },
+            { guard: 'deletionRequested', target: 'deleting', actions: ['adopt', remove, outcome('deleteSubmitted')] }, // L3
+            { guard: 'observedAbsent', target: 'absent', actions: ['forget', 'resetAttempts', outcome('vanished')] },
+            { actions: ['adopt', outcome('present')] },
+          ],
+          created: { actions: 'recordCreated' },
+        },
+      },
+      deleting: {
+        on: {
+          reconcile: [
+            { guard: 'observedAbsent', target: 'deleted', actions: ['forget', outcome('deleted')] }, // L4
+            { actions: outcome('deleteInProgress') },
+          ],
+          deleteAccepted: { actions: outcome('deleteAccepted') },
+          deleteRejected: { actions: ['recordDeleteError', outcome('deleteRejected')] },
+        },
+      },
+      failed: {
+        on: {
+          reconcile: [
+            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: outcome('nothingToDelete') },
+            { guard: 'deletionRequested', target: 'deleting', actions: ['adopt', remove, outcome('deleteSubmitted')] },
+            { guard: 'observedPresent', target: 'present', actions: ['adopt', 'resetAttempts', outcome('adopted')] },
+            { guard: 'newGeneration', target: 'creating', actions: ['resetAttempts', 'countAttempt', create, outcome('createSubmitted')] },
+            { actions: outcome('createFailed') },
+          ],
+        },
+      },
+      deleted: { type: 'final' },
+    },
+  });
+};
+
+export const lifecycleDefinition = (options: LifecycleOptions): MachineDefinition => ({
+  id: options.id,
+  version: 1,
+  schemaVersion: 1,
+  streamPrefix: options.streamPrefix,
+  machine: buildLifecycleMachine(options),
+  stimulus: lifecycleStimulus(),
+  effects: ['createResource', 'deleteResource'],
+  effectNames: { createResource: options.createEffect, deleteResource: options.deleteEffect },
+  destructiveEffects: [options.deleteEffect],
+  description: options.description,
+});

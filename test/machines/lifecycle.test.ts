@@ -1,0 +1,105 @@
+/** The generic create/delete lifecycle, case by case (labels L1–L4 as in machines/lifecycle.ts). */
+import { expect } from 'chai';
+import type { AnyMachineSnapshot } from 'xstate';
+import { getAdjacencyMap, adjacencyMapToArray } from 'xstate/graph';
+import { serverLifecycleDefinition } from '../../machines/server-lifecycle.js';
+import type { LifecycleContext, LifecycleStimulus, Observed } from '../../machines/lifecycle.js';
+import { initialSnapshot, step } from '../../src/engine/fold.js';
+
+const def = serverLifecycleDefinition;
+const STREAM = 'server-lifecycle-u1';
+const desired = { name: 'web-1', imageId: 'img-a', flavorId: 'f1', networkId: 'n1' };
+const absent: Observed = { kind: 'absent' };
+const present = (id = 'nova-1'): Observed => ({ kind: 'present', id });
+const pass = (observed: Observed, deletionRequested = false, generation = 1): LifecycleStimulus => ({ type: 'reconcile', source: 'reconciler', generation, deletionRequested, observed, desired });
+const after = (...stimuli: LifecycleStimulus[]): AnyMachineSnapshot => stimuli.reduce((s, x) => step(def, s, x).snapshot, initialSnapshot(def, STREAM));
+const decide = (from: AnyMachineSnapshot, stimulus: LifecycleStimulus) => {
+  const r = step(def, from, stimulus);
+  return { value: r.snapshot.value, outcome: r.outcome, effects: r.effects, context: r.snapshot.context as LifecycleContext };
+};
+
+describe('lifecycle machine (server)', () => {
+  it('L2 nothing observed: decide one create with the resolved request', () => {
+    const r = decide(after(), pass(absent));
+    expect(r.value).to.equal('creating');
+    expect(r.effects).to.deep.equal([{ type: 'nova.createServer', desired }]);
+  });
+
+  it('L1 an exact-name match is adopted, never duplicated', () => {
+    const r = decide(after(), pass(present('nova-9')));
+    expect(r.value).to.equal('present');
+    expect(r.effects).to.deep.equal([]);
+    expect(r.context.resourceId).to.equal('nova-9');
+  });
+
+  it('L1 a create that landed but whose result was lost is adopted by the next observation', () => {
+    const r = decide(after(pass(absent)), pass(present('nova-2')));
+    expect(r.value).to.equal('present');
+    expect(r.effects).to.deep.equal([]);
+  });
+
+  it('L2 a fresh observation of absence after a decided create re-decides it, at most three times', () => {
+    let s = after(pass(absent));
+    const outcomes: Array<string | undefined> = [];
+    for (let i = 0; i < 3; i++) {
+      const r = step(def, s, pass(absent));
+      outcomes.push(r.outcome);
+      s = r.snapshot;
+    }
+    expect(outcomes).to.deep.equal(['createResubmitted', 'createResubmitted', 'createExhausted']);
+    expect(s.value).to.equal('failed');
+  });
+
+  it('a rejected create fails (park) until a newer generation retries', () => {
+    const failed = after(pass(absent), { type: 'createRejected', source: 'effect', status: 403, reason: 'forbidden' });
+    expect(failed.value).to.equal('failed');
+    expect(decide(failed, pass(absent, false, 1)).outcome).to.equal('createFailed');
+    const retry = decide(failed, pass(absent, false, 2));
+    expect(retry.value).to.equal('creating');
+    expect(retry.effects.map((e) => e.type)).to.deep.equal(['nova.createServer']);
+  });
+
+  it('L3 delete is decided only under a deletion request, for the observed id', () => {
+    const running = after(pass(absent), { type: 'created', source: 'effect', id: 'nova-1' });
+    expect(decide(running, pass(present())).effects).to.deep.equal([]);
+    const r = decide(running, pass(present('nova-1'), true));
+    expect(r.value).to.equal('deleting');
+    expect(r.effects).to.deep.equal([{ type: 'nova.deleteServer', id: 'nova-1' }]);
+  });
+
+  it('L4 absence while deleting is success; a missing resource under deletion is already deleted', () => {
+    const deleting = after(pass(present()), pass(present(), true));
+    expect(decide(deleting, pass(present(), true)).outcome).to.equal('deleteInProgress');
+    expect(decide(deleting, pass(absent, true)).value).to.equal('deleted');
+    expect(decide(after(), pass(absent, true)).value).to.equal('deleted');
+  });
+
+  it('a resource that vanished out of band is recreated on a later pass', () => {
+    const r = decide(after(pass(present())), pass(absent));
+    expect(r.value).to.equal('absent');
+    expect(r.outcome).to.equal('vanished');
+  });
+
+  it('over every reachable state: deletes only under a deletion request, creates only on observed absence without one', () => {
+    const alphabet: LifecycleStimulus[] = [];
+    for (const observed of [absent, present('a'), present('b')]) for (const del of [false, true]) for (const gen of [1, 2]) alphabet.push(pass(observed, del, gen));
+    alphabet.push({ type: 'created', source: 'effect', id: 'a' }, { type: 'createRejected', source: 'effect', status: 400, reason: 'bad' }, { type: 'deleteAccepted', source: 'effect' });
+    const edges = adjacencyMapToArray(getAdjacencyMap(def.machine, { input: { stream: STREAM }, events: alphabet as never, serializeState: (s) => JSON.stringify([s.value, s.context]) }));
+    let checked = 0;
+    for (const { state, event } of edges) {
+      const r = step(def, state as AnyMachineSnapshot, event as LifecycleStimulus);
+      const e = event as LifecycleStimulus;
+      for (const effect of r.effects) {
+        checked++;
+        expect(e.type).to.equal('reconcile');
+        if (e.type !== 'reconcile') continue;
+        if (effect.type === 'nova.deleteServer') expect(e.deletionRequested).to.equal(true);
+        if (effect.type === 'nova.createServer') {
+          expect(e.deletionRequested).to.equal(false);
+          expect(e.observed.kind).to.equal('absent');
+        }
+      }
+    }
+    expect(checked).to.be.greaterThan(0);
+  });
+});
