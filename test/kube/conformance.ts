@@ -18,6 +18,13 @@ export interface FreshSource {
   readonly namespace: string;
   /** How a child process opens the same source (`embedded:<path>`, `kubernetes`), if it can. */
   readonly spec?: string;
+  /** Extra environment for that child (e.g. KUBECONFIG). */
+  readonly childEnv?: Record<string, string>;
+  /**
+   * Ends open watch streams now, as an API server does on a watch timeout. Sources that stream
+   * ahead of a slow consumer need this to make the consumer resume from an old version.
+   */
+  interruptWatches?(): void;
   cleanup(): Promise<void>;
 }
 
@@ -32,9 +39,9 @@ export interface ConformanceTarget {
 
 const CHILD = fileURLToPath(new URL('./support/child-apply.ts', import.meta.url));
 
-const runChild = (spec: string, manifest: unknown): Promise<void> =>
+const runChild = (spec: string, manifest: unknown, env: Record<string, string> = {}): Promise<void> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, spec], { stdio: ['pipe', 'inherit', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, spec], { stdio: ['pipe', 'inherit', 'pipe'], env: { ...process.env, ...env } });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
@@ -263,6 +270,7 @@ export const runConformance = (target: ConformanceTarget): void => {
         await informer.start();
         await source.create(server(ns, 'stall'));
         await eventually(() => (seen.length >= 2 ? true : undefined), target.eventuallyMs, 'the stalling event');
+        fresh.interruptWatches?.();
         // While the informer is stuck, more changes happen than the source retains.
         await source.delete('Server', ns, 'doomed');
         for (let i = 0; i < (limit ?? 0) + 5; i++) await source.patchStatus('Server', ns, 'stall', { phase: `Phase${i}` });
@@ -360,7 +368,7 @@ export const runConformance = (target: ConformanceTarget): void => {
         if (!fresh.spec) this.skip();
         const list = await source.list('Server', ns);
         const watch = record(source, 'Server', list.resourceVersion, ns);
-        await runChild(fresh.spec!, server(ns, 'from-child'));
+        await runChild(fresh.spec!, server(ns, 'from-child'), fresh.childEnv);
         const events = await watch.waitFor(1, target.eventuallyMs * 4);
         await watch.handle.close();
         expect(summary(events)).to.deep.equal(['ADDED from-child']);
