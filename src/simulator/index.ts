@@ -9,7 +9,7 @@ import { SimControl } from './control.js';
 import { credentials, seedIdentity } from './keystone/seed.js';
 import type { SeedCredential, SeedUser } from './keystone/seed.js';
 import { buildRouter } from './routes.js';
-import { seedCloud } from './seed.js';
+import { seedCloud, seedMinimal } from './seed.js';
 import { listen } from './server.js';
 import { Sim } from './state.js';
 
@@ -19,6 +19,7 @@ export type { CallRecord, CallFilter } from './calls.js';
 export type { FaultSpec } from './faults.js';
 export type { SeedCredential } from './keystone/seed.js';
 export { SimControl } from './control.js';
+export { SEED } from './seed.js';
 
 export interface SimulatorOptions {
   /** 0 = ephemeral (default). */
@@ -58,6 +59,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     if (options.tokenTtlMs !== undefined) sim.config.keystone.tokenTtlMs = options.tokenTtlMs;
     seedIdentity(sim);
     if (seedAll) seedCloud(sim);
+    else seedMinimal(sim);
   };
   reseed();
   const control = new SimControl(sim, reseed);

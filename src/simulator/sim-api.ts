@@ -65,6 +65,19 @@ simRoute('DELETE', /^\/_sim\/calls$/, (c) => {
   return { status: 204 };
 });
 
+simRoute('POST', /^\/_sim\/servers$/, (c, req) => {
+  const ids = c.createServers(obj(req.body));
+  return json({ ids }, 201);
+});
+simRoute('POST', /^\/_sim\/servers\/([^/]+)\/state$/, (c, req, m) => json({ server: c.forceServer(m[1] ?? '', obj(req.body)) }));
+simRoute('POST', /^\/_sim\/volumes\/([^/]+)\/state$/, (c, req, m) => json({ volume: c.forceVolume(m[1] ?? '', obj(req.body)) }));
+simRoute('POST', /^\/_sim\/loadbalancers\/([^/]+)\/state$/, (c, req, m) => json({ loadbalancer: c.forceLoadBalancer(m[1] ?? '', obj(req.body)) }));
+simRoute('POST', /^\/_sim\/duplicate$/, (c, req) => {
+  const b = obj(req.body);
+  if (typeof b.kind !== 'string' || typeof b.id !== 'string') throw new SimError(400, 'body must be {"kind": "server|volume|network|loadbalancer|image", "id": "<existing id>"}');
+  return json({ id: c.duplicate(b.kind, b.id) }, 201);
+});
+
 export function handleSimApi(sim: Sim, control: SimControl, req: SimApiRequest): SimResponse {
   let pathMatched = false;
   try {

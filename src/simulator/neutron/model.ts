@@ -49,11 +49,10 @@ export interface NeutronState {
   rules: Map<string, SecurityGroupRule>;
   floatingIps: Map<string, FloatingIp>;
   routers: Map<string, Router>;
-  portsByDevice: Map<string, Set<string>>;
   macs: Set<string>;
 }
 
 export const createNeutronState = (): NeutronState => ({
   networks: new Map(), subnets: new Map(), ports: new Map(), securityGroups: new Map(), rules: new Map(),
-  floatingIps: new Map(), routers: new Map(), portsByDevice: new Map(), macs: new Set(),
+  floatingIps: new Map(), routers: new Map(), macs: new Set(),
 });

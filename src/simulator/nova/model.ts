@@ -99,6 +99,8 @@ export interface NovaState {
   services: Map<string, ComputeService>;
   hypervisors: Map<string, Hypervisor>;
   quotas: Map<string, Record<string, number>>;
+  /** Per-project instances/cores/ram in use, kept in step with servers (quota checks stay O(1)). */
+  usage: Map<string, { instances: number; cores: number; ram: number }>;
   nextSeq: number;
   nextAggregateId: number;
   nextKeypairId: number;
@@ -106,7 +108,7 @@ export interface NovaState {
 
 export const createNovaState = (): NovaState => ({
   servers: new Map(), flavors: new Map(), keypairs: new Map(), serverGroups: new Map(), aggregates: new Map(),
-  services: new Map(), hypervisors: new Map(), quotas: new Map(), nextSeq: 1, nextAggregateId: 1, nextKeypairId: 1,
+  services: new Map(), hypervisors: new Map(), quotas: new Map(), usage: new Map(), nextSeq: 1, nextAggregateId: 1, nextKeypairId: 1,
 });
 
 export const keypairKey = (userId: string, name: string): string => `${userId}/${name}`;

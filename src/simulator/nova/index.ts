@@ -1,0 +1,19 @@
+import type { Router } from '../router.js';
+import { registerActions } from './actions.js';
+import { registerAdmin } from './admin.js';
+import { registerFlavors } from './flavors.js';
+import { registerMisc } from './misc.js';
+import { registerServerExtras } from './server-extras.js';
+import { registerServers } from './servers.js';
+import { registerVolumeAttachments } from './volume-attachments.js';
+
+export function registerNova(router: Router): void {
+  const r = router.scope('nova', '/compute/v2.1');
+  registerServers(r);
+  registerServerExtras(r);
+  registerActions(r);
+  registerVolumeAttachments(r);
+  registerFlavors(r);
+  registerMisc(r);
+  registerAdmin(r);
+}
