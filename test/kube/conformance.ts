@@ -174,11 +174,21 @@ export const runConformance = (target: ConformanceTarget): void => {
 
       it('patchStatusWithRetry re-reads and re-decides after a Conflict', async () => {
         await source.create(server(ns, 'web-1'));
+        // Another writer moves the object between the first read and the first patch.
+        let interfered = false;
+        const racing = {
+          get: source.get.bind(source),
+          patchStatus: async (...args: Parameters<ResourceSource['patchStatus']>) => {
+            if (!interfered) {
+              interfered = true;
+              await source.patchStatus('Server', ns, 'web-1', { ipAddresses: ['10.0.0.5'] });
+            }
+            return source.patchStatus(...args);
+          },
+        } as unknown as ResourceSource;
         let calls = 0;
-        const result = await patchStatusWithRetry(source, 'Server', ns, 'web-1', (current) => {
+        const result = await patchStatusWithRetry(racing, 'Server', ns, 'web-1', (current) => {
           calls += 1;
-          // A concurrent writer moves the object after the first read: the first patch conflicts.
-          if (calls === 1) void source.patchStatus('Server', ns, 'web-1', { ipAddresses: ['10.0.0.5'] });
           return { phase: current.status?.ipAddresses ? 'Running' : 'Building' };
         });
         expect(calls).to.equal(2);
