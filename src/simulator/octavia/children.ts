@@ -14,9 +14,9 @@ import {
 } from './common.js';
 import type { HealthMonitor, LbCommon, LoadBalancer, Listener, Member, Pool } from './model.js';
 
-const LISTENER_PROTOCOLS: Array<[string, string]> = [['HTTP', '2.0'], ['HTTPS', '2.0'], ['TCP', '2.0'], ['TERMINATED_HTTPS', '2.0'], ['UDP', '2.0'], ['SCTP', '2.23'], ['PROMETHEUS', '2.25']];
+const LISTENER_PROTOCOLS: Array<[string, string]> = [['HTTP', '2.0'], ['HTTPS', '2.0'], ['TCP', '2.0'], ['TERMINATED_HTTPS', '2.0'], ['UDP', '2.0'], ['SCTP', '2.0'], ['PROMETHEUS', '2.0']];
 // PROXYV2 needs load-balancer 2.22 (see README: real Octavia does not negotiate versions).
-const POOL_PROTOCOLS: Array<[string, string]> = [['HTTP', '2.0'], ['HTTPS', '2.0'], ['PROXY', '2.0'], ['TCP', '2.0'], ['UDP', '2.0'], ['PROXYV2', '2.22'], ['SCTP', '2.23']];
+const POOL_PROTOCOLS: Array<[string, string]> = [['HTTP', '2.0'], ['HTTPS', '2.0'], ['PROXY', '2.0'], ['TCP', '2.0'], ['UDP', '2.0'], ['PROXYV2', '2.22'], ['SCTP', '2.0']];
 const LISTENER_POOL: Record<string, string[]> = {
   HTTP: ['HTTP', 'PROXY', 'PROXYV2'], HTTPS: ['HTTPS', 'PROXY', 'PROXYV2', 'TCP'], TCP: ['HTTP', 'HTTPS', 'PROXY', 'PROXYV2', 'TCP'],
   TERMINATED_HTTPS: ['HTTP', 'PROXY', 'PROXYV2'], UDP: ['UDP'], SCTP: ['SCTP'], PROMETHEUS: [],
@@ -98,7 +98,7 @@ function registerListeners(r: Registrar): void {
     mutate(ctx, lb, 'Listener', null, 'update');
     const l: Listener = {
       ...base(ctx, b, lb.projectId), lbId: lb.id, protocol, protocolPort: port, defaultPoolId, connectionLimit: optInt(b, 'connection_limit', -1) ?? -1,
-      allowedCidrs: atLeast(ctx.mv, '2.12') ? optStrList(b, 'allowed_cidrs') ?? null : null, timeoutClientData: 50000, timeoutMemberConnect: 5000,
+      allowedCidrs: optStrList(b, 'allowed_cidrs') ?? null, timeoutClientData: 50000, timeoutMemberConnect: 5000,
       timeoutMemberData: 50000, timeoutTcpInspect: 0, insertHeaders: optStrMap(b, 'insert_headers') ?? {}, defaultTlsContainerRef: optStr(b, 'default_tls_container_ref') ?? null,
       ...timeouts(b),
     };
@@ -126,7 +126,7 @@ function registerListeners(r: Registrar): void {
     l.description = optStr(b, 'description', 255) ?? l.description;
     l.adminStateUp = optBool(b, 'admin_state_up') ?? l.adminStateUp;
     l.connectionLimit = optInt(b, 'connection_limit', -1) ?? l.connectionLimit;
-    if ('allowed_cidrs' in b && atLeast(ctx.mv, '2.12')) l.allowedCidrs = optStrList(b, 'allowed_cidrs') ?? null;
+    if ('allowed_cidrs' in b) l.allowedCidrs = optStrList(b, 'allowed_cidrs') ?? null;
     l.insertHeaders = optStrMap(b, 'insert_headers') ?? l.insertHeaders;
     l.tags = optStrList(b, 'tags') ?? l.tags;
     Object.assign(l, timeouts(b));

@@ -192,14 +192,14 @@ export function oneOf(ctx: Ctx, key: string, v: Record<string, unknown>, status 
   return ok({ [key]: fields.length ? Object.fromEntries(fields.filter((f) => f in v).map((f) => [f, v[f]])) : v }, status);
 }
 
-export function lbView(sim: Sim, lb: LoadBalancer, mvAtLeast226: boolean): Record<string, unknown> {
+export function lbView(sim: Sim, lb: LoadBalancer): Record<string, unknown> {
   const o = sim.octavia;
   return {
     ...common(lb), vip_address: lb.vipAddress, vip_port_id: lb.vipPortId, vip_subnet_id: lb.vipSubnetId, vip_network_id: lb.vipNetworkId,
     vip_qos_policy_id: null, provider: lb.provider, flavor_id: lb.flavorId, availability_zone: lb.az,
     listeners: [...o.listeners.values()].filter((l) => l.lbId === lb.id).map((l) => ({ id: l.id })),
     pools: [...o.pools.values()].filter((p) => p.lbId === lb.id).map((p) => ({ id: p.id })),
-    ...(mvAtLeast226 ? { additional_vips: [] } : {}),
+    additional_vips: [],
   };
 }
 

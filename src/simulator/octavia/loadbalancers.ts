@@ -2,7 +2,6 @@
 // the simulator's Neutron), PENDING_CREATE → ACTIVE, update, cascade delete, status tree, stats, failover.
 import { noContent, ok } from '../http.js';
 import { uuid } from '../ids.js';
-import { atLeast } from '../microversion.js';
 import type { Ctx, Registrar } from '../router.js';
 import { member, optBool, optStr, optStrList } from '../validate.js';
 import { createPort } from '../neutron/ports.js';
@@ -65,7 +64,7 @@ function statusTree(ctx: Ctx, lb: LoadBalancer): unknown {
 }
 
 export function registerLoadBalancers(r: Registrar): void {
-  const view = (ctx: Ctx, lb: LoadBalancer) => lbView(ctx.sim, lb, atLeast(ctx.mv, '2.26'));
+  const view = (ctx: Ctx, lb: LoadBalancer) => lbView(ctx.sim, lb);
   r.get('/lbaas/loadbalancers', (ctx) => listOf(ctx, 'loadbalancers', 'lbaas/loadbalancers', ctx.sim.octavia.lbs.values(), (lb) => view(ctx, lb)));
   r.get('/lbaas/loadbalancers/:id', (ctx) => oneOf(ctx, 'loadbalancer', view(ctx, findLb(ctx, ctx.p('id')))));
   r.post('/lbaas/loadbalancers', (ctx) => {

@@ -88,22 +88,31 @@ function traitsList(ctx: Ctx, name: string | undefined, pool: Iterable<string>):
 
 function parseTraitQuery(ctx: Ctx): TraitQuery {
   const q: TraitQuery = { required: [], forbidden: [] };
-  for (const raw of ctx.req.query.getAll('required')) {
+  const raws = ctx.req.query.getAll('required');
+  if (raws.length && !atLeast(ctx.mv, '1.17')) throw perr(400, "Invalid query string parameters: Additional properties are not allowed ('required' was unexpected)");
+  const form = atLeast(ctx.mv, '1.22') ? 'HW_CPU_X86_VMX,!CUSTOM_MAGIC' : 'HW_CPU_X86_VMX,CUSTOM_MAGIC';
+  const malformed = (raw: string) => perr(400, `Invalid query string parameters: Expected 'required' parameter value of the form: ${form}. Got: ${raw}`);
+  for (const raw of raws) {
     if (raw.startsWith('in:')) {
-      if (!atLeast(ctx.mv, '1.39')) throw perr(400, `Invalid query string parameters: Expected 'required' parameter value of the form: HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: ${raw}`);
-      q.required.push(raw.slice(3).split(',').filter(Boolean));
+      if (!atLeast(ctx.mv, '1.39')) throw malformed(raw);
+      const any = raw.slice(3).split(',');
+      if (any.some((t) => !t)) throw malformed(raw);
+      q.required.push(any);
       continue;
     }
-    for (const t of raw.split(',').filter(Boolean)) {
+    const parts = raw.split(',');
+    if (parts.some((t) => !t || t === '!')) throw malformed(raw);
+    for (const t of parts) {
       if (t.startsWith('!')) {
-        if (!atLeast(ctx.mv, '1.22')) throw perr(400, `Invalid query string parameters: Expected 'required' parameter value of the form: HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: ${raw}`);
+        if (!atLeast(ctx.mv, '1.22')) throw malformed(raw);
         q.forbidden.push(t.slice(1));
       } else q.required.push([t]);
     }
   }
+  // Placement resolves every named trait to its id first: an unknown one is a 400, not an empty result.
   const known = ctx.sim.placement.traits;
-  const unknown = [...q.required.flat(), ...q.forbidden].filter((t) => !known.has(t));
-  if (unknown.length) throw perr(400, `Invalid query string parameters: No such trait(s): ${unknown.join(', ')}`);
+  const unknown = [...new Set([...q.required.flat(), ...q.forbidden])].filter((t) => !known.has(t));
+  if (unknown.length) throw perr(400, `No such trait(s): ${unknown.join(', ')}`);
   return q;
 }
 
@@ -330,7 +339,10 @@ export function registerPlacement(r: Registrar): void {
     if (!atLeast(ctx.mv, '1.10')) throw perr(404, 'The resource could not be found.');
     const resources = parseResources(ctx, ctx.q('resources'));
     const traits = parseTraitQuery(ctx);
-    const limit = ctx.q('limit') !== undefined ? Number(ctx.q('limit')) : undefined;
+    const rawLimit = ctx.q('limit');
+    if (rawLimit !== undefined && !atLeast(ctx.mv, '1.16')) throw perr(400, "Invalid query string parameters: Additional properties are not allowed ('limit' was unexpected)");
+    if (rawLimit !== undefined && !/^[1-9]\d*$/.test(rawLimit)) throw perr(400, `Invalid query string parameters: Failed validating 'pattern' in schema['properties']['limit']: ${rawLimit}`);
+    const limit = rawLimit !== undefined ? Number(rawLimit) : undefined;
     const found = candidates(ctx.sim, resources, traits, limit);
     const dict = atLeast(ctx.mv, '1.12');
     const allocation_requests = found.map((rp) => (dict
@@ -348,6 +360,7 @@ export function registerPlacement(r: Registrar): void {
         ...(atLeast(ctx.mv, '1.29') ? { parent_provider_uuid: rp.parentUuid, root_provider_uuid: rp.rootUuid } : {}),
       };
     }
-    return ok({ allocation_requests, provider_summaries });
+    const headers: Record<string, string> = atLeast(ctx.mv, '1.15') ? { 'Cache-Control': 'no-cache', 'Last-Modified': new Date(ctx.sim.now()).toUTCString() } : {};
+    return ok({ allocation_requests, provider_summaries }, 200, headers);
   });
 }
