@@ -1,0 +1,141 @@
+/**
+ * The statechart as Graphviz DOT: compound states are clusters whose point node is both the initial
+ * pseudo-state and the anchor of transitions declared on (or targeting) the compound state; a
+ * targetless transition is a dashed self-loop. With an overlay, visited states and fired edges are
+ * highlighted and each fired edge carries its count, sources and first/last time.
+ *
+ * SVG ids and classes are set here (`n--<state>`, `e--<source>--<event>--<index>`, classes `fired`,
+ * `destructive`, `visited`), so the web page can highlight an edge by id without parsing the layout.
+ */
+import type { Source } from '../../events/envelope.js';
+import { nodeDomId, edgeLabel, type ChartEdge, type ChartNode, type Statechart } from './statechart.js';
+
+export interface EdgeStats {
+  edge: string;
+  count: number;
+  first: { revision: number; at: string };
+  last: { revision: number; at: string };
+  sources: Partial<Record<Source, number>>;
+}
+
+export interface ChartOverlay {
+  visited: ReadonlySet<string>;
+  fired: ReadonlyMap<string, EdgeStats>;
+}
+
+const quote = (text: string): string => `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+/** Lines joined with Graphviz's centred line break (escaped after quoting each line's content). */
+const lines = (parts: readonly string[]): string => `"${parts.map((p) => p.replace(/\\/g, '\\\\').replace(/"/g, '\\"')).join('\\n')}"`;
+
+const attrs = (pairs: Record<string, string | number | undefined>): string =>
+  `[${Object.entries(pairs)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${typeof v === 'number' ? v : quote(v as string)}`)
+    .join(' ')}]`;
+
+/** `2026-11-29T10:01:02.000Z` → `11-29 10:01:02`. */
+const short = (iso: string): string => iso.replace(/^\d{4}-(\d{2}-\d{2})T(\d{2}:\d{2}:\d{2}).*$/, '$1 $2');
+
+export const overlayLine = (stats: EdgeStats): string => {
+  const sources = Object.entries(stats.sources)
+    .map(([source, n]) => (stats.count === n ? source : `${source}×${n}`))
+    .join(',');
+  const when = stats.count === 1 ? short(stats.first.at) : `${short(stats.first.at)} → ${short(stats.last.at)}`;
+  return `×${stats.count} · ${sources} · ${when}`;
+};
+
+/** Escapes text for a Graphviz HTML-like label. */
+const html = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** A transition that stays in its source state: listed inside the state's box, as in UML's internal transitions. */
+export const isSelfTransition = (edge: ChartEdge): boolean => edge.targets.length === 0 || (edge.targets.length === 1 && edge.targets[0] === edge.source);
+
+/** Rows of a state's box: its name, then one row per self transition (an id'd, highlightable cell). */
+const boxLabel = (title: string, rows: readonly ChartEdge[], overlay: ChartOverlay | undefined, fill: string, bold = true): string => {
+  const cells = rows.map((edge) => {
+    const stats = overlay?.fired.get(edge.id);
+    const destructive = edge.destructive.length > 0;
+    const text = `${edge.targets.length > 0 ? '↻ ' : ''}${edgeLabel(edge)}`;
+    const color = destructive ? '#c62828' : stats ? '#0b3d91' : overlay ? '#888888' : '#333333';
+    const second = stats ? `<BR ALIGN="LEFT"/><FONT POINT-SIZE="7">${html(overlayLine(stats))}</FONT>` : '';
+    const bg = stats ? '#cfe0ff' : '#ffffff';
+    return `<TR><TD ID="${edge.id}" TOOLTIP="${html(`${edge.id}: ${edge.actions.join(', ') || 'no actions'}`)}" HREF="#${edge.id}" BGCOLOR="${bg}" ALIGN="LEFT" BALIGN="LEFT"><FONT POINT-SIZE="8" COLOR="${color}">${html(text)}${second}</FONT></TD></TR>`;
+  });
+  const head = `<TR><TD ALIGN="CENTER">${bold ? `<B>${html(title)}</B>` : html(title)}</TD></TR>`;
+  return `<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="1" CELLPADDING="2" BGCOLOR="${fill}">${head}${cells.join('')}</TABLE>>`;
+};
+
+export const toDot = (chart: Statechart, overlay?: ChartOverlay): string => {
+  const byId = new Map(chart.nodes.map((n) => [n.id, n]));
+  const compound = (node: ChartNode | undefined): boolean => node !== undefined && node.children.length > 0;
+  const inside = (id: string, ancestor: string): boolean => {
+    for (let n = byId.get(id); n; n = n.parent ? byId.get(n.parent) : undefined) if (n.id === ancestor) return true;
+    return false;
+  };
+  const selfRows = new Map<string, ChartEdge[]>();
+  for (const edge of chart.edges) if (isSelfTransition(edge)) selfRows.set(edge.source, [...(selfRows.get(edge.source) ?? []), edge]);
+  const out: string[] = [
+    `digraph ${quote(chart.machine)} {`,
+    `  id=${quote(`chart--${chart.machine}`)}; compound=true; newrank=true; rankdir=TB; nodesep=0.6; ranksep=0.7;`,
+    '  fontname="Helvetica,Arial,sans-serif"; fontsize=11;',
+    '  node [shape=box style="rounded,filled" fillcolor="#ffffff" color="#444444" fontname="Helvetica,Arial,sans-serif" fontsize=11];',
+    '  edge [fontname="Helvetica,Arial,sans-serif" fontsize=8 color="#555555" arrowsize=0.7];',
+  ];
+  const emit = (node: ChartNode, depth: number): void => {
+    const pad = '  '.repeat(depth);
+    const visited = overlay?.visited.has(node.id);
+    const cls = [node.type, visited ? 'visited' : overlay ? 'unvisited' : ''].filter(Boolean).join(' ');
+    const rows = selfRows.get(node.id) ?? [];
+    if (compound(node)) {
+      const title = node.parent === null ? `${chart.machine} v${chart.version}` : node.key;
+      out.push(`${pad}subgraph ${quote(`cluster_${node.id}`)} {`);
+      out.push(`${pad}  id=${quote(`c--${nodeDomId(node.id).slice(3)}`)}; label=${boxLabel(title, rows, overlay, visited ? '#eef5ff' : '#ffffff', node.parent !== null)}; labeljust="l"; style="rounded${visited ? ',filled' : ''}"; fillcolor="#f6f9ff"; color="#888888"; class=${quote(cls)};`);
+      out.push(`${pad}  ${quote(node.id)} ${attrs({ id: nodeDomId(node.id), shape: 'point', width: 0.14, label: '', class: cls, fillcolor: '#222222', tooltip: `${node.id}: initial, and transitions declared on ${node.key}` })};`);
+      for (const child of node.children) {
+        const c = byId.get(child);
+        if (c) emit(c, depth + 1);
+      }
+      out.push(`${pad}}`);
+      if (node.initial) out.push(`${pad}${quote(node.id)} -> ${quote(node.initial)} ${attrs({ id: `init--${nodeDomId(node.id).slice(3)}`, class: 'initial', arrowsize: 0.6, lhead: compound(byId.get(node.initial)) ? `cluster_${node.initial}` : undefined })};`);
+      return;
+    }
+    const fill = overlay ? (visited ? '#dbeafe' : '#f5f5f5') : '#ffffff';
+    out.push(
+      `${pad}${quote(node.id)} [id=${quote(nodeDomId(node.id))} class=${quote(cls)} shape=box style="rounded,filled" fillcolor=${quote(fill)} margin=0.04 peripheries=${node.type === 'final' ? 2 : 1} penwidth=${visited ? 1.8 : 1} color=${quote(overlay && !visited ? '#aaaaaa' : '#444444')} fontcolor=${quote(overlay && !visited ? '#999999' : '#111111')} tooltip=${quote(node.id)} label=${boxLabel(node.key, rows, overlay, fill)}];`,
+    );
+  };
+  const root = byId.get(chart.root);
+  if (root) emit(root, 1);
+  for (const edge of chart.edges) if (!isSelfTransition(edge)) out.push(`  ${edgeDot(edge, byId, overlay, compound, inside)}`);
+  out.push('}');
+  return out.join('\n');
+};
+
+const edgeDot = (
+  edge: ChartEdge,
+  byId: Map<string, ChartNode>,
+  overlay: ChartOverlay | undefined,
+  compound: (node: ChartNode | undefined) => boolean,
+  inside: (id: string, ancestor: string) => boolean,
+): string => {
+  const stats = overlay?.fired.get(edge.id);
+  const destructive = edge.destructive.length > 0;
+  const cls = ['transition', destructive ? 'destructive' : '', stats ? 'fired' : overlay ? 'unfired' : ''].filter(Boolean).join(' ');
+  const color = destructive ? (stats || !overlay ? '#c62828' : '#e8a0a0') : stats ? '#1f6feb' : overlay ? '#bbbbbb' : '#555555';
+  const label = stats ? [edgeLabel(edge), overlayLine(stats)] : [edgeLabel(edge)];
+  return edge.targets
+    .map((target, i) => {
+      const a = attrs({
+        id: i === 0 ? edge.id : `${edge.id}--${i}`,
+        class: cls,
+        color,
+        fontcolor: stats ? '#0b3d91' : overlay ? '#888888' : '#333333',
+        penwidth: stats ? 2.6 : destructive ? 1.6 : 1,
+        ltail: compound(byId.get(edge.source)) && !inside(target, edge.source) ? `cluster_${edge.source}` : undefined,
+        lhead: compound(byId.get(target)) && !inside(edge.source, target) ? `cluster_${target}` : undefined,
+        tooltip: `${edge.id}: ${edge.actions.join(', ') || 'no actions'}`,
+      });
+      return `${quote(edge.source)} -> ${quote(target)} ${a.slice(0, -1)} label=${lines(label)}];`;
+    })
+    .join('\n  ');
+};

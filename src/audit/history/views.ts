@@ -1,0 +1,173 @@
+/**
+ * What the resource page and `regent viz --stream` show, computed from the store: the overlay
+ * (history index + SVG), timeline pages, the state as of an event, and the authorization chains.
+ *
+ * `AuditViews` caches per stream (bounded), keyed by the stream head: a history is folded once and
+ * then only its new events. One instance per server or command: no module-level state.
+ */
+import type { RecordedEvent } from '../../events/envelope.js';
+import type { EventStore } from '../../store/port.js';
+import type { MachineDefinition } from '../../../machines/definition.js';
+import type { MachineRegistry } from '../../../machines/registry.js';
+import { toDot } from '../graph/dot.js';
+import { renderInlineSvg } from '../graph/render.js';
+import { activeNodeIds, edgeLabel, nodeDomId } from '../graph/statechart.js';
+import { KeyedQueue } from '../../engine/keyed-queue.js';
+import { ReplayCursor, frameView } from '../replay/cursor.js';
+import { resolveChain, type ResolvedChain } from './chain.js';
+import { buildHistoryIndex, extendHistoryIndex, overlayOf, type EventMatch, type HistoryIndex } from './index.js';
+
+export interface TimelineRow {
+  revision: number;
+  id: string;
+  type: string;
+  recordedAt: string;
+  source: string;
+  actor: string;
+  from: unknown;
+  to: unknown;
+  effects: unknown[];
+  destructive: boolean;
+  correlationId: string;
+  causationId: string | null;
+  machineVersion: number;
+  data: unknown;
+  match: EventMatch;
+  /** SVG ids of the state nodes the event left the machine in (the graph follows the timeline). */
+  toNodes: string[];
+}
+
+export interface FiredEdge {
+  edge: string;
+  label: string;
+  count: number;
+  first: { revision: number; at: string };
+  last: { revision: number; at: string };
+  sources: Record<string, number>;
+  destructive: boolean;
+}
+
+export interface StreamOverview {
+  stream: string;
+  machine: string;
+  version: number;
+  head: number;
+  state: unknown;
+  svg: string;
+  fired: FiredEdge[];
+  visited: string[];
+  divergence: HistoryIndex['divergence'];
+  quarantined: string | undefined;
+  destructiveDecisions: number;
+  matchKinds: Record<string, number>;
+}
+
+const LIMIT = 32;
+
+export class AuditViews {
+  private readonly indexes = new Map<string, HistoryIndex>();
+  private readonly svgs = new Map<string, { key: string; svg: string }>();
+  private readonly cursors = new Map<string, ReplayCursor>();
+  /** One fold per stream at a time: two requests extending one index at once would count events twice. */
+  private readonly queue = new KeyedQueue();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly registry: MachineRegistry,
+  ) {}
+
+  /** The version a stream is drawn with: the one its last event names if registered, else the current one. */
+  async definitionFor(stream: string, version?: number): Promise<MachineDefinition> {
+    const owner = this.registry.forStream(stream);
+    if (version !== undefined) return this.registry.get(owner.id, version);
+    const [last] = await this.store.readStream(stream, { direction: 'backwards', maxCount: 1 });
+    return this.registry.list().find((d) => d.id === owner.id && d.version === last?.metadata.machineVersion) ?? owner;
+  }
+
+  private remember<T>(map: Map<string, T>, key: string, value: T): T {
+    map.delete(key);
+    map.set(key, value);
+    if (map.size > LIMIT) map.delete(map.keys().next().value as string);
+    return value;
+  }
+
+  async index(stream: string, version?: number): Promise<HistoryIndex> {
+    const definition = await this.definitionFor(stream, version);
+    const key = `${stream}@${definition.version}`;
+    return this.queue.run(key, async () => {
+      const cached = this.indexes.get(key);
+      const index = cached && cached.definition === definition ? await extendHistoryIndex(this.store, cached) : await buildHistoryIndex(this.store, stream, { definition });
+      return this.remember(this.indexes, key, index);
+    });
+  }
+
+  async overview(stream: string, version?: number): Promise<StreamOverview> {
+    const index = await this.index(stream, version);
+    const key = `${stream}@${index.definition.version}`;
+    const svgKey = `${index.head}`;
+    let svg = this.svgs.get(key);
+    if (!svg || svg.key !== svgKey) svg = this.remember(this.svgs, key, { key: svgKey, svg: await renderInlineSvg(toDot(index.chart, overlayOf(index))) });
+    const edges = new Map(index.chart.edges.map((e) => [e.id, e]));
+    const fired: FiredEdge[] = [...index.stats.values()]
+      .map((s) => ({ edge: s.edge, label: edges.get(s.edge) ? edgeLabel(edges.get(s.edge) as never) : s.edge, count: s.count, first: s.first, last: s.last, sources: s.sources as Record<string, number>, destructive: (edges.get(s.edge)?.destructive.length ?? 0) > 0 }))
+      .sort((a, b) => a.first.revision - b.first.revision);
+    const matchKinds: Record<string, number> = {};
+    for (const m of index.matches) if (m) matchKinds[m.kind] = (matchKinds[m.kind] ?? 0) + 1;
+    const [last] = await this.store.readStream(stream, { direction: 'backwards', maxCount: 1 });
+    return {
+      stream,
+      machine: index.definition.id,
+      version: index.definition.version,
+      head: index.head,
+      state: last?.metadata.to ?? null,
+      svg: svg.svg,
+      fired,
+      visited: [...index.visited],
+      divergence: index.divergence,
+      quarantined: index.quarantined,
+      destructiveDecisions: index.chains.length,
+      matchKinds,
+    };
+  }
+
+  /** A page of the timeline: at most `limit` events from revision `from`, each with its matched edge. */
+  async timeline(stream: string, from: number, limit: number, version?: number): Promise<{ head: number; from: number; rows: TimelineRow[] }> {
+    const index = await this.index(stream, version);
+    const events = await this.store.readStream(stream, { fromRevision: Math.max(0, from), maxCount: Math.max(1, Math.min(limit, 1000)) });
+    return { head: index.head, from: Math.max(0, from), rows: events.map((e) => rowOf(e, index)) };
+  }
+
+  /** The state as of an event, what it knew and what it had decided then. */
+  async stateAt(stream: string, revision: number, version?: number) {
+    const definition = await this.definitionFor(stream, version);
+    const key = `${stream}@${definition.version}`;
+    const cursor = this.cursors.get(key) ?? this.remember(this.cursors, key, new ReplayCursor(this.store, stream, definition));
+    return frameView(await cursor.at(revision));
+  }
+
+  /** Authorization chains of the destructive decisions, newest first, at most `limit`. */
+  async chains(stream: string, limit = 50, version?: number): Promise<{ total: number; chains: ResolvedChain[] }> {
+    const index = await this.index(stream, version);
+    const chosen = index.chains.slice(-limit).reverse();
+    return { total: index.chains.length, chains: await Promise.all(chosen.map((c) => resolveChain(this.store, stream, c))) };
+  }
+}
+
+export const rowOf = (event: RecordedEvent, index: HistoryIndex): TimelineRow => ({
+  revision: event.revision,
+  id: event.id,
+  type: event.type,
+  recordedAt: event.metadata.recordedAt,
+  source: event.metadata.source,
+  actor: event.metadata.actor,
+  from: event.metadata.from,
+  to: event.metadata.to,
+  effects: event.metadata.effects,
+  destructive: event.metadata.effects.some((e) => index.definition.destructiveEffects?.includes(e.type)),
+  correlationId: event.metadata.correlationId,
+  causationId: event.metadata.causationId,
+  machineVersion: event.metadata.machineVersion,
+  data: event.data,
+  match: index.matches[event.revision] ?? { kind: 'unmatched', edges: [] },
+  toNodes: activeNodeIds(index.chart, event.metadata.to).map(nodeDomId),
+});

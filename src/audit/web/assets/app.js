@@ -1,0 +1,186 @@
+/* Regent audit: the resource page's behaviour (timeline paging, keyboard stepping, edge highlight).
+ * Plain browser JavaScript, no dependencies, no network beyond this server's own /api (and none at
+ * all in a static `regent viz --stream` file, whose timeline is embedded).
+ * Served by src/audit/web/routes.ts; inlined by src/audit/web/pages.ts for static files. */
+/* global document, window, fetch, history, location */
+(function () {
+  'use strict';
+  var dataEl = document.getElementById('regent-data');
+  if (!dataEl) return;
+  var config = JSON.parse(dataEl.textContent);
+  var staticRows = config.rows || null;
+  var firstRevision = staticRows && staticRows.length ? staticRows[0].revision : 0;
+  var head = config.head;
+  var pageSize = config.pageSize || 200;
+  var rows = new Map();
+  var pageFrom = null;
+  var current = null;
+  var ticket = 0;
+  var query = config.version === undefined || config.version === null ? '' : '&version=' + config.version;
+
+  var $ = function (id) { return document.getElementById(id); };
+  var esc = function (text) {
+    return String(text).replace(/[&<>"']/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]; });
+  };
+  var formatState = function (value) {
+    if (value === null || value === undefined) return '∅';
+    if (typeof value === 'string') return value;
+    return Object.keys(value).map(function (k) { return k + '.' + formatState(value[k]); }).join(', ');
+  };
+  var json = function (value) { return JSON.stringify(value, null, 2); };
+  var pageStartOf = function (revision) { return firstRevision + Math.floor((revision - firstRevision) / pageSize) * pageSize; };
+
+  var fetchPage = function (from) {
+    if (staticRows) {
+      return Promise.resolve(staticRows.filter(function (r) { return r.revision >= from && r.revision < from + pageSize; }));
+    }
+    return fetch(config.api + '/timeline?from=' + from + '&limit=' + pageSize + query)
+      .then(function (res) { return res.json(); })
+      .then(function (body) { head = body.head; return body.rows; });
+  };
+
+  var renderRows = function (list) {
+    rows = new Map();
+    var html = list.map(function (r) {
+      rows.set(r.revision, r);
+      var effects = r.effects.map(function (e) { return e.type; }).join(', ');
+      return '<tr data-revision="' + r.revision + '" data-edge="' + esc(r.match.edges[0] || '') + '" class="' + (r.destructive ? 'destructive' : '') + '">' +
+        '<td class="mono">' + r.revision + '</td><td class="mono">' + esc(r.recordedAt) + '</td><td class="type">' + esc(r.type) + '</td>' +
+        '<td><span class="src ' + esc(r.source) + '">' + esc(r.source) + '</span></td>' +
+        '<td>' + esc(formatState(r.from)) + ' → ' + esc(formatState(r.to)) + '</td><td>' + esc(effects) + '</td></tr>';
+    }).join('');
+    $('timeline-rows').innerHTML = html || '<tr><td colspan="6" class="muted">no events</td></tr>';
+    var last = list.length ? list[list.length - 1].revision : pageFrom;
+    $('page-info').textContent = list.length ? 'events ' + list[0].revision + '–' + last + ' of ' + (head + 1) : 'no events';
+  };
+
+  var loadPage = function (from) {
+    from = Math.max(firstRevision, Math.min(from, pageStartOf(Math.max(head, firstRevision))));
+    if (pageFrom === from) return Promise.resolve();
+    return fetchPage(from).then(function (list) { pageFrom = from; renderRows(list); });
+  };
+
+  var edgeElements = function (id) {
+    if (!id) return [];
+    var out = [];
+    [id, 'a_' + id].forEach(function (candidate) {
+      var el = document.getElementById(candidate);
+      if (el) out.push(el);
+    });
+    for (var i = 1; document.getElementById(id + '--' + i); i++) out.push(document.getElementById(id + '--' + i));
+    return out;
+  };
+
+  var highlight = function (row) {
+    document.querySelectorAll('.current, .candidate, .current-state').forEach(function (el) { el.classList.remove('current', 'candidate', 'current-state'); });
+    var kind = row.match.kind;
+    var primary = kind === 'exact' || kind === 'by-state' ? row.match.edges : [];
+    primary.forEach(function (id) { edgeElements(id).forEach(function (el) { el.classList.add('current'); }); });
+    if (kind === 'ambiguous') row.match.edges.forEach(function (id) { edgeElements(id).forEach(function (el) { el.classList.add('candidate'); }); });
+    (row.toNodes || []).forEach(function (id) { var el = document.getElementById(id); if (el) el.classList.add('current-state'); });
+    document.body.dataset.currentEdge = primary[0] || '';
+    document.body.dataset.currentRevision = String(row.revision);
+    var first = edgeElements(primary[0] || row.match.edges[0])[0];
+    if (first && first.scrollIntoView) first.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  };
+
+  var matchText = function (match) {
+    if (match.kind === 'exact') return match.edges.join(', ') + ' (the transition the machine takes on replay)';
+    if (match.kind === 'by-state') return match.edges.join(', ') + ' (matched by recorded from → to and stimulus type: the machine no longer reproduces this history)';
+    if (match.kind === 'ambiguous') return 'ambiguous: ' + match.edges.length + ' candidate transitions (' + match.edges.join(', ') + ')';
+    return 'no transition of this machine version matches';
+  };
+
+  var renderEvent = function (row) {
+    var panel = $('event-panel');
+    panel.dataset.revision = String(row.revision);
+    panel.dataset.edge = row.match.edges[0] || '';
+    var causation = row.causationId ? (rowById(row.causationId) ? '<a href="#rev-' + rowById(row.causationId).revision + '">' + esc(row.causationId) + '</a>' : esc(row.causationId)) : '—';
+    panel.innerHTML = '<h3>Event <span id="event-revision">' + row.revision + '</span> · ' + esc(row.type) + '</h3><dl>' +
+      '<dt>recorded</dt><dd class="mono">' + esc(row.recordedAt) + ' (machine v' + row.machineVersion + ')</dd>' +
+      '<dt>source</dt><dd><span class="src ' + esc(row.source) + '">' + esc(row.source) + '</span> · actor <code>' + esc(row.actor) + '</code></dd>' +
+      '<dt>from → to</dt><dd>' + esc(formatState(row.from)) + ' → ' + esc(formatState(row.to)) + '</dd>' +
+      '<dt>effects</dt><dd>' + (row.effects.length ? '<pre>' + esc(json(row.effects)) + '</pre>' + (row.destructive ? '<b class="verdict bad">destructive</b>' : '') : 'none') + '</dd>' +
+      '<dt>transition</dt><dd class="mono" id="event-edge">' + esc(matchText(row.match)) + '</dd>' +
+      '<dt>correlation</dt><dd class="mono">' + esc(row.correlationId) + '</dd>' +
+      '<dt>causation</dt><dd class="mono">' + causation + '</dd>' +
+      '<dt>stimulus</dt><dd><pre>' + esc(json(row.data)) + '</pre></dd></dl>';
+  };
+
+  var rowById = function (id) {
+    var found = null;
+    rows.forEach(function (r) { if (r.id === id) found = r; });
+    return found;
+  };
+
+  var renderState = function (view, revision) {
+    var panel = $('state-panel');
+    if (!panel || !view) return;
+    panel.dataset.revision = String(revision);
+    panel.innerHTML = '<h3>State as of revision ' + revision + ': ' + esc(formatState(view.state)) + '</h3><dl>' +
+      '<dt>knew</dt><dd>' + (view.lastObservation ? 'last observation, revision <a href="#rev-' + view.lastObservation.revision + '">' + view.lastObservation.revision + '</a> at ' + esc(view.lastObservation.recordedAt) + '<pre>' + esc(json(view.lastObservation.stimulus)) + '</pre>' : 'no observation yet') + '</dd>' +
+      '<dt>decided</dt><dd>' + (view.lastDecision ? 'last decision, revision <a href="#rev-' + view.lastDecision.revision + '">' + view.lastDecision.revision + '</a> ' + esc(view.lastDecision.type) + (view.lastDecision.effects.length ? '<pre>' + esc(json(view.lastDecision.effects)) + '</pre>' : '') : 'no decision yet') + '</dd>' +
+      '<dt>context</dt><dd><pre>' + esc(json(view.context)) + '</pre></dd></dl>';
+  };
+
+  var select = function (revision) {
+    if (head < firstRevision) return Promise.resolve();
+    revision = Math.max(firstRevision, Math.min(head, revision));
+    var mine = ++ticket;
+    return loadPage(pageStartOf(revision)).then(function () {
+      if (mine !== ticket) return;
+      var row = rows.get(revision);
+      if (!row) return;
+      current = revision;
+      document.querySelectorAll('#timeline-rows tr.selected').forEach(function (tr) { tr.classList.remove('selected'); });
+      var tr = document.querySelector('#timeline-rows tr[data-revision="' + revision + '"]');
+      if (tr) { tr.classList.add('selected'); if (tr.scrollIntoView) tr.scrollIntoView({ block: 'nearest' }); }
+      highlight(row);
+      renderEvent(row);
+      if (history.replaceState) history.replaceState(null, '', '#rev-' + revision);
+      if (!staticRows) {
+        fetch(config.api + '/state?at=' + revision + query).then(function (res) { return res.json(); }).then(function (view) {
+          if (mine === ticket) renderState(view, revision);
+        });
+      }
+    });
+  };
+
+  var fromHash = function () {
+    var m = /^#rev-(\d+)$/.exec(location.hash);
+    return m ? Number(m[1]) : null;
+  };
+
+  document.addEventListener('keydown', function (event) {
+    var tag = event.target && event.target.tagName;
+    if (tag === 'INPUT' || tag === 'TEXTAREA') return;
+    if (current === null) return;
+    if (event.key === 'ArrowRight') { event.preventDefault(); select(current + 1); }
+    else if (event.key === 'ArrowLeft') { event.preventDefault(); select(current - 1); }
+    else if (event.key === 'Home') { event.preventDefault(); select(firstRevision); }
+    else if (event.key === 'End') { event.preventDefault(); select(head); }
+  });
+  $('timeline-rows').addEventListener('click', function (event) {
+    var tr = event.target.closest('tr[data-revision]');
+    if (tr) select(Number(tr.dataset.revision));
+  });
+  document.querySelectorAll('tr.fired-edge').forEach(function (tr) {
+    tr.addEventListener('click', function () { select(Number(tr.dataset.first)); });
+  });
+  var page = function (delta) { return function () { loadPage((pageFrom === null ? firstRevision : pageFrom) + delta * pageSize); }; };
+  $('page-first').addEventListener('click', function () { loadPage(firstRevision); });
+  $('page-prev').addEventListener('click', page(-1));
+  $('page-next').addEventListener('click', page(1));
+  $('page-last').addEventListener('click', function () { loadPage(pageStartOf(head)); });
+  $('goto').addEventListener('submit', function (event) {
+    event.preventDefault();
+    var value = Number($('goto-revision').value);
+    if (!Number.isNaN(value)) select(value);
+  });
+  window.addEventListener('hashchange', function () {
+    var revision = fromHash();
+    if (revision !== null && revision !== current) select(revision);
+  });
+  var start = fromHash();
+  select(start === null ? head : start).then(function () { document.body.dataset.ready = 'true'; });
+})();

@@ -1,0 +1,148 @@
+/**
+ * The audit pages as HTML strings: machine list and resource list, a machine's statechart with its
+ * static checks, and a resource page (overlay, timeline, event and state panels, fired transitions,
+ * authorization chains). Server-rendered; the page's behaviour is assets/app.js. The same resource
+ * page is written as one self-contained file by `regent viz --stream --out file.html` (assets
+ * inlined, timeline embedded): no page ever loads anything from another origin.
+ */
+import { formatState } from '../../cli/format.js';
+import type { StateValue } from '../../events/envelope.js';
+import type { MachineDefinition } from '../../../machines/definition.js';
+import type { MachineCheckReport } from '../checks/rules.js';
+import type { ResolvedChain } from '../history/chain.js';
+import type { StreamOverview, TimelineRow } from '../history/views.js';
+
+export const esc = (text: unknown): string =>
+  String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+
+/** JSON safe inside a <script> element. */
+const scriptJson = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+
+export interface PageOptions {
+  /** Path prefix the routes are mounted under ('' at the root). */
+  base: string;
+  /** Linked from the server, or inlined for a static file. */
+  assets: 'linked' | { css: string; js: string };
+}
+
+const state = (value: unknown): string => esc(formatState(value as StateValue));
+const streamHref = (o: PageOptions, stream: string) => `${o.base}/streams/${encodeURIComponent(stream)}`;
+const machineHref = (o: PageOptions, id: string, version?: number) => `${o.base}/machines/${encodeURIComponent(id)}${version === undefined ? '' : `?version=${version}`}`;
+
+export const layout = (title: string, header: string, body: string, o: PageOptions, script = ''): string => {
+  const css = o.assets === 'linked' ? `<link rel="stylesheet" href="${o.base}/assets/app.css">` : `<style>${o.assets.css}</style>`;
+  const js = !script ? '' : o.assets === 'linked' ? `${script}<script src="${o.base}/assets/app.js" defer></script>` : `${script}<script>${o.assets.js.replace(/<\/script/gi, '<\\/script')}</script>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; connect-src 'self'">
+<title>${esc(title)}</title>${css}</head>
+<body><header class="top">${header}</header><main>${body}</main>${js}</body></html>`;
+};
+
+export interface StreamListRow {
+  stream: string;
+  head: number;
+  machine: string | undefined;
+  state: unknown;
+  updatedAt: string | undefined;
+}
+
+export const indexPage = (machines: readonly MachineDefinition[], streams: readonly StreamListRow[], paging: { page: number; pages: number; total: number }, o: PageOptions): string => {
+  const machineRows = machines
+    .map((d) => `<tr><td><a href="${machineHref(o, d.id, d.version)}">${esc(d.id)}</a></td><td>v${d.version}</td><td><code>${esc(d.streamPrefix)}</code></td><td>${esc(d.destructiveEffects?.join(', ') ?? '')}</td><td>${esc(d.description)}</td></tr>`)
+    .join('');
+  const streamRows = streams
+    .map((s) => `<tr><td><a href="${streamHref(o, s.stream)}">${esc(s.stream)}</a></td><td>${esc(s.machine ?? '')}</td><td><b>${state(s.state)}</b></td><td class="mono">${s.head}</td><td class="mono">${esc(s.updatedAt ?? '')}</td></tr>`)
+    .join('');
+  const pager =
+    paging.pages > 1
+      ? `<p class="pager">${paging.page > 1 ? `<a href="${o.base}/?page=${paging.page - 1}">◀ previous</a>` : ''} page ${paging.page} of ${paging.pages} ${paging.page < paging.pages ? `<a href="${o.base}/?page=${paging.page + 1}">next ▶</a>` : ''}</p>`
+      : '';
+  return layout(
+    'Regent audit',
+    '<h1>Regent audit</h1><div class="crumbs">machines, resources and their histories</div>',
+    `<h2>Machines</h2><table id="machines"><thead><tr><th>machine</th><th>version</th><th>streams</th><th>destructive effects</th><th>lifecycle</th></tr></thead><tbody>${machineRows}</tbody></table>
+<h2>Resources (${paging.total})</h2>${pager}<table id="streams"><thead><tr><th>stream</th><th>machine</th><th>current state</th><th>revision</th><th>updated</th></tr></thead><tbody>${streamRows || '<tr><td colspan="5" class="muted">no streams in the store</td></tr>'}</tbody></table>${pager}`,
+    o,
+  );
+};
+
+export const machinePage = (definition: MachineDefinition, svg: string, versions: readonly number[], checks: MachineCheckReport | undefined, o: PageOptions): string => {
+  const others = versions.filter((v) => v !== definition.version).map((v) => `<a href="${machineHref(o, definition.id, v)}">v${v}</a>`).join(' ');
+  const checkRows = (checks?.results ?? [])
+    .map((r) => {
+      const example = r.counterexample
+        ? `<pre>${esc(r.counterexample.problem)}\n${r.counterexample.path.map((s, i) => `${i + 1}. ${s.event.type} (${s.event.source})  ${formatState(s.from as StateValue)} → ${formatState(s.to as StateValue)}${s.outcome ? ` / ${s.outcome}` : ''}${s.effects.length ? ` ! ${s.effects.join(', ')}` : ''}`).map(esc).join('\n')}</pre>`
+        : r.unreachable?.length
+          ? `<pre>unreachable: ${esc(r.unreachable.join(', '))}</pre>`
+          : '';
+      return `<tr><td class="verdict ${r.status === 'fail' ? 'bad' : 'ok'}">${r.status}</td><td>${esc(r.title)} <code>${r.id}</code></td><td>${esc(r.detail)}${example}</td></tr>`;
+    })
+    .join('');
+  return layout(
+    `${definition.id} v${definition.version}`,
+    `<h1>${esc(definition.id)} v${definition.version}</h1><div class="crumbs"><a href="${o.base}/">Regent audit</a> › machine ${others ? `· other versions: ${others}` : ''}</div><div class="summary">${esc(definition.description)}</div>`,
+    `<div class="graph" id="graph">${svg}</div>
+<h2>Static checks</h2>${checks ? `<p class="muted">${checks.states} states, ${checks.edges} transitions explored</p><table id="checks"><tbody>${checkRows}</tbody></table>` : '<p class="muted">no checks run</p>'}`,
+    o,
+  );
+};
+
+const chainHtml = (chain: ResolvedChain): string => {
+  const { type, ...params } = chain.effect;
+  const decision = chain.links.find((l) => l.role === 'decision');
+  const items = chain.links
+    .map((l) => {
+      const rev = l.revision >= 0 ? `<a href="#rev-${l.revision}">rev ${l.revision}</a>` : 'rev ?';
+      const who = l.type ? ` ${esc(l.type)} <span class="src ${esc(l.source)}">${esc(l.source)}</span> <code>${esc(l.actor)}</code> ${esc(l.recordedAt)}` : '';
+      const data = l.data === undefined ? '' : `<pre>${esc(JSON.stringify(l.data))}</pre>`;
+      return `<li data-role="${l.role}"><b>${l.role}</b> ${rev}${who}<br><span class="muted">${esc(l.note)}</span>${data}</li>`;
+    })
+    .join('');
+  const problems = chain.problems.map((p) => `<li class="verdict bad">${esc(p)}</li>`).join('');
+  return `<div class="chain ${chain.authorised ? '' : 'bad'}" data-decision="${decision?.revision ?? ''}"><b>${esc(type)}</b> <code>${esc(JSON.stringify(params))}</code> decided at ${decision ? `<a href="#rev-${decision.revision}">revision ${decision.revision}</a>` : '?'}: <span class="verdict ${chain.authorised ? 'ok' : 'bad'}">${chain.authorised ? 'authorised' : 'NOT authorised'}</span><ol>${items}</ol>${problems ? `<ul>${problems}</ul>` : ''}</div>`;
+};
+
+export interface StreamPageData {
+  overview: StreamOverview;
+  chains: { total: number; chains: ResolvedChain[] };
+  pageSize: number;
+  /** Server mode: where the page fetches timeline pages and states. */
+  api?: string;
+  /** Server mode: the machine version asked for with ?version=N (overlay with another version). */
+  version?: number;
+  /** Static mode: the embedded timeline (possibly the last part of a long history). */
+  rows?: TimelineRow[];
+  /** Static mode: how many earlier events were left out. */
+  omitted?: number;
+}
+
+export const streamPage = (data: StreamPageData, o: PageOptions): string => {
+  const v = data.overview;
+  const banners: string[] = [];
+  if (v.divergence) banners.push(`<div class="banner bad" id="divergence">${esc(v.machine)} v${v.version} does not reproduce this history from revision ${v.divergence.revision} (recorded ${state(v.divergence.expected)}, recomputed ${state(v.divergence.actual)}): from there on, events are matched to edges by their recorded from → to and stimulus type only.</div>`);
+  if (v.quarantined) banners.push(`<div class="banner bad">quarantined: ${esc(v.quarantined)}</div>`);
+  if ((v.matchKinds.ambiguous ?? 0) > 0 || (v.matchKinds.unmatched ?? 0) > 0) banners.push(`<div class="banner">${v.matchKinds.ambiguous ?? 0} event(s) match several transitions, ${v.matchKinds.unmatched ?? 0} match none: they are shown with every candidate.</div>`);
+  if (data.omitted) banners.push(`<div class="banner">This file embeds the last ${data.rows?.length ?? 0} events; ${data.omitted} earlier ones are counted in the overlay but not listed (use <code>regent serve</code> to page through all of them).</div>`);
+  const fired = v.fired
+    .map((f) => `<tr class="fired-edge ${f.destructive ? 'destructive' : ''}" data-edge="${esc(f.edge)}" data-first="${f.first.revision}"><td>${esc(f.label)}</td><td>${f.count}</td><td>${Object.entries(f.sources).map(([s, n]) => `<span class="src ${esc(s)}">${esc(s)} ${n}</span>`).join(' ')}</td><td class="mono"><a href="#rev-${f.first.revision}">${f.first.revision}</a> ${esc(f.first.at)}</td><td class="mono"><a href="#rev-${f.last.revision}">${f.last.revision}</a> ${esc(f.last.at)}</td></tr>`)
+    .join('');
+  const config = { stream: v.stream, head: v.head, pageSize: data.pageSize, api: data.api, version: data.version, rows: data.rows };
+  const body = `<div class="stream-layout">
+<section class="graph" id="graph">${v.svg}</section>
+<div class="side">
+<section class="panel" id="event-panel" data-revision=""><h3>Event</h3><p class="muted">select an event</p></section>
+${data.api ? '<section class="panel" id="state-panel" data-revision=""><h3>State</h3></section>' : ''}
+<section class="panel"><h3>Timeline</h3><div class="keys">← / → step through events (the graph follows) · Home / End · click a row · deep link: <code>#rev-N</code></div>
+<div class="pager"><button id="page-first" type="button">⏮</button><button id="page-prev" type="button">◀</button><span id="page-info"></span><button id="page-next" type="button">▶</button><button id="page-last" type="button">⏭</button>
+<form id="goto"><input id="goto-revision" type="number" min="0" placeholder="revision"><button type="submit">go</button></form></div>
+<div class="timeline-wrap"><table><thead><tr><th>rev</th><th>time</th><th>type</th><th>source</th><th>from → to</th><th>effects</th></tr></thead><tbody id="timeline-rows"></tbody></table></div></section>
+</div></div>
+<h2>Fired transitions (${v.fired.length})</h2><table id="fired"><thead><tr><th>transition</th><th>count</th><th>sources</th><th>first</th><th>last</th></tr></thead><tbody>${fired || '<tr><td colspan="5" class="muted">none</td></tr>'}</tbody></table>
+<h2>Authorization chains (${data.chains.total} destructive decision${data.chains.total === 1 ? '' : 's'}${data.chains.total > data.chains.chains.length ? `, newest ${data.chains.chains.length} shown` : ''})</h2>
+<p class="muted">For each destructive effect: the arm that recorded the intent, the durable state the decision read back, the decision with the fresh observation it decided on, and the results it caused (causation links).</p>
+<div id="chains">${data.chains.chains.map(chainHtml).join('') || '<p class="muted">no destructive effect in this history</p>'}</div>`;
+  const header = `<h1>${esc(v.stream)}</h1><div class="crumbs">${o.assets === 'linked' ? `<a href="${o.base}/">Regent audit</a> › ` : ''}${o.assets === 'linked' ? `<a href="${machineHref(o, v.machine, v.version)}">${esc(v.machine)} v${v.version}</a>` : `${esc(v.machine)} v${v.version}`}</div>
+<div class="summary">current state <b id="current-state">${state(v.state)}</b> · ${v.head + 1} event(s) · ${v.fired.length} transition(s) fired · ${v.destructiveDecisions} destructive decision(s)</div>${banners.join('')}`;
+  return layout(`${v.stream} — Regent audit`, header, body, o, `<script type="application/json" id="regent-data">${scriptJson(config)}</script>`);
+};

@@ -1,0 +1,147 @@
+/**
+ * The audit web routes as one `node:http` handler, mountable inside another server (the control
+ * plane's `regent serve`) or served alone (server.ts). No module-level state: each call makes its own
+ * caches. Every asset comes from this handler; pages reference nothing on another origin.
+ *
+ *   GET /                                  machines and resources (?page=N, 100 per page)
+ *   GET /machines/<id>[?version=N]         statechart and static checks;  /machines/<id>.svg: the SVG
+ *   GET /streams/<stream>[?version=N]      resource page: overlay, timeline, stepping; #rev-N deep links
+ *   GET /api/streams                       resources as JSON
+ *   GET /api/streams/<stream>/timeline?from=R&limit=N     a timeline page (at most 1000)
+ *   GET /api/streams/<stream>/state?at=R   state, context, last observation and decision as of R
+ *   GET /api/streams/<stream>/chains       authorization chains of destructive effects
+ *   GET /assets/app.js, /assets/app.css
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
+import type { EventStore } from '../../store/port.js';
+import type { RecordedEvent } from '../../events/envelope.js';
+import { UnknownMachine, type MachineRegistry } from '../../../machines/registry.js';
+import { AuditViews } from '../history/views.js';
+import { statechartOfDefinition } from '../graph/statechart.js';
+import { toDot } from '../graph/dot.js';
+import { renderInlineSvg, renderSvg } from '../graph/render.js';
+import { checkMachine, type MachineCheckReport } from '../checks/rules.js';
+import { indexPage, machinePage, streamPage, type PageOptions, type StreamListRow } from './pages.js';
+
+export interface AuditRoutesOptions {
+  store: EventStore;
+  registry: MachineRegistry;
+  /** Mount point, e.g. `/audit`; default '' (the root). */
+  basePath?: string;
+  /** Timeline rows per page; default 200. */
+  pageSize?: number;
+}
+
+export type AuditHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+
+export const assetText = (name: 'app.js' | 'app.css'): string => readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
+
+class NotFound extends Error {}
+
+const send = (res: ServerResponse, status: number, type: string, body: string) => {
+  res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  res.end(body);
+};
+const sendJson = (res: ServerResponse, body: unknown, status = 200) => send(res, status, 'application/json', JSON.stringify(body));
+
+const intParam = (url: URL, name: string, fallback: number): number => {
+  const raw = url.searchParams.get(name);
+  return raw !== null && /^-?\d+$/.test(raw) ? Number(raw) : fallback;
+};
+const versionParam = (url: URL): number | undefined => {
+  const raw = url.searchParams.get('version');
+  return raw !== null && /^\d+$/.test(raw) ? Number(raw) : undefined;
+};
+
+export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => {
+  const { store, registry } = options;
+  const base = (options.basePath ?? '').replace(/\/$/, '');
+  const pageSize = options.pageSize ?? 200;
+  const views = new AuditViews(store, registry);
+  const page: PageOptions = { base, assets: 'linked' };
+  const assets = { js: assetText('app.js'), css: assetText('app.css') };
+  const checks = new Map<string, MachineCheckReport>();
+
+  const streamList = async (): Promise<StreamListRow[]> => {
+    const infos = await store.listStreams();
+    return infos.map((info) => ({ stream: info.stream, head: info.head, machine: undefined, state: undefined, updatedAt: undefined }));
+  };
+  const withLast = async (rows: StreamListRow[]): Promise<StreamListRow[]> =>
+    Promise.all(
+      rows.map(async (row) => {
+        const [last] = (await store.readStream(row.stream, { direction: 'backwards', maxCount: 1 })) as [RecordedEvent?];
+        return { ...row, machine: last?.metadata.machine, state: last?.metadata.to, updatedAt: last?.metadata.recordedAt };
+      }),
+    );
+  const requireStream = async (stream: string) => {
+    if ((await store.streamHead(stream)) === undefined) throw new NotFound(`no stream ${stream}`);
+  };
+
+  const route = async (req: IncomingMessage, res: ServerResponse, url: URL, path: string): Promise<boolean> => {
+    if (path === '/' || path === '') {
+      const all = await streamList();
+      const pages = Math.max(1, Math.ceil(all.length / 100));
+      const n = Math.min(Math.max(1, intParam(url, 'page', 1)), pages);
+      const rows = await withLast(all.slice((n - 1) * 100, n * 100));
+      send(res, 200, 'text/html', indexPage(registry.list(), rows, { page: n, pages, total: all.length }, page));
+      return true;
+    }
+    if (path === '/assets/app.js') return send(res, 200, 'text/javascript', assets.js), true;
+    if (path === '/assets/app.css') return send(res, 200, 'text/css', assets.css), true;
+    if (path === '/api/streams') {
+      sendJson(res, await withLast(await streamList()));
+      return true;
+    }
+    let m = /^\/machines\/([^/]+?)(\.svg)?$/.exec(path);
+    if (m) {
+      const id = decodeURIComponent(m[1] as string);
+      const definition = registry.get(id, versionParam(url));
+      if (m[2]) return send(res, 200, 'image/svg+xml', await renderSvg(toDot(statechartOfDefinition(definition)))), true;
+      const key = `${definition.id}@${definition.version}`;
+      const report = checks.get(key) ?? checkMachine(definition);
+      checks.set(key, report);
+      const versions = registry.list().filter((d) => d.id === id).map((d) => d.version);
+      send(res, 200, 'text/html', machinePage(definition, await renderInlineSvg(toDot(statechartOfDefinition(definition))), versions, report, page));
+      return true;
+    }
+    m = /^\/streams\/([^/]+)$/.exec(path);
+    if (m) {
+      const stream = decodeURIComponent(m[1] as string);
+      await requireStream(stream);
+      const version = versionParam(url);
+      const overview = await views.overview(stream, version);
+      const chains = await views.chains(stream, 50, version);
+      const api = `${base}/api/streams/${encodeURIComponent(stream)}`;
+      send(res, 200, 'text/html', streamPage({ overview, chains, pageSize, api, version }, page));
+      return true;
+    }
+    m = /^\/api\/streams\/([^/]+)\/(timeline|state|chains)$/.exec(path);
+    if (m) {
+      const stream = decodeURIComponent(m[1] as string);
+      await requireStream(stream);
+      const version = versionParam(url);
+      if (m[2] === 'timeline') sendJson(res, await views.timeline(stream, intParam(url, 'from', 0), intParam(url, 'limit', pageSize), version));
+      else if (m[2] === 'state') sendJson(res, await views.stateAt(stream, intParam(url, 'at', Number.MAX_SAFE_INTEGER), version));
+      else sendJson(res, await views.chains(stream, intParam(url, 'limit', 50), version));
+      return true;
+    }
+    return false;
+  };
+
+  return async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (base && url.pathname !== base && !url.pathname.startsWith(`${base}/`)) return false;
+    const path = url.pathname.slice(base.length) || '/';
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    try {
+      return await route(req, res, url, path);
+    } catch (error) {
+      const status = error instanceof NotFound || error instanceof UnknownMachine ? 404 : 500;
+      const message = error instanceof Error ? error.message : String(error);
+      if (path.startsWith('/api/')) sendJson(res, { error: message }, status);
+      else send(res, status, 'text/plain', message);
+      return true;
+    }
+  };
+};

@@ -1,0 +1,52 @@
+/**
+ * The audit pages served alone on a local port (`regent serve`). Binds 127.0.0.1 by default; the
+ * caller owns the process (signals, exit): `close()` stops listening and ends open connections.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { EventStore } from '../../store/port.js';
+import type { MachineRegistry } from '../../../machines/registry.js';
+import { createAuditRoutes } from './routes.js';
+
+export interface AuditServer {
+  url: string;
+  port: number;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export const startAuditServer = async (options: { port?: number; host?: string; store: EventStore; registry: MachineRegistry; pageSize?: number }): Promise<AuditServer> => {
+  const handle = createAuditRoutes({ store: options.store, registry: options.registry, pageSize: options.pageSize });
+  const server = createServer((req, res) => {
+    handle(req, res)
+      .then((handled) => {
+        if (!handled && !res.headersSent) {
+          res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+          res.end('not found');
+        }
+      })
+      .catch((error: unknown) => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end(error instanceof Error ? error.message : 'internal error');
+      });
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${host}:${port}/`,
+    port,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+};
