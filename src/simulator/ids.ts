@@ -23,9 +23,9 @@ export function macAddress(): string {
 }
 
 /** `2024-05-01T10:00:00Z` — Nova created/updated, Glance, Neutron, Octavia. */
-export const isoSeconds = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+export const isoSeconds = (ms: number): string => `${new Date(ms).toISOString().slice(0, 19)}Z`;
 /** `2024-05-01T10:00:00.000000` — Nova launched_at, Cinder timestamps (no zone). */
-export const isoMicros = (ms: number): string => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000');
+export const isoMicros = (ms: number): string => `${new Date(ms).toISOString().slice(0, 23)}000`;
 /** `2024-05-01T10:00:00.000000Z` — Keystone expires_at / issued_at. */
 export const isoMicrosZ = (ms: number): string => `${isoMicros(ms)}Z`;
 

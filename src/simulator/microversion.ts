@@ -32,11 +32,17 @@ export const parseVersion = (s: string): Version | null => {
 export const cmp = (a: Version, b: Version): number => a.major - b.major || a.minor - b.minor;
 export const fmt = (v: Version): string => `${v.major}.${v.minor}`;
 
-/** True when the negotiated version is at least `v` ("2.47"). */
+const literals = new Map<string, Version>();
+
+/** True when the negotiated version is at least `v` ("2.47"). Literals are parsed once (hot in list views). */
 export function atLeast(mv: Version, v: string): boolean {
-  const b = parseVersion(v);
-  if (!b) throw new Error(`bad version literal ${v}`);
-  return cmp(mv, b) >= 0;
+  let b = literals.get(v);
+  if (!b) {
+    const parsed = parseVersion(v);
+    if (!parsed) throw new Error(`bad version literal ${v}`);
+    literals.set(v, (b = parsed));
+  }
+  return mv.major > b.major || (mv.major === b.major && mv.minor >= b.minor);
 }
 
 const NONE: Version = { major: 0, minor: 0 };

@@ -171,15 +171,15 @@ function send(res: ServerResponse, method: string, status: number, body: unknown
   raw?: Buffer | string, contentType?: string, service?: ServiceName): void {
   const h: Record<string, string> = { 'X-Openstack-Request-Id': rid, ...headers };
   if (service === 'nova') h['X-Compute-Request-Id'] = rid;
-  let payload: Buffer | undefined;
+  let payload: Buffer | string | undefined;
   if (raw !== undefined) {
-    payload = Buffer.isBuffer(raw) ? raw : Buffer.from(raw, 'utf8');
+    payload = raw;
     h['Content-Type'] = contentType ?? 'application/octet-stream';
   } else if (body !== undefined && status !== 204) {
-    payload = Buffer.from(JSON.stringify(body), 'utf8');
+    payload = JSON.stringify(body);
     h['Content-Type'] = contentType ?? 'application/json';
   }
-  h['Content-Length'] = String(payload?.length ?? 0);
+  h['Content-Length'] = String(payload === undefined ? 0 : typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length);
   res.writeHead(status, h);
   res.end(method === 'HEAD' ? undefined : payload);
 }

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { AxiosResponse } from 'axios';
 import { SEED } from '../../src/simulator/index.js';
 import { bootServer, getServer, harness, http } from './helpers.js';
 import type { Harness } from './helpers.js';
@@ -113,7 +114,7 @@ describe('simulator: Nova servers', () => {
     const all: string[] = [];
     let url: string | undefined = `${hs.nova}/servers/detail?limit=2`;
     while (url) {
-      const r = await http.get(url, { headers: h });
+      const r: AxiosResponse = await http.get(url, { headers: h });
       all.push(...r.data.servers.map((s: { name: string }) => s.name));
       url = r.data.servers_links?.[0]?.href;
     }

@@ -6,6 +6,7 @@ import type { Sim } from '../state.js';
 import { isObj, member, optArray, optBool, optStr, optStrList, reqStr } from '../validate.js';
 import { listResponse, nerr, oneResponse, registerTags, requireMember, stdView, touch, visible } from './common.js';
 import type { Port } from './model.js';
+import { contains, parseCidr, parseIp } from './ip.js';
 import { allocateIp, findNetwork, releaseIp } from './networks.js';
 import { ensureDefaultSecurityGroup } from './security-groups.js';
 
@@ -57,10 +58,8 @@ function allocateAll(sim: Sim, networkId: string, wanted: NewPort['fixedIps']): 
       let s = w.subnet_id !== undefined ? nt.subnets.get(w.subnet_id) : undefined;
       if (w.subnet_id !== undefined && (!s || s.networkId !== networkId)) throw nerr(400, 'InvalidInput', `Invalid input for operation: Failed to create port on network ${networkId}, because fixed_ips included invalid subnet ${w.subnet_id}.`);
       if (!s && w.ip_address !== undefined) {
-        s = net.subnetIds.map((id) => nt.subnets.get(id)).find((x) => {
-          if (!x) return false;
-          try { allocateIp(sim, x, w.ip_address); releaseIp(sim, x.id, w.ip_address as string); return true; } catch { return false; }
-        });
+        const ip = parseIp(w.ip_address);
+        s = ip ? net.subnetIds.map((id) => nt.subnets.get(id)).find((x) => x !== undefined && contains(parseCidr(x.cidr), ip.value) && parseCidr(x.cidr).version === ip.version) : undefined;
         if (!s) throw nerr(400, 'InvalidIpForNetwork', `IP address ${w.ip_address} is not a valid IP for any of the subnets on the specified network.`);
       }
       if (!s) throw nerr(400, 'InvalidInput', 'Invalid input for operation: fixed_ips entries need subnet_id or ip_address.');

@@ -39,6 +39,19 @@ export function statusMatches(s: Server, wanted: string[]): boolean {
   return wanted.some((w) => w.toUpperCase() === st);
 }
 
+const hostIds = new Map<string, string>();
+/** Nova's hostId: sha224(project + host); memoised because list views render thousands of servers. */
+function hostId(projectId: string, host: string): string {
+  const key = `${projectId}${host}`;
+  let v = hostIds.get(key);
+  if (v === undefined) {
+    v = sha224(key);
+    if (hostIds.size > 10_000) hostIds.clear();
+    hostIds.set(key, v);
+  }
+  return v;
+}
+
 const PROGRESS = new Set(['ACTIVE', 'BUILD', 'REBUILD', 'RESIZE', 'VERIFY_RESIZE', 'MIGRATING']);
 
 export function serverLinks(sim: Sim, id: string): unknown[] {
@@ -60,6 +73,7 @@ export function addresses(sim: Sim, s: Server, extended: boolean): Record<string
       const version = f.ip_address.includes(':') ? 6 : 4;
       list.push(extended ? { version, addr: f.ip_address, 'OS-EXT-IPS:type': 'fixed', 'OS-EXT-IPS-MAC:mac_addr': port.macAddress } : { version, addr: f.ip_address });
     }
+    if (nt.floatingIps.size === 0) continue;
     for (const fip of nt.floatingIps.values()) {
       if (fip.portId !== port.id) continue;
       list.push(extended ? { version: 4, addr: fip.floatingIpAddress, 'OS-EXT-IPS:type': 'floating', 'OS-EXT-IPS-MAC:mac_addr': port.macAddress } : { version: 4, addr: fip.floatingIpAddress });
@@ -76,7 +90,7 @@ export function serverView(ctx: Ctx, s: Server, opts: { withGroups?: boolean } =
   const f = s.flavor;
   const v: Record<string, unknown> = {
     id: s.id, name: s.name, status, tenant_id: s.projectId, user_id: s.userId, metadata: { ...s.metadata },
-    hostId: s.host ? sha224(`${s.projectId}${s.host}`) : '',
+    hostId: s.host ? hostId(s.projectId, s.host) : '',
     image: s.imageId === '' ? '' : { id: s.imageId, links: [{ rel: 'bookmark', href: sim.url(`/compute/images/${s.imageId}`) }] },
     flavor: atLeast(mv, '2.47')
       ? { vcpus: f.vcpus, ram: f.ram, disk: f.disk, ephemeral: f.ephemeral, swap: f.swap, original_name: f.name, extra_specs: { ...f.extraSpecs } }
