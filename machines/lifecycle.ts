@@ -37,6 +37,8 @@ export const lifecycleStimulus = () =>
       /** What to create: the resolved request (ids, names, sizes). Never secrets. */
       desired: t.UnknownRecord,
     }),
+    /** The resource's spec does not decode: nothing is done until a valid generation arrives. */
+    t.type({ type: t.literal('specRejected'), source: t.literal('reconciler'), generation: t.number, problems: t.array(t.string) }),
     t.type({ type: t.literal('created'), source: t.literal('effect'), id: t.string }),
     t.type({ type: t.literal('createRejected'), source: t.literal('effect'), status: t.number, reason: t.string }),
     t.type({ type: t.literal('deleteAccepted'), source: t.literal('effect') }),
@@ -53,6 +55,8 @@ export interface LifecycleContext {
   /** Generation at which creation failed; a newer generation retries. */
   failedGeneration: number | null;
   lastError: string | null;
+  /** Why the current spec was refused (which fields are wrong); null when the spec decodes. */
+  specProblems: { generation: number; problems: string[] } | null;
 }
 
 export interface LifecycleOptions {
@@ -99,6 +103,8 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
         lastError: 'reason' in event ? `${event.reason} (${event.status})` : context.lastError,
       })),
       recordDeleteError: assign(({ event }) => ({ lastError: 'reason' in event ? `${event.reason} (${event.status})` : null })),
+      recordSpecProblems: assign(({ event }) => (event.type === 'specRejected' ? { specProblems: { generation: event.generation, problems: event.problems } } : {})),
+      clearSpecProblems: assign({ specProblems: null }),
       resetAttempts: assign({ createAttempts: 0, createdForGeneration: null, failedGeneration: null, lastError: null }),
       forget: assign({ resourceId: null }),
     },
@@ -113,28 +119,32 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
     },
   }).createMachine({
     id: options.id,
-    context: { resourceId: null, createAttempts: 0, createdForGeneration: null, failedGeneration: null, lastError: null },
+    context: { resourceId: null, createAttempts: 0, createdForGeneration: null, failedGeneration: null, lastError: null, specProblems: null },
+    on: {
+      // Any state: a spec that does not decode is recorded, and nothing else happens to the resource.
+      specRejected: { actions: ['recordSpecProblems', outcome('specRejected')] },
+    },
     initial: 'absent',
     states: {
       absent: {
         on: {
           reconcile: [
-            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: outcome('nothingToDelete') },
-            { guard: 'deletionRequested', target: 'deleting', actions: ['adopt', remove, outcome('deleteSubmitted')] },
-            { guard: 'observedPresent', target: 'present', actions: ['adopt', outcome('adopted')] }, // L1
-            { target: 'creating', actions: ['countAttempt', create, outcome('createSubmitted')] }, // L2
+            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['clearSpecProblems', outcome('nothingToDelete')] },
+            { guard: 'deletionRequested', target: 'deleting', actions: ['clearSpecProblems', 'adopt', remove, outcome('deleteSubmitted')] },
+            { guard: 'observedPresent', target: 'present', actions: ['clearSpecProblems', 'adopt', outcome('adopted')] }, // L1
+            { target: 'creating', actions: ['clearSpecProblems', 'countAttempt', create, outcome('createSubmitted')] }, // L2
           ],
         },
       },
       creating: {
         on: {
           reconcile: [
-            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: outcome('nothingToDelete') },
-            { guard: 'deletionRequested', target: 'deleting', actions: ['adopt', remove, outcome('deleteSubmitted')] },
-            { guard: 'observedPresent', target: 'present', actions: ['adopt', outcome('observedCreated')] }, // L1
-            { guard: 'attemptsExhausted', target: 'failed', actions: ['recordFailure', outcome('createExhausted')] },
+            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['clearSpecProblems', outcome('nothingToDelete')] },
+            { guard: 'deletionRequested', target: 'deleting', actions: ['clearSpecProblems', 'adopt', remove, outcome('deleteSubmitted')] },
+            { guard: 'observedPresent', target: 'present', actions: ['clearSpecProblems', 'adopt', outcome('observedCreated')] }, // L1
+            { guard: 'attemptsExhausted', target: 'failed', actions: ['clearSpecProblems', 'recordFailure', outcome('createExhausted')] },
             // L2: a fresh observation of absence after a decided create: the create never landed
-            { target: 'creating', reenter: true, actions: ['countAttempt', create, outcome('createResubmitted')] },
+            { target: 'creating', reenter: true, actions: ['clearSpecProblems', 'countAttempt', create, outcome('createResubmitted')] },
           ],
           created: { target: 'present', actions: ['recordCreated', outcome('created')] },
           createRejected: { target: 'failed', actions: ['recordFailureNow', outcome('createRejected')] },
@@ -143,10 +153,10 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       present: {
         on: {
           reconcile: [
-            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['forget', outcome('nothingToDelete')] },
-            { guard: 'deletionRequested', target: 'deleting', actions: ['adopt', remove, outcome('deleteSubmitted')] }, // L3
-            { guard: 'observedAbsent', target: 'absent', actions: ['forget', 'resetAttempts', outcome('vanished')] },
-            { actions: ['adopt', outcome('present')] },
+            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['clearSpecProblems', 'forget', outcome('nothingToDelete')] },
+            { guard: 'deletionRequested', target: 'deleting', actions: ['clearSpecProblems', 'adopt', remove, outcome('deleteSubmitted')] }, // L3
+            { guard: 'observedAbsent', target: 'absent', actions: ['clearSpecProblems', 'forget', 'resetAttempts', outcome('vanished')] },
+            { actions: ['clearSpecProblems', 'adopt', outcome('present')] },
           ],
           created: { actions: 'recordCreated' },
         },
@@ -154,8 +164,8 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       deleting: {
         on: {
           reconcile: [
-            { guard: 'observedAbsent', target: 'deleted', actions: ['forget', outcome('deleted')] }, // L4
-            { actions: outcome('deleteInProgress') },
+            { guard: 'observedAbsent', target: 'deleted', actions: ['clearSpecProblems', 'forget', outcome('deleted')] }, // L4
+            { actions: ['clearSpecProblems', outcome('deleteInProgress')] },
           ],
           deleteAccepted: { actions: outcome('deleteAccepted') },
           deleteRejected: { actions: ['recordDeleteError', outcome('deleteRejected')] },
@@ -164,11 +174,11 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       failed: {
         on: {
           reconcile: [
-            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: outcome('nothingToDelete') },
-            { guard: 'deletionRequested', target: 'deleting', actions: ['adopt', remove, outcome('deleteSubmitted')] },
-            { guard: 'observedPresent', target: 'present', actions: ['adopt', 'resetAttempts', outcome('adopted')] },
-            { guard: 'newGeneration', target: 'creating', actions: ['resetAttempts', 'countAttempt', create, outcome('createSubmitted')] },
-            { actions: outcome('createFailed') },
+            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['clearSpecProblems', outcome('nothingToDelete')] },
+            { guard: 'deletionRequested', target: 'deleting', actions: ['clearSpecProblems', 'adopt', remove, outcome('deleteSubmitted')] },
+            { guard: 'observedPresent', target: 'present', actions: ['clearSpecProblems', 'adopt', 'resetAttempts', outcome('adopted')] },
+            { guard: 'newGeneration', target: 'creating', actions: ['clearSpecProblems', 'resetAttempts', 'countAttempt', create, outcome('createSubmitted')] },
+            { actions: ['clearSpecProblems', outcome('createFailed')] },
           ],
         },
       },

@@ -103,3 +103,15 @@ describe('lifecycle machine (server)', () => {
     expect(checked).to.be.greaterThan(0);
   });
 });
+
+describe('lifecycle machine: a spec that does not decode', () => {
+  it('records which fields are wrong and does nothing else; the next valid pass clears the record', () => {
+    const r = decide(after(), { type: 'specRejected', source: 'reconciler', generation: 4, problems: ['spec.flavor: expected FlavorReference'] });
+    expect(r.value).to.equal('absent');
+    expect(r.effects).to.deep.equal([]);
+    expect(r.context.specProblems).to.deep.equal({ generation: 4, problems: ['spec.flavor: expected FlavorReference'] });
+    const next = decide(after({ type: 'specRejected', source: 'reconciler', generation: 4, problems: ['x'] }), pass(absent, false, 5));
+    expect(next.context.specProblems).to.equal(null);
+    expect(next.value).to.equal('creating');
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * Server provider: deterministic lookup of Regent's Nova servers, image and flavor resolution, and the
+ * create/delete effect handlers.
+ *
+ * Lookup: Nova's name filter is a regex, so the exact-name helper post-filters; a server with the
+ * right name but without Regent's ownership metadata is someone else's and is never adopted.
+ */
+import type { EffectHandler } from '../engine/engine.js';
+import type { OpenStackSession } from '../openstack/session.js';
+import { NotFound } from '../openstack/errors.js';
+import { ForeignResource } from './errors.js';
+import type { Observed } from '../../machines/lifecycle.js';
+import { isRefusal, refusal } from './effect-results.js';
+
+/** Metadata key tying a Nova server to the Regent resource that owns it. */
+export const OWNER_KEY = 'regent.dev/uid';
+
+export interface ServerCreateRequest {
+  name: string;
+  imageId: string;
+  flavorId: string;
+  networkId: string;
+  ownerUid: string;
+  [key: string]: unknown;
+}
+
+export const resolveImageId = async (os: Pick<OpenStackSession, 'glance'>, ref: { id?: string; name?: string }): Promise<string> =>
+  ref.id ?? (await os.glance.findImageByName(ref.name ?? '')).id;
+
+export const resolveFlavorId = async (os: Pick<OpenStackSession, 'nova'>, ref: { id?: string; name?: string }): Promise<string> =>
+  ref.id ?? (await os.nova.findFlavorByName(ref.name ?? '')).id;
+
+/** The fresh exact-name observation a lifecycle pass decides on. */
+export const observeServer = async (os: Pick<OpenStackSession, 'nova'>, name: string, ownerUid: string): Promise<Observed> => {
+  const server = await os.nova.lookupServerByName(name);
+  if (!server) return { kind: 'absent' };
+  const owner = server.metadata.kind === 'value' ? server.metadata.value[OWNER_KEY] : undefined;
+  if (owner !== ownerUid) {
+    throw new ForeignResource(`a Nova server named ${name} exists but is not owned by this resource (${OWNER_KEY}=${owner ?? 'unset'})`);
+  }
+  return { kind: 'present', id: server.id, ...(server.status.kind === 'value' ? { status: server.status.value } : {}) };
+};
+
+/** nova.createServer: user data is looked up at execution time so it never enters an event. */
+export const createServerHandler =
+  (os: Pick<OpenStackSession, 'nova'>, userDataFor: (ownerUid: string) => string | undefined): EffectHandler =>
+  async (effect, context) => {
+    const desired = effect.desired as ServerCreateRequest;
+    try {
+      const userData = userDataFor(desired.ownerUid);
+      const created = await os.nova.createServer({
+        name: desired.name,
+        imageRef: desired.imageId,
+        flavorRef: desired.flavorId,
+        networks: [{ uuid: desired.networkId }],
+        metadata: { [OWNER_KEY]: desired.ownerUid },
+        ...(userData === undefined ? {} : { userData: Buffer.from(userData, 'base64').toString('utf8') }),
+      });
+      context.logger.info('nova accepted the server create', { name: desired.name, serverId: created.id, requestId: created.requestId });
+      return { type: 'created', id: created.id };
+    } catch (error) {
+      if (isRefusal(error)) return refusal('createRejected', error);
+      throw error;
+    }
+  };
+
+/** nova.deleteServer: a server already gone (404) is success. */
+export const deleteServerHandler = (os: Pick<OpenStackSession, 'nova'>): EffectHandler => async (effect, context) => {
+  try {
+    await os.nova.deleteServer(String(effect.id));
+    context.logger.info('nova accepted the server delete', { serverId: effect.id });
+    return { type: 'deleteAccepted' };
+  } catch (error) {
+    if (error instanceof NotFound) return { type: 'deleteAccepted' };
+    if (isRefusal(error)) return refusal('deleteRejected', error);
+    throw error;
+  }
+};
