@@ -23,6 +23,10 @@ export const formatPath = (path: readonly PathStep[], indent = '      '): string
 };
 
 export const formatCheckReport = (report: MachineCheckReport): string => {
+  const details = new Set(report.results.map((r) => r.detail));
+  if (report.results.every((r) => r.status === 'skipped') && details.size === 1) {
+    return `${report.machine} v${report.version}: every check skipped: ${[...details][0]}`;
+  }
   const out = [`${report.machine} v${report.version}: ${report.states} states, ${report.edges} transitions explored${report.truncated ? ' (TRUNCATED)' : ''}`];
   for (const result of report.results) {
     out.push(`  ${MARK[result.status]} ${result.title}  [${result.id}]${result.status === 'skipped' ? ` skipped: ${result.detail}` : result.status === 'pass' ? ` (${result.detail})` : ''}`);

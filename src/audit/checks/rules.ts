@@ -96,8 +96,8 @@ const EDGE_RULES: EdgeRule[] = [
       if (edge.event.source !== 'monitor') return undefined;
       const before = intent(audit, edge.from.snapshot);
       const after = intent(audit, edge.next);
-      if (!before && after) return `a monitor observation created the intent (target ${after.target})`;
-      if (before && !after) return `a monitor observation cleared the intent (target ${before.target})`;
+      if (!before && after) return `a monitor observation created the intent (target ${JSON.stringify(after.target)})`;
+      if (before && !after) return `a monitor observation cleared the intent (target ${JSON.stringify(before.target)})`;
       if (before && after && before.target !== after.target) return `a monitor observation retargeted the intent ${before.target} → ${after.target}`;
       if (audit.parked && !audit.parked(edge.from.snapshot) && audit.parked(edge.next)) return 'a monitor observation parked the machine';
       return undefined;

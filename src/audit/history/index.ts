@@ -19,7 +19,7 @@ import type { EventStore } from '../../store/port.js';
 import type { MachineDefinition } from '../../../machines/definition.js';
 import { upcasters as shippedUpcasters } from '../../../migrations/index.js';
 import type { Upcaster } from '../../../migrations/upcaster.js';
-import { advance, initialSnapshot, sameJson } from '../../engine/fold.js';
+import { initialSnapshot, sameJson, step } from '../../engine/fold.js';
 import { storedStimulus } from '../../engine/load.js';
 import { QuarantinedEvent } from '../../engine/errors.js';
 import { streamEvents } from '../../engine/pages.js';
@@ -66,8 +66,8 @@ export interface HistoryIndex {
   stats: Map<string, EdgeStats>;
   /** State node ids any event entered (and the initial state). */
   visited: Set<string>;
-  /** First event the machine does not reproduce; later matches are by recorded state only. */
-  divergence: { revision: number; expected: StateValue; actual: StateValue } | undefined;
+  /** First event the machine does not reproduce (state, effects, or ignored); later matches are by recorded state only. */
+  divergence: { revision: number; reason: 'state' | 'effects' | 'ignored'; expected: StateValue; actual: StateValue; expectedEffects: Effect[]; actualEffects: Effect[] } | undefined;
   quarantined: string | undefined;
   chains: AuthorizationChain[];
   /** Resume state (internal). */
@@ -158,13 +158,23 @@ const indexEvent = (
     try {
       const stimulus = storedStimulus(definition, upcasters, event);
       const taken = (definition.machine as unknown as { getTransitionData: (s: AnyMachineSnapshot, e: unknown) => unknown[] }).getTransitionData(previous, stimulus);
-      next = advance(definition, previous, stimulus);
-      const fromAgrees = event.metadata.from === null || sameJson(event.metadata.from, previous.value);
-      if (fromAgrees && sameJson(next.value, event.metadata.to)) {
+      const result = step(definition, previous, stimulus);
+      next = result.snapshot;
+      // The same judgement as verifyStream: a different state, different effects, or now ignored.
+      const reason = event.metadata.from !== null && !sameJson(event.metadata.from, previous.value)
+        ? 'state'
+        : !result.changed && result.effects.length === 0
+          ? 'ignored'
+          : !sameJson(next.value, event.metadata.to)
+            ? 'state'
+            : !sameJson(result.effects, event.metadata.effects)
+              ? 'effects'
+              : undefined;
+      if (!reason) {
         match = intern(cursor, 'exact', taken.map((t) => byTransition.get(t)).filter((id): id is string => id !== undefined));
       } else {
         cursor.trusted = false;
-        index.divergence = { revision: event.revision, expected: event.metadata.to, actual: next.value as StateValue };
+        index.divergence = { revision: event.revision, reason, expected: event.metadata.to, actual: next.value as StateValue, expectedEffects: event.metadata.effects, actualEffects: result.effects };
         next = undefined;
       }
     } catch (error) {

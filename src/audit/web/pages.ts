@@ -120,7 +120,7 @@ export interface StreamPageData {
 export const streamPage = (data: StreamPageData, o: PageOptions): string => {
   const v = data.overview;
   const banners: string[] = [];
-  if (v.divergence) banners.push(`<div class="banner bad" id="divergence">${esc(v.machine)} v${v.version} does not reproduce this history from revision ${v.divergence.revision} (recorded ${state(v.divergence.expected)}, recomputed ${state(v.divergence.actual)}): from there on, events are matched to edges by their recorded from → to and stimulus type only.</div>`);
+  if (v.divergence) banners.push(`<div class="banner bad" id="divergence">${esc(v.machine)} v${v.version} does not reproduce this history from revision <a href="#rev-${v.divergence.revision}">${v.divergence.revision}</a> (${v.divergence.reason}: recorded ${state(v.divergence.expected)} ${esc(v.divergence.expectedEffects.map((e) => e.type).join(', ') || 'no effects')}, recomputed ${state(v.divergence.actual)} ${esc(v.divergence.actualEffects.map((e) => e.type).join(', ') || 'no effects')}): from there on, events are matched to edges by their recorded from → to and stimulus type only.</div>`);
   if (v.quarantined) banners.push(`<div class="banner bad">quarantined: ${esc(v.quarantined)}</div>`);
   if ((v.matchKinds.ambiguous ?? 0) > 0 || (v.matchKinds.unmatched ?? 0) > 0) banners.push(`<div class="banner">${v.matchKinds.ambiguous ?? 0} event(s) match several transitions, ${v.matchKinds.unmatched ?? 0} match none: they are shown with every candidate.</div>`);
   if (data.omitted) banners.push(`<div class="banner">This file embeds the last ${data.rows?.length ?? 0} events; ${data.omitted} earlier ones are counted in the overlay but not listed (use <code>regent serve</code> to page through all of them).</div>`);
@@ -134,7 +134,7 @@ export const streamPage = (data: StreamPageData, o: PageOptions): string => {
 <section class="panel" id="event-panel" data-revision=""><h3>Event</h3><p class="muted">select an event</p></section>
 ${data.api ? '<section class="panel" id="state-panel" data-revision=""><h3>State</h3></section>' : ''}
 <section class="panel"><h3>Timeline</h3><div class="keys">← / → step through events (the graph follows) · Home / End · click a row · deep link: <code>#rev-N</code></div>
-<div class="pager"><button id="page-first" type="button">⏮</button><button id="page-prev" type="button">◀</button><span id="page-info"></span><button id="page-next" type="button">▶</button><button id="page-last" type="button">⏭</button>
+<div class="pager"><button id="page-first" type="button">« first</button><button id="page-prev" type="button">‹ prev</button><span id="page-info"></span><button id="page-next" type="button">next ›</button><button id="page-last" type="button">last »</button>
 <form id="goto"><input id="goto-revision" type="number" min="0" placeholder="revision"><button type="submit">go</button></form></div>
 <div class="timeline-wrap"><table><thead><tr><th>rev</th><th>time</th><th>type</th><th>source</th><th>from → to</th><th>effects</th></tr></thead><tbody id="timeline-rows"></tbody></table></div></section>
 </div></div>

@@ -27,6 +27,7 @@
     if (typeof value === 'string') return value;
     return Object.keys(value).map(function (k) { return k + '.' + formatState(value[k]); }).join(', ');
   };
+  var shortTime = function (iso) { return String(iso).replace(/^\d{4}-(\d{2}-\d{2})T(\d{2}:\d{2}:\d{2}).*$/, '$1 $2'); };
   var json = function (value) { return JSON.stringify(value, null, 2); };
   var pageStartOf = function (revision) { return firstRevision + Math.floor((revision - firstRevision) / pageSize) * pageSize; };
 
@@ -45,7 +46,7 @@
       rows.set(r.revision, r);
       var effects = r.effects.map(function (e) { return e.type; }).join(', ');
       return '<tr data-revision="' + r.revision + '" data-edge="' + esc(r.match.edges[0] || '') + '" class="' + (r.destructive ? 'destructive' : '') + '">' +
-        '<td class="mono">' + r.revision + '</td><td class="mono">' + esc(r.recordedAt) + '</td><td class="type">' + esc(r.type) + '</td>' +
+        '<td class="mono">' + r.revision + '</td><td class="mono nowrap" title="' + esc(r.recordedAt) + '">' + esc(shortTime(r.recordedAt)) + '</td><td class="type">' + esc(r.type) + '</td>' +
         '<td><span class="src ' + esc(r.source) + '">' + esc(r.source) + '</span></td>' +
         '<td>' + esc(formatState(r.from)) + ' → ' + esc(formatState(r.to)) + '</td><td>' + esc(effects) + '</td></tr>';
     }).join('');
