@@ -68,6 +68,17 @@ describe('keystone over HTTP (simulator)', function () {
     expect((await connect(byName, { retry: FAST_RETRY })).projectId).to.equal(sim.credentials.demo.projectId);
   });
 
+  it('a wrong application-credential secret is Unauthorized and the secret appears nowhere', async () => {
+    const logs = captureLogs();
+    const secret = 'not-the-secret-QWERTY-987';
+    const cloud: CloudConfig = { ...cloudFor(sim, 'demo'), auth: { type: 'application-credential', credential: { id: 'no-such-credential' }, secret }, scope: { kind: 'unscoped' } };
+    const error = await rejectionOf(connect(cloud, { retry: FAST_RETRY, logger: logs.logger }));
+    expect(error).to.be.instanceOf(Unauthorized);
+    for (const text of [(error as Error).message, (error as Error).stack ?? '', JSON.stringify(error), util.inspect(error, { depth: 10 }), logs.text()]) {
+      expect(text).to.not.contain(secret);
+    }
+  });
+
   it('a wrong password is Unauthorized, and neither the password nor any token leaks into the error or the logs', async () => {
     const logs = captureLogs();
     const password = 'wrong-password-XYZZY-123';

@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import type { RunningSimulator } from '../../src/simulator/index.js';
-import { ConsistencyError, Conflict, NotFound } from '../../src/openstack/errors.js';
+import util from 'node:util';
+import { BadRequest, ConsistencyError, Conflict, Forbidden, NotFound } from '../../src/openstack/errors.js';
 import type { OpenStackSession } from '../../src/openstack/session.js';
 import type { Fixtures } from './support/fixtures.js';
 import { createFixtures, settle, uniqueName } from './support/fixtures.js';
-import { connectAs, rejectionOf, simApi, start } from './support/sim.js';
+import { captureLogs, connectAs, rejectionOf, simApi, start } from './support/sim.js';
 
 describe('nova over HTTP (simulator)', function () {
   this.timeout(30_000);
@@ -156,6 +157,28 @@ describe('nova over HTTP (simulator)', function () {
     await demo.nova.deleteServer(id);
     await settle(sim);
     expect(await rejectionOf(demo.nova.getServer(id))).to.be.instanceOf(NotFound);
+  });
+
+  it('errors Nova itself produces are typed, carry its fault and request id, and leak no secret', async () => {
+    const logs = captureLogs();
+    const os = await connectAs(sim, 'demo', { logger: logs.logger });
+    const token = await os.keystone.token();
+    const missing = await rejectionOf(os.nova.getServer('00000000-0000-0000-0000-000000000000'));
+    expect(missing).to.be.instanceOf(NotFound);
+    expect((missing as NotFound).fault).to.match(/could not be found/);
+    expect((missing as NotFound).requestId).to.match(/^req-/);
+    const forbidden = await rejectionOf(os.nova.createFlavor({ name: uniqueName('nope'), vcpus: 1, ram: 1, disk: 1 }));
+    expect(forbidden).to.be.instanceOf(Forbidden);
+    const bad = await rejectionOf(os.nova.createServer({ name: uniqueName('bad'), flavorRef: 'no-such-flavor', imageRef: fx.imageId, networks: [{ uuid: fx.networkId }] }));
+    expect(bad).to.be.instanceOf(BadRequest);
+    for (const e of [missing, forbidden, bad] as Error[]) {
+      for (const text of [e.message, e.stack ?? '', JSON.stringify(e), util.inspect(e, { depth: 10 })]) {
+        expect(text).to.not.contain(token);
+        expect(text).to.not.contain(sim.credentials.demo.password);
+      }
+    }
+    expect(logs.text()).to.not.contain(token);
+    expect(logs.text()).to.not.contain(sim.credentials.demo.password);
   });
 
   it('flavors with extra specs, keypairs, server groups', async () => {

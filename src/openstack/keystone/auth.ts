@@ -62,7 +62,7 @@ const tokenBodyCodec = t.type({
   ]),
 });
 
-/** Identity API v3: Password authentication / Authenticating with an Application Credential — POST /v3/auth/tokens */
+// Identity API v3: Password authentication with scoped authorization / Authenticating with an Application Credential — POST /v3/auth/tokens
 export const issueToken = async (identity: HttpSession, auth: AuthMethod, scope: Scope): Promise<IssuedToken> => {
   const response = await identity.request({
     method: 'POST', path: '/auth/tokens', body: authRequestBody(auth, scope), anonymous: true,
