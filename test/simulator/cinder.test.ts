@@ -71,7 +71,7 @@ describe('simulator: Cinder v3 and Nova volume attachments', () => {
     const att = await http.post(`${hs.nova}/servers/${server}/os-volume_attachments`, { volumeAttachment: { volumeId: vol } }, { headers: await hs.h('demo', 'compute 2.89') });
     expect(att.status).to.equal(200);
     expect(att.data.volumeAttachment).to.include({ volumeId: vol, serverId: server, device: '/dev/sdb' });
-    expect(att.data.volumeAttachment).to.have.keys('volumeId', 'serverId', 'device', 'tag', 'delete_on_termination', 'attachment_id', 'bdm_uuid');
+    expect(att.data.volumeAttachment, 'the POST answer is built from the request, as Nova does').to.have.keys('id', 'volumeId', 'serverId', 'device', 'tag', 'delete_on_termination');
     expect((await getVolume(vol)).data.volume.status).to.equal('reserved');
     hs.advance(150);
     expect((await getVolume(vol)).data.volume.status).to.equal('attaching');
@@ -79,7 +79,9 @@ describe('simulator: Cinder v3 and Nova volume attachments', () => {
     const v = (await getVolume(vol)).data.volume;
     expect(v.status).to.equal('in-use');
     expect(v.attachments).to.have.length(1);
-    expect(v.attachments[0]).to.include({ server_id: server, device: '/dev/sdb', attachment_id: att.data.volumeAttachment.attachment_id });
+    const shown = await http.get(`${hs.nova}/servers/${server}/os-volume_attachments/${vol}`, { headers: await hs.h('demo', 'compute 2.89') });
+    expect(shown.data.volumeAttachment).to.have.keys('volumeId', 'serverId', 'device', 'tag', 'delete_on_termination', 'attachment_id', 'bdm_uuid');
+    expect(v.attachments[0]).to.include({ server_id: server, device: '/dev/sdb', attachment_id: shown.data.volumeAttachment.attachment_id });
     const rows = await http.get(`${hs.volume('demo')}/attachments/detail?volume_id=${vol}`, { headers: await hs.h('demo', 'volume 3.27') });
     expect(rows.data.attachments).to.have.length(1);
     expect(rows.data.attachments[0]).to.include({ status: 'attached', instance: server, attach_mode: 'rw', volume_id: vol });

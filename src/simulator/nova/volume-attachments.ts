@@ -66,6 +66,10 @@ export function registerVolumeAttachments(r: Registrar): void {
     s.bdms.push(bdm);
     recordAction(sim, s, 'attach_volume', ctx.req.requestId, ctx.auth.userId);
     touch(sim, s);
+    // Nova answers the POST from the request, not from the BDM: `id` stays and 2.89's ids are absent.
+    const created: Record<string, unknown> = { id: volumeId, serverId: s.id, volumeId, device: bdm.device };
+    if (atLeast(ctx.mv, '2.70')) created.tag = bdm.tag;
+    if (atLeast(ctx.mv, '2.79')) created.delete_on_termination = bdm.deleteOnTermination;
     const d = sim.delays.volumeAttach;
     sim.after(d / 2, () => {
       if (!sim.cinder.attachments.has(a.id)) return;
@@ -74,7 +78,7 @@ export function registerVolumeAttachments(r: Registrar): void {
         if (sim.cinder.attachments.has(a.id) && a.status === 'attaching') complete(sim, a, bdm.device, s.host);
       });
     });
-    return ok({ volumeAttachment: view(ctx, s, bdm) });
+    return ok({ volumeAttachment: created });
   });
   r.put('/servers/:id/os-volume_attachments/:volume', (ctx) => {
     const s = findServer(ctx, ctx.p('id'));
