@@ -8,6 +8,7 @@ export interface FaultRule {
   id: string;
   method: string | null;
   path: RegExp;
+  pathSource: string;
   /** Only calls whose raw body contains this text (e.g. "rebuild"). */
   bodyIncludes: string | null;
   /** Remaining matches; null = until deleted. */
@@ -32,8 +33,9 @@ export class FaultSet {
     if (!isObj(spec)) throw badRequest('fault spec must be a JSON object');
     const s = spec as FaultSpec;
     let path: RegExp;
+    const pathSource = typeof s.path === 'string' ? s.path : '.*';
     try {
-      path = new RegExp(typeof s.path === 'string' ? s.path : '.*');
+      path = new RegExp(pathSource);
     } catch (e) {
       throw badRequest(`invalid path regex: ${(e as Error).message}`);
     }
@@ -45,7 +47,7 @@ export class FaultSet {
     const rule: FaultRule = {
       id: String(this.nextId++),
       method: typeof s.method === 'string' ? s.method.toUpperCase() : null,
-      path,
+      path, pathSource,
       bodyIncludes: typeof s.bodyIncludes === 'string' ? s.bodyIncludes : null,
       remaining: s.count === null ? null : typeof s.count === 'number' ? Math.max(1, Math.floor(s.count)) : 1,
       status, body: s.body, timeout, delayMs, hits: 0,
@@ -68,7 +70,7 @@ export class FaultSet {
 
   list(): Array<Record<string, unknown>> {
     return this.rules.map((r) => ({
-      id: r.id, method: r.method, path: r.path.source, bodyIncludes: r.bodyIncludes, remaining: r.remaining,
+      id: r.id, method: r.method, path: r.pathSource, bodyIncludes: r.bodyIncludes, remaining: r.remaining,
       status: r.status, body: r.body, timeout: r.timeout, delayMs: r.delayMs, hits: r.hits,
     }));
   }
