@@ -56,13 +56,14 @@ describe('audit: statechart drawing', function () {
   });
 
   it('includes always transitions and names inline guards, which toJSON() leaves out', () => {
-    const machine = setup({ guards: { ready: () => true } }).createMachine({
+    const isEven = ({ context }: { context: { n: number } }) => context.n % 2 === 0;
+    const machine = setup({ types: {} as { context: { n: number }; events: { type: 'go' } }, guards: { ready: () => true }, actions: { outcome: () => {} } }).createMachine({
       id: 'tiny',
       initial: 'a',
       context: { n: 0 },
       states: {
-        a: { always: [{ guard: 'ready', target: 'b', actions: outcome('jumped') }] },
-        b: { on: { go: { guard: function isEven({ context }: { context: { n: number } }) { return context.n % 2 === 0; }, target: 'a', actions: assign({ n: 1 }) } } },
+        a: { always: [{ guard: 'ready', target: 'b', actions: outcome('jumped') as never }] },
+        b: { on: { go: { guard: isEven, target: 'a', actions: assign({ n: 1 }) } } },
       },
     });
     const tiny = statechartOf(machine, { id: 'tiny', version: 1 });

@@ -40,9 +40,17 @@ export const readEvidence = async (path: string): Promise<EvidenceFile> => {
   }
 };
 
-export const openEvidence = async (path: string, registry: MachineRegistry, candidate?: MachineDefinition): Promise<OpenedEvidence> => {
+/**
+ * Verifies the chain first (a tampered file is reported as tampered, whatever else is wrong with it),
+ * then finds the machine version and loads the events. `loaded` is undefined when the chain is broken.
+ */
+export const openEvidence = async (path: string, registry: MachineRegistry, candidate?: MachineDefinition): Promise<{ file: EvidenceFile; chain: ChainCheck; loaded: OpenedEvidence | undefined }> => {
   const file = await readEvidence(path);
   const chain = verifyEvidenceChain(file);
+  return { file, chain, loaded: chain.ok ? await loadEvidence(path, file, chain, registry, candidate) : undefined };
+};
+
+const loadEvidence = async (path: string, file: EvidenceFile, chain: ChainCheck, registry: MachineRegistry, candidate?: MachineDefinition): Promise<OpenedEvidence> => {
   const known = registry.list().filter((d) => d.id === file.machine.id);
   const named = known.find((d) => d.version === file.machine.version);
   const definition = candidate ?? named;

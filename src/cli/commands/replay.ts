@@ -136,12 +136,10 @@ const printAll = (report: AllReplayReport) => {
 /** `--file`: verify the chain, re-decide with the version the file names, then show the state (or step). */
 const replayEvidence = async (path: string, stream: string | undefined, options: ReplayOptions, registry: MachineRegistry): Promise<number> => {
   const candidate = options.machineVersion === undefined ? undefined : await parseCandidate(options.machineVersion);
-  const evidence = await openEvidence(path, registry, candidate?.kind === 'module' ? candidate.definitions[0] : undefined);
-  const { file, chain } = evidence;
+  const { file, chain, loaded: evidence } = await openEvidence(path, registry, candidate?.kind === 'module' ? candidate.definitions[0] : undefined);
   if (stream !== undefined && stream !== file.stream) throw new UsageError(`${path} holds stream ${file.stream}, not ${stream}`);
-  const definition = candidate?.kind === 'version' ? registry.get(file.machine.id, candidate.version) : evidence.definition;
   const summary = { file: path, stream: file.stream, events: file.events.length, exportedAt: file.exportedAt, machine: `${file.machine.id} v${file.machine.version}`, recordedByVersions: file.recordedByVersions };
-  if (!chain.ok) {
+  if (!evidence) {
     if (options.json) console.log(JSON.stringify({ ...summary, chain }, null, 2));
     else {
       console.log(`${path}: stream ${file.stream}, ${file.events.length} events: hash chain BROKEN`);
@@ -149,6 +147,7 @@ const replayEvidence = async (path: string, stream: string | undefined, options:
     }
     return 3;
   }
+  const definition = candidate?.kind === 'version' ? registry.get(file.machine.id, candidate.version) : evidence.definition;
   const verified = await verifyStream(evidence.store, registry, file.stream, { definition });
   const sameChart = evidence.sameStatechart || definition !== evidence.definition;
   if (options.json && !options.step) {

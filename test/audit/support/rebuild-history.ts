@@ -48,3 +48,21 @@ export const recordRebuildHistory = async (store: EventStore, stream = REBUILD_S
   await pass(reconcile('B', facts({ imageRef: image('B') })));
   return { submits };
 };
+
+/** A rebuild Nova accepts at once: armed, submitted, accepted, observed rebuilding, observed done, cleared (6 events). */
+export const recordCleanRebuild = async (store: EventStore, stream: string): Promise<void> => {
+  let tick = T0 + 3_600_000;
+  const engine = new Engine({
+    store,
+    registry: createProductRegistry(),
+    now: () => new Date((tick += 60_000)),
+    handlers: { 'nova.rebuild': async (effect) => ({ type: 'rebuild.accepted', imageId: String(effect.imageId), requestId: 'req-7' }) },
+  });
+  const pass = (stimulus: ReturnType<typeof reconcile>) => engine.dispatch(stream, { stimulus, actor: 'reconciler/server-image' });
+  const look = (stimulus: ReturnType<typeof observed>) => engine.dispatch(stream, { stimulus, actor: 'monitor/nova' });
+  await pass(reconcile('C', { imageRef: image('A') }));
+  await pass(reconcile('C', { imageRef: image('A') }));
+  await look(observed({ imageRef: image('C'), status: 'REBUILD', taskState: busy('rebuilding') }));
+  await look(observed({ imageRef: image('C'), status: 'ACTIVE', taskState: idle }));
+  await pass(reconcile('C', { imageRef: image('C') }));
+};
