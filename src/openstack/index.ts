@@ -1,5 +1,5 @@
 /** Regent's OpenStack client layer: see README.md. */
-export { connect } from './session.js';
+export { connect, connectFromEnvironment } from './session.js';
 export type { ConnectOptions, OpenStackSession } from './session.js';
 export * from './errors.js';
 export * from './names.js';

@@ -12,6 +12,8 @@ import type { ServiceType } from './keystone/catalog.js';
 import { selectEndpoint, serviceBaseUrl } from './keystone/catalog.js';
 import { KeystoneSession } from './keystone/session.js';
 import { httpsAgentForCloud } from './keystone/tls.js';
+import type { LoadOptions } from './keystone/clouds-reader.js';
+import { loadCloudConfig } from './keystone/clouds-reader.js';
 import { HttpSession } from './http.js';
 import type { RetryPolicy } from './retry.js';
 import type { Microversions } from './microversions.js';
@@ -145,3 +147,7 @@ export const connect = async (cloud: CloudConfig, options: ConnectOptions = {}):
     get ironic() { return ironic(); },
   };
 };
+
+/** `connect` to the cloud the environment selects (OS_CLOUD + clouds.yaml, or OS_AUTH_URL …), or to `cloudName`. */
+export const connectFromEnvironment = async (options: ConnectOptions & LoadOptions = {}): Promise<OpenStackSession> =>
+  connect(await loadCloudConfig(options), options);

@@ -102,6 +102,16 @@ describe('the shared HTTP session (simulator)', function () {
     expect(sim.calls({ method: 'DELETE', pathIncludes: '/servers/srv-1' })).to.have.length(1);
   });
 
+  it('the one exception for writes: a POST refused with 401 (token never reached the service) is re-sent once after re-auth', async () => {
+    const os = await connectAs(sim, 'demo');
+    const path = `/users/${sim.credentials.demo.userId}/application_credentials`;
+    await fault(sim, { method: 'POST', path: '/application_credentials', status: 401, count: 1 });
+    const created = await os.http('identity').post(path, { application_credential: { name: 'after-401' } });
+    expect(created.status).to.equal(201);
+    expect(sim.calls({ method: 'POST', pathIncludes: '/application_credentials' }).map((c) => c.status)).to.deep.equal([401, 201]);
+    expect(os.keystone.issueCount).to.equal(2);
+  });
+
   it('a refused connection is RequestFailed after the bounded retries', async () => {
     const port = await new Promise<number>((resolve) => {
       const s = net.createServer();

@@ -3,7 +3,7 @@ import util from 'node:util';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { EndpointNotFound, Unauthorized } from '../../src/openstack/errors.js';
 import type { CloudConfig } from '../../src/openstack/keystone/clouds-config.js';
-import { connect } from '../../src/openstack/session.js';
+import { connect, connectFromEnvironment } from '../../src/openstack/session.js';
 import { FAST_RETRY, captureLogs, cloudFor, connectAs, fault, rejectionOf, simApi, start } from './support/sim.js';
 
 describe('keystone over HTTP (simulator)', function () {
@@ -136,5 +136,22 @@ describe('keystone over HTTP (simulator)', function () {
     await Promise.all([1, 2, 3, 4, 5].map(() => os.http('identity').get('/auth/projects')));
     expect(os.keystone.issueCount).to.equal(2);
     expect(sim.calls({ method: 'POST', pathIncludes: '/auth/tokens' })).to.have.length(2);
+  });
+});
+
+describe('connectFromEnvironment (simulator)', () => {
+  it('reads OS_CLOUD and OS_CLIENT_CONFIG_FILE through the reader and connects', async () => {
+    const sim = await start({ seed: false });
+    try {
+      const os = await connectFromEnvironment({
+        env: { OS_CLOUD: 'sim-other', OS_CLIENT_CONFIG_FILE: '/virtual/clouds.yaml' },
+        readFile: (path) => Promise.resolve(path === '/virtual/clouds.yaml' ? sim.cloudsYaml() : undefined),
+        retry: FAST_RETRY,
+      });
+      expect(os.cloud.cloudName).to.equal('sim-other');
+      expect(os.projectId).to.equal(sim.credentials.other.projectId);
+    } finally {
+      await sim.close();
+    }
   });
 });
