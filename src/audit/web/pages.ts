@@ -131,13 +131,13 @@ export const streamPage = (data: StreamPageData, o: PageOptions): string => {
   const body = `<div class="stream-layout">
 <section class="graph" id="graph">${v.svg}</section>
 <div class="side">
-<section class="panel" id="event-panel" data-revision=""><h3>Event</h3><p class="muted">select an event</p></section>
-${data.api ? '<section class="panel" id="state-panel" data-revision=""><h3>State</h3></section>' : ''}
 <section class="panel"><h3>Timeline</h3><div class="keys">← / → step through events (the graph follows) · Home / End · click a row · deep link: <code>#rev-N</code></div>
 <div class="pager"><button id="page-first" type="button">« first</button><button id="page-prev" type="button">‹ prev</button><span id="page-info"></span><button id="page-next" type="button">next ›</button><button id="page-last" type="button">last »</button>
 <form id="goto"><input id="goto-revision" type="number" min="0" placeholder="revision"><button type="submit">go</button></form></div>
 <div class="timeline-wrap"><table><thead><tr><th>rev</th><th>time</th><th>type</th><th>source</th><th>from → to</th><th>effects</th></tr></thead><tbody id="timeline-rows"></tbody></table></div></section>
-</div></div>
+
+<section class="panel" id="event-panel" data-revision=""><h3>Event</h3><p class="muted">select an event</p></section>
+${data.api ? '<section class="panel" id="state-panel" data-revision=""><h3>State</h3></section>' : ''}</div></div>
 <h2>Fired transitions (${v.fired.length})</h2><table id="fired"><thead><tr><th>transition</th><th>count</th><th>sources</th><th>first</th><th>last</th></tr></thead><tbody>${fired || '<tr><td colspan="5" class="muted">none</td></tr>'}</tbody></table>
 <h2>Authorization chains (${data.chains.total} destructive decision${data.chains.total === 1 ? '' : 's'}${data.chains.total > data.chains.chains.length ? `, newest ${data.chains.chains.length} shown` : ''})</h2>
 <p class="muted">For each destructive effect: the arm that recorded the intent, the durable state the decision read back, the decision with the fresh observation it decided on, and the results it caused (causation links).</p>

@@ -29,6 +29,7 @@
   };
   var shortTime = function (iso) { return String(iso).replace(/^\d{4}-(\d{2}-\d{2})T(\d{2}:\d{2}:\d{2}).*$/, '$1 $2'); };
   var json = function (value) { return JSON.stringify(value, null, 2); };
+  var line = function (value) { return JSON.stringify(value); };
   var pageStartOf = function (revision) { return firstRevision + Math.floor((revision - firstRevision) / pageSize) * pageSize; };
 
   var fetchPage = function (from) {
@@ -101,11 +102,11 @@
       '<dt>recorded</dt><dd class="mono">' + esc(row.recordedAt) + ' (machine v' + row.machineVersion + ')</dd>' +
       '<dt>source</dt><dd><span class="src ' + esc(row.source) + '">' + esc(row.source) + '</span> · actor <code>' + esc(row.actor) + '</code></dd>' +
       '<dt>from → to</dt><dd>' + esc(formatState(row.from)) + ' → ' + esc(formatState(row.to)) + '</dd>' +
-      '<dt>effects</dt><dd>' + (row.effects.length ? '<pre>' + esc(json(row.effects)) + '</pre>' + (row.destructive ? '<b class="verdict bad">destructive</b>' : '') : 'none') + '</dd>' +
+      '<dt>effects</dt><dd>' + (row.effects.length ? '<pre>' + esc(line(row.effects)) + '</pre>' + (row.destructive ? '<b class="verdict bad">destructive</b>' : '') : 'none') + '</dd>' +
       '<dt>transition</dt><dd class="mono" id="event-edge">' + esc(matchText(row.match)) + '</dd>' +
       '<dt>correlation</dt><dd class="mono">' + esc(row.correlationId) + '</dd>' +
       '<dt>causation</dt><dd class="mono">' + causation + '</dd>' +
-      '<dt>stimulus</dt><dd><pre>' + esc(json(row.data)) + '</pre></dd></dl>';
+      '<dt>stimulus</dt><dd><details open><summary>' + esc(row.data.type) + ' from ' + esc(row.data.source) + '</summary><pre>' + esc(json(row.data)) + '</pre></details></dd></dl>';
   };
 
   var rowById = function (id) {
@@ -119,9 +120,9 @@
     if (!panel || !view) return;
     panel.dataset.revision = String(revision);
     panel.innerHTML = '<h3>State as of revision ' + revision + ': ' + esc(formatState(view.state)) + '</h3><dl>' +
-      '<dt>knew</dt><dd>' + (view.lastObservation ? 'last observation, revision <a href="#rev-' + view.lastObservation.revision + '">' + view.lastObservation.revision + '</a> at ' + esc(view.lastObservation.recordedAt) + '<pre>' + esc(json(view.lastObservation.stimulus)) + '</pre>' : 'no observation yet') + '</dd>' +
-      '<dt>decided</dt><dd>' + (view.lastDecision ? 'last decision, revision <a href="#rev-' + view.lastDecision.revision + '">' + view.lastDecision.revision + '</a> ' + esc(view.lastDecision.type) + (view.lastDecision.effects.length ? '<pre>' + esc(json(view.lastDecision.effects)) + '</pre>' : '') : 'no decision yet') + '</dd>' +
-      '<dt>context</dt><dd><pre>' + esc(json(view.context)) + '</pre></dd></dl>';
+      '<dt>knew</dt><dd>' + (view.lastObservation ? 'last observation, revision <a href="#rev-' + view.lastObservation.revision + '">' + view.lastObservation.revision + '</a> at ' + esc(view.lastObservation.recordedAt) + '<pre>' + esc(line(view.lastObservation.stimulus)) + '</pre>' : 'no observation yet') + '</dd>' +
+      '<dt>decided</dt><dd>' + (view.lastDecision ? 'last decision, revision <a href="#rev-' + view.lastDecision.revision + '">' + view.lastDecision.revision + '</a> ' + esc(view.lastDecision.type) + (view.lastDecision.effects.length ? '<pre>' + esc(line(view.lastDecision.effects)) + '</pre>' : '') : 'no decision yet') + '</dd>' +
+      '<dt>context</dt><dd><details><summary>context as of revision ' + revision + '</summary><pre>' + esc(json(view.context)) + '</pre></details></dd></dl>';
   };
 
   var select = function (revision) {
