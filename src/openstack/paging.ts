@@ -5,7 +5,9 @@
  * The `next` link is not requested as-is: its host may be the service's idea of its public name (behind a proxy it
  * often is not reachable from here) and it would bypass the session's base URL. Only its query parameters are
  * taken, and the same path is requested again on our own endpoint. A marker that repeats ends the walk (a buggy
- * or hostile endpoint cannot loop us forever), as does `maxPages`.
+ * or hostile endpoint cannot loop us forever), as does exceeding `maxPages`, and neither returns a partial list:
+ * both are UnreadableResponse. A truncated list is worse than an error here, because a decider reading "the
+ * server is not in the list" would conclude it is gone.
  */
 import { UnreadableResponse } from './errors.js';
 import type { HttpResponse, HttpSession, Query } from './http.js';
@@ -82,10 +84,13 @@ export const listAllPages = async (http: HttpSession, spec: CollectionSpec, opti
     const nextQuery = queryOfHref(href);
     const marker = nextQuery.marker;
     const markerKey = Array.isArray(marker) ? marker.join(',') : marker;
-    if (markerKey === undefined || seenMarkers.has(markerKey)) return items;
+    if (markerKey === undefined || seenMarkers.has(markerKey)) {
+      const problem = markerKey === undefined ? 'next link without a marker' : 'next link repeats a marker';
+      throw new UnreadableResponse(`paging of '${spec.collection}' cannot continue`, [problem], contextOf(http, response));
+    }
     seenMarkers.add(markerKey);
     // Merge: some services (Glance) put only the marker in `next`; the original filters must survive.
     query = { ...firstQuery, ...nextQuery };
   }
-  return items;
+  throw new UnreadableResponse(`paging of '${spec.collection}' exceeded ${maxPages} pages`, ['maxPages'], { service: http.service, method: 'GET', path: spec.path });
 };

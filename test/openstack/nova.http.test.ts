@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import util from 'node:util';
-import { BadRequest, ConsistencyError, Conflict, Forbidden, NotFound } from '../../src/openstack/errors.js';
+import { BadRequest, ConsistencyError, Conflict, Forbidden, NotFound, UnreadableResponse } from '../../src/openstack/errors.js';
 import type { OpenStackSession } from '../../src/openstack/session.js';
 import type { Fixtures } from './support/fixtures.js';
 import { createFixtures, settle, uniqueName } from './support/fixtures.js';
-import { captureLogs, connectAs, rejectionOf, simApi, start } from './support/sim.js';
+import { captureLogs, connectAs, fault, rejectionOf, simApi, start } from './support/sim.js';
 
 describe('nova over HTTP (simulator)', function () {
   this.timeout(30_000);
@@ -117,6 +117,29 @@ describe('nova over HTTP (simulator)', function () {
     const done = await demo.nova.getServer(id);
     expect(done.status).to.deep.equal({ kind: 'value', value: 'ACTIVE' });
     expect(done.taskState).to.deep.equal({ kind: 'value', value: null });
+  });
+
+  it('answers that do not decode: an odd field is unreadable, a body without servers or ids is UnreadableResponse, a paging loop is refused', async () => {
+    const odd = { id: 'x', name: 'odd', status: 'HALF_BUILT', image: null, 'OS-SRV-USG:launched_at': 'soon' };
+    await fault(sim, { method: 'GET', path: '/servers/x$', status: 200, body: { server: odd } });
+    const s = await demo.nova.getServer('x');
+    expect(s.status).to.deep.equal({ kind: 'unreadable', raw: 'HALF_BUILT' });
+    expect(s.imageRef).to.deep.equal({ kind: 'unreadable', raw: null });
+    expect(s.launchedAt).to.deep.equal({ kind: 'unreadable', raw: 'soon' });
+    expect(s.taskState).to.deep.equal({ kind: 'absent' });
+
+    await fault(sim, { method: 'GET', path: '/servers/detail', status: 200, body: { server: [] } });
+    expect(await rejectionOf(demo.nova.listServers())).to.be.instanceOf(UnreadableResponse);
+    await fault(sim, { method: 'GET', path: '/servers/detail', status: 200, body: { servers: [{ name: 'no-id' }] } });
+    const noId = await rejectionOf(demo.nova.listServers());
+    expect(noId).to.be.instanceOf(UnreadableResponse);
+    expect((noId as UnreadableResponse).problems).to.deep.equal(['id: expected string, got undefined']);
+
+    const loop = { servers: [{ id: 'a', name: 'a' }], servers_links: [{ rel: 'next', href: `${sim.url}/compute/v2.1/servers/detail?limit=1&marker=a` }] };
+    await fault(sim, { method: 'GET', path: '/servers/detail', status: 200, body: loop, count: 3 });
+    const looping = await rejectionOf(demo.nova.listServers({}, { pageSize: 1 }));
+    expect(looping).to.be.instanceOf(UnreadableResponse);
+    expect((looping as UnreadableResponse).problems).to.deep.equal(['next link repeats a marker']);
   });
 
   it('a task_state hidden by policy decodes as absent', async () => {
