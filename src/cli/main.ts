@@ -11,6 +11,8 @@ import { registerReplay } from './commands/replay.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerStart } from './commands/start.js';
 import { registerAuditCommands } from '../audit/commands.js';
+import { registerResourceCommands } from './commands/resources.js';
+import { registerSimulator } from './commands/simulator.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -27,6 +29,8 @@ export const buildProgram = (): Command => {
   registerHistory(program, globals);
   registerReplay(program, globals);
   registerMigrate(program, globals);
+  registerResourceCommands(program, globals);
+  registerSimulator(program);
   registerAuditCommands(program, globals);
   for (const command of program.commands) command.exitOverride();
   return program;

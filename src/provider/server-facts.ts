@@ -7,6 +7,12 @@
 import type { ServerObservation } from '../openstack/decoders/server.js';
 import type { ServerFacts } from '../../machines/server-rebuild/observation.js';
 
+/** Nova prints UTC times without a zone (`2026-11-29T10:55:19.784000`); status fields are RFC 3339. */
+export const novaTimeToRfc3339 = (time: string): string => {
+  const date = new Date(/(?:Z|[+-]\d{2}:?\d{2})$/.test(time) ? time : `${time}Z`);
+  return Number.isNaN(date.getTime()) ? time : date.toISOString();
+};
+
 export const serverFacts = (server: ServerObservation): ServerFacts => {
   const task = server.taskState;
   const image = server.imageRef;
@@ -28,7 +34,7 @@ export const serverFacts = (server: ServerObservation): ServerFacts => {
           : { kind: 'unreadable', why: 'bootFromVolume' }
         : { kind: 'unreadable', why: image.kind === 'absent' ? 'missing' : 'malformed' },
     launchedAt:
-      launched.kind === 'value' ? (launched.value === null ? { kind: 'never' } : { kind: 'launched', at: launched.value }) : { kind: 'unreadable' },
+      launched.kind === 'value' ? (launched.value === null ? { kind: 'never' } : { kind: 'launched', at: novaTimeToRfc3339(launched.value) }) : { kind: 'unreadable' },
     macAddress: macs.kind === 'value' ? (macs.value[0] ?? null) : null,
   };
 };

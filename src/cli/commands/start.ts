@@ -1,31 +1,73 @@
-/** `regent start`: Regent's main job on its embedded defaults. */
+/**
+ * `regent start` (`npm start`): the whole control plane on embedded defaults — sqlite event store and
+ * embedded resource store under ./data/, the OpenStack simulator on loopback unless a cloud is
+ * configured, the example resources on first start, controllers, monitor, status, metrics and the web
+ * pages. Ctrl-C stops it cleanly; a restart resumes from the stores without repeating any effect.
+ */
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { buildRegistry, storeUrlOf, type GlobalOptions } from '../context.js';
-import { openStore } from '../../store/open.js';
-import { Engine } from '../../engine/engine.js';
+import { storeUrlOf, type GlobalOptions } from '../context.js';
+import { resourcesUrlOf } from './resources.js';
+import { startControlPlane, type ControlPlaneOptions } from '../../app/control-plane.js';
 import { createLogger } from '../../log/logger.js';
-import { formatState, table } from '../format.js';
+import { UsageError } from '../errors.js';
+
+export interface StartCommandOptions {
+  port: string;
+  resources?: string;
+  examples: string | false;
+  monitorInterval: string;
+}
+
+export const controlPlaneOptions = (globals: GlobalOptions, options: StartCommandOptions): Omit<ControlPlaneOptions, 'logger'> => {
+  const port = Number(options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port ${options.port}: expected a port number`);
+  const monitorIntervalMs = Number(options.monitorInterval);
+  if (!Number.isFinite(monitorIntervalMs) || monitorIntervalMs < 100) throw new UsageError(`--monitor-interval ${options.monitorInterval}: expected milliseconds ≥ 100`);
+  const examplesDir = options.examples === false ? undefined : options.examples;
+  if (examplesDir !== undefined && !existsSync(examplesDir)) throw new UsageError(`--examples ${examplesDir}: no such directory`);
+  return { storeUrl: storeUrlOf(globals), resourcesUrl: resourcesUrlOf(options), port, monitorIntervalMs, ...(examplesDir ? { examplesDir } : {}) };
+};
+
+export const printWelcome = (url: string, openstack: string, resources: string, store: string): void => {
+  console.log(`Regent is running.
+  web UI and audit:   ${url}/
+  metrics / health:   ${url}/metrics   ${url}/healthz   ${url}/readyz
+  OpenStack:          ${openstack}
+  resources:          ${resources}
+  events:             ${store}
+
+Try it (in another terminal):
+  npx regent get servers                       # Available, phase, age
+  npx regent get server web-2 -o yaml          # status: conditions, serverID, rebuild marker
+  # trigger a rebuild: change web-2's image and apply it again
+  sed 's/05556d98-b4f9-47e9-ae0f-df213876b54c/<another image id>/' examples/servers.yaml | npx regent apply -f -
+  npx regent streams                           # one stream per decision-making machine
+  npx regent history server-rebuild-<serverID> # every step of the rebuild, with its source
+Ctrl-C stops Regent; starting it again resumes from ./data without repeating any effect.`);
+};
 
 export const registerStart = (program: Command, globals: () => GlobalOptions) =>
   program
     .command('start')
-    .description('start Regent on its embedded defaults (sqlite event store under ./data/)')
-    .action(async () => {
+    .description('run the whole control plane on embedded defaults (what `npm start` runs)')
+    .option('--port <port>', 'HTTP port on 127.0.0.1 for the web UI, /metrics, /healthz, /readyz', '8080')
+    .option('--resources <url>', 'resource source: embedded:<path> (default) | kubernetes[:<context>]')
+    .option('--examples <dir>', 'manifests applied when the resource store is empty', 'examples')
+    .option('--no-examples', 'do not apply example manifests')
+    .option('--monitor-interval <ms>', 'Nova monitor poll interval', '3000')
+    .action(async (options: StartCommandOptions) => {
       const logger = createLogger();
-      const store = await openStore(storeUrlOf(globals()));
-      try {
-        const registry = await buildRegistry(globals());
-        const engine = new Engine({ store, registry, logger });
-        logger.info('regent started', { store: store.description, machines: registry.current().map((d) => `${d.id}@${d.version}`) });
-        const streams = await store.listStreams();
-        console.log(`Regent: event store ${store.description}, ${streams.length} stream(s), machines: ${registry.current().map((d) => `${d.id} v${d.version}`).join(', ') || 'none yet'}`);
-        const rows = [];
-        for (const info of streams) {
-          const loaded = await engine.load(info.stream);
-          rows.push([info.stream, String(info.head), formatState(loaded.snapshot.value)]);
-        }
-        if (rows.length > 0) console.log(table([['STREAM', 'REVISION', 'STATE'], ...rows]));
-      } finally {
-        await store.close();
-      }
+      const plane = await startControlPlane({ ...controlPlaneOptions(globals(), options), logger });
+      printWelcome(plane.url, plane.openstack.description, plane.source.description, plane.store.description);
+      await new Promise<void>((resolve) => {
+        const stop = (signal: string) => {
+          logger.info('stopping', { signal });
+          resolve();
+        };
+        process.once('SIGINT', () => stop('SIGINT'));
+        process.once('SIGTERM', () => stop('SIGTERM'));
+      });
+      await plane.stop();
+      logger.info('stopped cleanly');
     });

@@ -1,0 +1,66 @@
+/** `regent apply -f`, `regent get`, `regent delete`: desired state in the resource source. */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { openResourceSource, DEFAULT_SOURCE } from '../../kube/open.js';
+import { applyManifests, deleteResource, describeApplyOutcome, getResources } from '../../kube/cli/manifests.js';
+import { formatObjects, type OutputFormat } from '../../kube/cli/output.js';
+import type { GlobalOptions } from '../context.js';
+import { UsageError } from '../errors.js';
+
+export const resourcesUrlOf = (options: { resources?: string }): string => options.resources ?? process.env.REGENT_RESOURCES ?? DEFAULT_SOURCE;
+
+const withSource = async <T>(options: { resources?: string }, work: (source: Awaited<ReturnType<typeof openResourceSource>>) => Promise<T>): Promise<T> => {
+  const source = await openResourceSource(resourcesUrlOf(options));
+  try {
+    return await work(source);
+  } finally {
+    await source.close();
+  }
+};
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export const registerResourceCommands = (program: Command, _globals: () => GlobalOptions) => {
+  program
+    .command('apply')
+    .description('create or update resources from YAML manifests (validated like the CRD schemas)')
+    .requiredOption('-f, --filename <file>', 'a manifest file (repeatable; - for stdin)', collect)
+    .option('--resources <url>', 'resource source: embedded:<path> (default embedded:./data/resources.db, or $REGENT_RESOURCES) | kubernetes[:<context>]')
+    .action(async (options: { filename: string[]; resources?: string }) => {
+      const texts = options.filename.map((file) => {
+        try {
+          return readFileSync(file === '-' ? 0 : file, 'utf8');
+        } catch {
+          throw new UsageError(`cannot read ${file}`);
+        }
+      });
+      await withSource(options, async (source) => {
+        for (const text of texts) for (const outcome of await applyManifests(source, text)) {
+          console.log(describeApplyOutcome(outcome));
+          for (const warning of outcome.warnings) console.error(`Warning: ${warning}`);
+        }
+      });
+    });
+  program
+    .command('get <kind> [name]')
+    .description('list resources of a kind, or show one')
+    .option('-n, --namespace <ns>', 'namespace (default: all for lists, default for one)')
+    .option('-o, --output <format>', 'table | yaml | json', 'table')
+    .option('--resources <url>', 'resource source (see apply)')
+    .action(async (kind: string, name: string | undefined, options: { namespace?: string; output: string; resources?: string }) => {
+      if (!['table', 'yaml', 'json'].includes(options.output)) throw new UsageError(`-o ${options.output}: expected table, yaml or json`);
+      await withSource(options, async (source) => {
+        const found = await getResources(source, kind, name, options.namespace === undefined ? {} : { namespace: options.namespace });
+        if (found.items.length === 0 && options.output === 'table') return void console.log(`No resources found.`);
+        console.log(formatObjects(found.kind, found.items, options.output as OutputFormat, { single: name !== undefined, showNamespace: options.namespace === undefined && name === undefined }));
+      });
+    });
+  program
+    .command('delete <kind> <name>')
+    .description('delete a resource (it waits for its finalizers: the cloud resource is deleted first)')
+    .option('-n, --namespace <ns>', 'namespace', 'default')
+    .option('--resources <url>', 'resource source (see apply)')
+    .action(async (kind: string, name: string, options: { namespace: string; resources?: string }) => {
+      await withSource(options, async (source) => console.log((await deleteResource(source, kind, name, options.namespace)).message));
+    });
+};

@@ -1,0 +1,80 @@
+/**
+ * The Server controller's pass (server-api.md; openstack-provider.md):
+ * 1. the create/delete lifecycle under the server's deterministic name (machines/server-lifecycle.ts),
+ *    gated on its Network being realized; deletion waits for the finalizer flow;
+ * 2. once the server exists, the image pass (controllers/server-rebuild/reconcile.ts): a changed
+ *    spec image becomes the write-ahead rebuild protocol.
+ */
+import type { Engine } from '../../engine/engine.js';
+import type { ResourceSource } from '../../kube/port.js';
+import { isDeleting } from '../../kube/object.js';
+import type { OpenStackSession } from '../../openstack/session.js';
+import type { Logger } from '../../log/logger.js';
+import { validateServer, type Server } from '../../resources/index.js';
+import { serverLifecycleStream } from '../../../machines/server-lifecycle.js';
+import { networkLifecycleStream } from '../../../machines/network-lifecycle.js';
+import type { LifecycleContext } from '../../../machines/lifecycle.js';
+import { observeServer, OWNER_KEY, resolveFlavorId, resolveImageId } from '../../provider/servers.js';
+import { done, yieldFor, type Disposition } from '../disposition.js';
+import { runLifecyclePass } from '../lifecycle-pass.js';
+import { reconcileServerImage } from '../server-rebuild/reconcile.js';
+
+export const SERVER_FINALIZER = 'regent.dev/server';
+
+export interface ServerControllerDeps {
+  engine: Engine;
+  source: ResourceSource;
+  os: Pick<OpenStackSession, 'nova' | 'glance'>;
+  logger: Logger;
+  /** Called with (Nova server id, resource key) whenever the pass learns the mapping. */
+  onServerId?: (serverId: string, key: string) => void;
+}
+
+/** The Network's Neutron id, from its lifecycle stream; undefined until it exists. */
+const networkIdOf = async (deps: ServerControllerDeps, namespace: string, name: string): Promise<string | undefined> => {
+  const network = await deps.source.get('Network', namespace, name);
+  if (!network) return undefined;
+  const loaded = await deps.engine.load(networkLifecycleStream(network.metadata.uid));
+  return loaded.snapshot.value === 'present' ? ((loaded.snapshot.context as LifecycleContext).resourceId ?? undefined) : undefined;
+};
+
+export const reconcileServer = async (deps: ServerControllerDeps, namespace: string, name: string): Promise<Disposition> => {
+  const object = await deps.source.get('Server', namespace, name);
+  if (!object) return done('gone');
+  const server = object as Server;
+  const uid = server.metadata.uid;
+  const validation = validateServer(server);
+  const deleting = isDeleting(server);
+  let imageId: string | undefined;
+  let networkId: string | undefined;
+  if (validation.ok && !deleting) {
+    networkId = await networkIdOf(deps, namespace, server.spec.networkID);
+    if (!networkId) return yieldFor(2_000, `waiting for Network ${server.spec.networkID}`);
+  }
+  const result = await runLifecyclePass({
+    engine: deps.engine,
+    source: deps.source,
+    kind: 'Server',
+    object,
+    stream: serverLifecycleStream(uid),
+    finalizer: SERVER_FINALIZER,
+    specProblems: validation.ok ? [] : validation.errors.map((e) => `${e.path}: ${e.message}`),
+    observe: () => observeServer(deps.os, server.spec.name, uid),
+    desired: async () => {
+      imageId = await resolveImageId(deps.os, server.spec.image);
+      const flavorId = await resolveFlavorId(deps.os, server.spec.flavor);
+      return { name: server.spec.name, imageId, flavorId, networkId: networkId ?? '', ownerUid: uid };
+    },
+  });
+  const serverId = result.context.resourceId;
+  if (serverId) deps.onServerId?.(serverId, `${namespace}/${name}`);
+  if (result.state !== 'present' || !serverId || deleting) return result.disposition;
+  // The image: a desired change on an existing server is the write-ahead rebuild protocol.
+  const image = await reconcileServerImage(
+    { engine: deps.engine, nova: deps.os.nova, logger: deps.logger },
+    { serverId, desiredImage: imageId ?? (await resolveImageId(deps.os, server.spec.image)), generation: server.metadata.generation ?? 1 },
+  );
+  return image.disposition;
+};
+
+export { OWNER_KEY };

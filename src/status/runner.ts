@@ -1,0 +1,179 @@
+/**
+ * The projection runner: the only writer of resource status. It follows the event store (a
+ * subscription from a stored checkpoint), works out which resource an event belongs to, renders that
+ * resource's status with the pure functions in projections/, and patches the status subresource only
+ * when the rendered status differs from what is stored (unchanged conditions keep their
+ * lastTransitionTime, because rendering starts from the stored status).
+ */
+import type { EventStore, Subscription } from '../store/port.js';
+import type { RecordedEvent } from '../events/envelope.js';
+import type { Engine } from '../engine/engine.js';
+import type { ResourceSource } from '../kube/port.js';
+import type { KindName } from '../resources/index.js';
+import type { Logger } from '../log/logger.js';
+import { describeError } from '../log/logger.js';
+import type { LifecycleContext } from '../../machines/lifecycle.js';
+import type { ServerRebuildContext } from '../../machines/server-rebuild.js';
+import { serverLifecycleStream } from '../../machines/server-lifecycle.js';
+import { networkLifecycleStream } from '../../machines/network-lifecycle.js';
+import { serverRebuildStream } from '../../machines/server-rebuild.js';
+import { renderServerResource } from '../../projections/server-resource-status.js';
+import { renderNetworkResource } from '../../projections/network-status.js';
+import { renderUnserved } from '../../projections/unserved-status.js';
+import type { Checkpoint } from './checkpoint.js';
+
+interface ResourceRef {
+  kind: KindName;
+  namespace: string;
+  name: string;
+}
+
+/** Status keys a projection owns: absent from a render means "remove" (merge patch null). */
+const OWNED_OPTIONAL_KEYS: Record<string, readonly string[]> = {
+  Server: ['rebuild', 'provisionedAt', 'macAddress', 'serverID'],
+  Network: ['networkID'],
+};
+
+export interface StatusRunnerOptions {
+  store: EventStore;
+  engine: Engine;
+  source: ResourceSource;
+  checkpoint: Checkpoint;
+  logger: Logger;
+  /** Kinds with a controller; every other kind gets the "no controller yet" status. */
+  servedKinds: readonly KindName[];
+  now?: () => Date;
+  onLag?: (events: number) => void;
+}
+
+export class StatusRunner {
+  private readonly byUid = new Map<string, ResourceRef>();
+  private readonly serverByNovaId = new Map<string, string>();
+  private subscription: Subscription | undefined;
+  private position = 0;
+  private lastSaved = 0;
+
+  constructor(private readonly options: StatusRunnerOptions) {}
+
+  get checkpointPosition(): number {
+    return this.position;
+  }
+
+  /** Remembers which resource a uid is (informers call this for every object they see). */
+  noteResource(kind: KindName, object: { metadata: { uid: string; namespace?: string; name: string } }): void {
+    this.byUid.set(object.metadata.uid, { kind, namespace: object.metadata.namespace ?? 'default', name: object.metadata.name });
+  }
+
+  forgetResource(uid: string): void {
+    this.byUid.delete(uid);
+  }
+
+  /** Maps a Nova server id to the Server resource that owns it (the server controller learns it first). */
+  noteServerId(serverId: string, uid: string): void {
+    this.serverByNovaId.set(serverId, uid);
+  }
+
+  async start(): Promise<void> {
+    this.position = this.options.checkpoint.load();
+    this.lastSaved = this.position;
+    this.subscription = this.options.store.subscribe({ after: this.position }, (event) => this.onEvent(event));
+    this.subscription.done.catch((error: unknown) => this.options.logger.error('status runner stopped', describeError(error)));
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.close();
+    this.options.checkpoint.save(this.position);
+  }
+
+  /** Renders one resource now (informer events and startup). */
+  async render(ref: ResourceRef): Promise<void> {
+    try {
+      if (ref.kind === 'Server') await this.renderServer(ref);
+      else if (ref.kind === 'Network') await this.renderNetwork(ref);
+      else if (!this.options.servedKinds.includes(ref.kind)) await this.renderUnserved(ref);
+    } catch (error) {
+      this.options.logger.warn('could not render status', { ...ref, ...describeError(error) });
+    }
+  }
+
+  private async onEvent(event: RecordedEvent): Promise<void> {
+    const ref = this.resourceOf(event.stream);
+    if (ref) await this.render(ref);
+    this.position = event.position;
+    if (this.position - this.lastSaved >= 50) {
+      this.options.checkpoint.save(this.position);
+      this.lastSaved = this.position;
+    }
+  }
+
+  private resourceOf(stream: string): ResourceRef | undefined {
+    for (const prefix of ['server-lifecycle-', 'network-lifecycle-']) {
+      if (stream.startsWith(prefix)) return this.byUid.get(stream.slice(prefix.length));
+    }
+    if (stream.startsWith('server-rebuild-')) {
+      const uid = this.serverByNovaId.get(stream.slice('server-rebuild-'.length));
+      return uid ? this.byUid.get(uid) : undefined;
+    }
+    return undefined;
+  }
+
+  private now(): string {
+    return (this.options.now ?? (() => new Date()))().toISOString();
+  }
+
+  private async renderServer(ref: ResourceRef): Promise<void> {
+    const object = await this.options.source.get('Server', ref.namespace, ref.name);
+    if (!object) return;
+    const lifecycle = await this.options.engine.load(serverLifecycleStream(object.metadata.uid));
+    const lifecycleContext = lifecycle.snapshot.context as LifecycleContext;
+    const serverId = lifecycleContext.resourceId;
+    if (serverId) this.noteServerId(serverId, object.metadata.uid);
+    const rebuild = serverId ? await this.options.engine.load(serverRebuildStream(serverId)) : undefined;
+    const at = latest(lifecycle.last?.metadata.recordedAt, rebuild?.last?.metadata.recordedAt) ?? this.now();
+    const status = renderServerResource({
+      lifecycle: lifecycle.revision === undefined ? undefined : { state: String(lifecycle.snapshot.value), context: lifecycleContext },
+      rebuild: rebuild?.revision === undefined ? undefined : (rebuild.snapshot.context as ServerRebuildContext),
+      generation: object.metadata.generation ?? 1,
+      at,
+      previous: object.status as never,
+    });
+    await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);
+  }
+
+  private async renderNetwork(ref: ResourceRef): Promise<void> {
+    const object = await this.options.source.get('Network', ref.namespace, ref.name);
+    if (!object) return;
+    const lifecycle = await this.options.engine.load(networkLifecycleStream(object.metadata.uid));
+    const status = renderNetworkResource({
+      lifecycle: lifecycle.revision === undefined ? undefined : { state: String(lifecycle.snapshot.value), context: lifecycle.snapshot.context as LifecycleContext },
+      generation: object.metadata.generation ?? 1,
+      at: lifecycle.last?.metadata.recordedAt ?? this.now(),
+      previous: object.status as never,
+    });
+    await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);
+  }
+
+  private async renderUnserved(ref: ResourceRef): Promise<void> {
+    const object = await this.options.source.get(ref.kind, ref.namespace, ref.name);
+    if (!object) return;
+    const status = renderUnserved({ kind: ref.kind, generation: object.metadata.generation ?? 1, at: this.now(), previous: object.status as never });
+    await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);
+  }
+
+  /** Patches only the keys whose rendered value differs; owned keys missing from the render are removed. */
+  private async patchIfChanged(ref: ResourceRef, current: Record<string, unknown> | undefined, rendered: Record<string, unknown>): Promise<void> {
+    const patch: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(rendered)) {
+      if (JSON.stringify(current?.[key]) !== JSON.stringify(value)) patch[key] = value;
+    }
+    for (const key of OWNED_OPTIONAL_KEYS[ref.kind] ?? []) {
+      if (!(key in rendered) && current?.[key] !== undefined) patch[key] = null;
+    }
+    if (Object.keys(patch).length === 0) return;
+    await this.options.source.patchStatus(ref.kind, ref.namespace, ref.name, patch as never);
+    this.options.logger.debug('status written', { ...ref, keys: Object.keys(patch) });
+  }
+}
+
+const latest = (...times: Array<string | undefined>): string | undefined =>
+  times.filter((t): t is string => t !== undefined).sort().at(-1);
