@@ -1,6 +1,6 @@
 /** The `regent` command as a user runs it: a real process, a real sqlite file. */
 import { expect } from 'chai';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,13 +103,30 @@ describe('the regent command', function () {
     expect(broken.out).to.match(/toy-c\s+0\s+toy\.armed\s+desired/);
   });
 
-  it('logs JSON lines on a non-TTY stderr at the level REGENT_LOG_LEVEL names', () => {
-    const info = regent(['--store', `sqlite:${join(dir, 'start.db')}`, 'start'], { REGENT_LOG_LEVEL: 'info' });
+  it('logs JSON lines on a non-TTY stderr at the level REGENT_LOG_LEVEL names, and stops cleanly on SIGINT', async () => {
+    const run = (level: string) =>
+      new Promise<{ code: number | null; err: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, ['bin/regent.js', '--store', `sqlite:${join(dir, `start-${level}.db`)}`, 'start', '--port', '0', '--no-examples', '--resources', `embedded:${join(dir, `res-${level}.db`)}`], {
+          env: { ...process.env, REGENT_LOG_LEVEL: level, OS_CLOUD: '', OS_AUTH_URL: '' },
+        });
+        let err = '';
+        let out = '';
+        child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('Regent is running.')) setTimeout(() => child.kill('SIGINT'), 300);
+        });
+        child.on('error', reject);
+        child.on('exit', (code) => resolve({ code, err }));
+      });
+    const info = await run('info');
     expect(info.code).to.equal(0);
-    const line = info.err.trim().split('\n').find((l) => l.includes('regent started'));
-    expect(JSON.parse(line ?? '{}')).to.include({ level: 'info', message: 'regent started' });
-    const quiet = regent(['--store', `sqlite:${join(dir, 'start.db')}`, 'start'], { REGENT_LOG_LEVEL: 'error' });
-    expect(quiet.err).to.not.include('regent started');
+    const lines = info.err.trim().split('\n').map((l) => JSON.parse(l) as { level: string; message: string });
+    expect(lines.map((l) => l.message)).to.include('stopped cleanly');
+    expect(lines.every((l) => typeof l.level === 'string')).to.equal(true);
+    const quiet = await run('error');
+    expect(quiet.code).to.equal(0);
+    expect(quiet.err).to.not.include('stopped cleanly');
   });
 
   for (const [title, args, message] of [
