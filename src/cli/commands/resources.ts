@@ -1,15 +1,18 @@
 /** `regent apply -f`, `regent get`, `regent delete`: desired state in the resource source. */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { openResourceSource, DEFAULT_SOURCE } from '../../kube/open.js';
-import { applyManifests, deleteResource, describeApplyOutcome, getResources } from '../../kube/cli/manifests.js';
-import { formatObjects, type OutputFormat } from '../../kube/cli/output.js';
+import type { OutputFormat } from '../../kube/cli/output.js';
+import type { ResourceSource } from '../../kube/port.js';
 import type { GlobalOptions } from '../context.js';
 import { UsageError } from '../errors.js';
 
-export const resourcesUrlOf = (options: { resources?: string }): string => options.resources ?? process.env.REGENT_RESOURCES ?? DEFAULT_SOURCE;
+/** Same default as src/kube/open.ts DEFAULT_SOURCE (not imported: this module must load fast). */
+export const resourcesUrlOf = (options: { resources?: string }): string => options.resources ?? process.env.REGENT_RESOURCES ?? 'embedded:./data/resources.db';
 
-const withSource = async <T>(options: { resources?: string }, work: (source: Awaited<ReturnType<typeof openResourceSource>>) => Promise<T>): Promise<T> => {
+const kube = () => Promise.all([import('../../kube/open.js'), import('../../kube/cli/manifests.js'), import('../../kube/cli/output.js')]);
+
+const withSource = async <T>(options: { resources?: string }, work: (source: ResourceSource) => Promise<T>): Promise<T> => {
+  const { openResourceSource } = await import('../../kube/open.js');
   const source = await openResourceSource(resourcesUrlOf(options));
   try {
     return await work(source);
@@ -34,6 +37,7 @@ export const registerResourceCommands = (program: Command, _globals: () => Globa
           throw new UsageError(`cannot read ${file}`);
         }
       });
+      const [, { applyManifests, describeApplyOutcome }] = await kube();
       await withSource(options, async (source) => {
         for (const text of texts) for (const outcome of await applyManifests(source, text)) {
           console.log(describeApplyOutcome(outcome));
@@ -49,6 +53,7 @@ export const registerResourceCommands = (program: Command, _globals: () => Globa
     .option('--resources <url>', 'resource source (see apply)')
     .action(async (kind: string, name: string | undefined, options: { namespace?: string; output: string; resources?: string }) => {
       if (!['table', 'yaml', 'json'].includes(options.output)) throw new UsageError(`-o ${options.output}: expected table, yaml or json`);
+      const [, { getResources }, { formatObjects }] = await kube();
       await withSource(options, async (source) => {
         const found = await getResources(source, kind, name, options.namespace === undefined ? {} : { namespace: options.namespace });
         if (found.items.length === 0 && options.output === 'table') return void console.log(`No resources found.`);
@@ -61,6 +66,7 @@ export const registerResourceCommands = (program: Command, _globals: () => Globa
     .option('-n, --namespace <ns>', 'namespace', 'default')
     .option('--resources <url>', 'resource source (see apply)')
     .action(async (kind: string, name: string, options: { namespace: string; resources?: string }) => {
+      const [, { deleteResource }] = await kube();
       await withSource(options, async (source) => console.log((await deleteResource(source, kind, name, options.namespace)).message));
     });
 };

@@ -1,6 +1,5 @@
 /** `regent simulator --port N`: an OpenStack simulator on 127.0.0.1 for demos and manual testing. */
 import type { Command } from 'commander';
-import { runSimulatorCommand } from '../../simulator/command.js';
 import { UsageError } from '../errors.js';
 
 export const registerSimulator = (program: Command) =>
@@ -13,5 +12,6 @@ export const registerSimulator = (program: Command) =>
       const port = Number(options.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port ${options.port}: expected a port number`);
       if (options.clock !== 'real' && options.clock !== 'manual') throw new UsageError(`--clock ${options.clock}: expected real or manual`);
+      const { runSimulatorCommand } = await import('../../simulator/command.js');
       await runSimulatorCommand({ port, clock: options.clock });
     });

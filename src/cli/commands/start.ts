@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { storeUrlOf, type GlobalOptions } from '../context.js';
 import { resourcesUrlOf } from './resources.js';
-import { startControlPlane, type ControlPlaneOptions } from '../../app/control-plane.js';
+import type { ControlPlaneOptions } from '../../app/control-plane.js';
 import { createLogger } from '../../log/logger.js';
 import { UsageError } from '../errors.js';
 
@@ -58,6 +58,8 @@ export const registerStart = (program: Command, globals: () => GlobalOptions) =>
     .option('--monitor-interval <ms>', 'Nova monitor poll interval', '3000')
     .action(async (options: StartCommandOptions) => {
       const logger = createLogger();
+      // Loaded on use: the control plane pulls in every layer; other commands should start fast.
+      const { startControlPlane } = await import('../../app/control-plane.js');
       const plane = await startControlPlane({ ...controlPlaneOptions(globals(), options), logger });
       printWelcome(plane.url, plane.openstack.description, plane.source.description, plane.store.description);
       await new Promise<void>((resolve) => {
