@@ -56,6 +56,10 @@ export interface ControlPlaneOptions {
   checkpointPath?: string;
   routes?: (deps: { store: EventStore; engine: Engine }) => readonly Route[];
   env?: NodeJS.ProcessEnv;
+  /** Namespace of the Lease on Kubernetes (default $POD_NAMESPACE, else default). */
+  leaseNamespace?: string;
+  /** Use this OpenStack instead of choosing one from the environment (tests share a simulator). */
+  openstack?: OpenStackTarget;
   /** Leader-election timings (tests shorten them). */
   lease?: { durationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
 }
@@ -72,6 +76,14 @@ export interface ControlPlane {
 }
 
 const SERVED: readonly KindName[] = ['Server', 'Network'];
+
+/** The lease two replicas compete for: a row of the embedded store, or a coordination.k8s.io Lease. */
+const leaseFor = async (source: ResourceSource, namespace: string): Promise<LeaseBackend | undefined> => {
+  if (source instanceof EmbeddedResourceSource) return new EmbeddedLeaseBackend(source.database, 'default', 'regent-controller');
+  const kubernetes = await import('../kube/kubernetes/index.js');
+  if (source instanceof kubernetes.KubernetesResourceSource) return new kubernetes.KubernetesLeaseBackend(source.kubeConfig, namespace, 'regent-controller');
+  return undefined;
+};
 const KIND_NAMES = KINDS.map((definition) => definition.kind as KindName);
 
 const keyParts = (key: string): [string, string] => {
@@ -84,7 +96,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
   const metrics = new Metrics();
   const store = await openStore(options.storeUrl);
   const source = await openResourceSource(options.resourcesUrl);
-  const openstack = await openStackTarget({ env: options.env ?? process.env });
+  const openstack = options.openstack ?? (await openStackTarget({ env: options.env ?? process.env }));
   const os: OpenStackSession = await connect(openstack.cloud, { logger });
   logger.info('openstack', { target: openstack.description });
 
@@ -248,8 +260,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     }
   }
 
-  const lease: LeaseBackend | undefined =
-    source instanceof EmbeddedResourceSource ? new EmbeddedLeaseBackend(source.database, 'default', 'regent-controller') : undefined;
+  const lease = await leaseFor(source, options.leaseNamespace ?? process.env.POD_NAMESPACE ?? 'default');
   let elector: LeaderElector | undefined;
   if (lease) {
     elector = new LeaderElector({
@@ -302,7 +313,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       for (const informer of Object.values(informers)) await informer.stop();
       await source.close();
       await store.close();
-      await openstack.simulator?.close();
+      if (!options.openstack) await openstack.simulator?.close();
     },
   };
 };

@@ -14,6 +14,7 @@ import { UsageError } from '../errors.js';
 
 export interface StartCommandOptions {
   port: string;
+  host: string;
   resources?: string;
   examples: string | false;
   monitorInterval: string;
@@ -26,7 +27,7 @@ export const controlPlaneOptions = (globals: GlobalOptions, options: StartComman
   if (!Number.isFinite(monitorIntervalMs) || monitorIntervalMs < 100) throw new UsageError(`--monitor-interval ${options.monitorInterval}: expected milliseconds ≥ 100`);
   const examplesDir = options.examples === false ? undefined : options.examples;
   if (examplesDir !== undefined && !existsSync(examplesDir)) throw new UsageError(`--examples ${examplesDir}: no such directory`);
-  return { storeUrl: storeUrlOf(globals), resourcesUrl: resourcesUrlOf(options), port, monitorIntervalMs, ...(examplesDir ? { examplesDir } : {}) };
+  return { storeUrl: storeUrlOf(globals), resourcesUrl: resourcesUrlOf(options), host: options.host, port, monitorIntervalMs, ...(examplesDir ? { examplesDir } : {}) };
 };
 
 export const printWelcome = (url: string, openstack: string, resources: string, store: string): void => {
@@ -51,7 +52,8 @@ export const registerStart = (program: Command, globals: () => GlobalOptions) =>
   program
     .command('start')
     .description('run the whole control plane on embedded defaults (what `npm start` runs)')
-    .option('--port <port>', 'HTTP port on 127.0.0.1 for the web UI, /metrics, /healthz, /readyz', '8080')
+    .option('--port <port>', 'HTTP port for the web UI, /metrics, /healthz, /readyz', '8080')
+    .option('--host <address>', 'HTTP listen address (0.0.0.0 in a container, for probes and scraping)', '127.0.0.1')
     .option('--resources <url>', 'resource source: embedded:<path> (default) | kubernetes[:<context>]')
     .option('--examples <dir>', 'manifests applied when the resource store is empty', 'examples')
     .option('--no-examples', 'do not apply example manifests')
