@@ -157,7 +157,7 @@ function registerPools(r: Registrar): void {
     if (listener) {
       if (listener.lbId !== lb.id) throw validation('Listener and pool must be on the same load balancer.');
       if (!(LISTENER_POOL[listener.protocol] ?? []).includes(protocol)) throw validation(`The pool protocol '${protocol}' is invalid while the listener protocol is '${listener.protocol}'.`);
-      if (listener.defaultPoolId) throw oerr(409, `Listener ${listener.id} is already using default pool ${listener.defaultPoolId}.`);
+      if (listener.defaultPoolId) throw oerr(409, 'This listener already has a default pool');
     }
     const sp = b.session_persistence;
     mutate(ctx, lb, 'Pool', null, 'update');
@@ -226,7 +226,7 @@ function registerMembers(r: Registrar): void {
   r.post('/lbaas/pools/:pool/members', (ctx) => {
     const p = pool(ctx);
     const m = newMember(ctx, p, member(ctx.req.body, 'member'));
-    if (duplicateMember(ctx.sim, p.id, m.address, m.protocolPort)) throw oerr(409, `Another member on this pool is already using ip address ${m.address} on protocol_port ${m.protocolPort}`);
+    if (duplicateMember(ctx.sim, p.id, m.address, m.protocolPort)) throw oerr(409, `Another member on this pool is already using ip ${m.address} on protocol_port ${m.protocolPort}`);
     mutate(ctx, lbOf(ctx, p.lbId), 'Member', null, 'update');
     o(ctx).members.set(m.id, m);
     return oneOf(ctx, 'member', memberView(m), 201);

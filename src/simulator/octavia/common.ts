@@ -177,8 +177,8 @@ export function listOf<T extends LbCommon>(ctx: Ctx, collection: string, path: s
     if (notAny.length && notAny.some((t) => it.tags.includes(t))) continue;
     rows.push({ id: it.id, v });
   }
-  const limit = parseLimit(ctx.q('limit'), 1000, 'Invalid input for field/attribute limit.');
-  const pg = page(rows, (r) => r.id, limit, ctx.q('marker'), (m) => oerr(404, `${collection} ${m} not found.`));
+  const limit = parseLimit(ctx.q('limit'), 1000, `Supplied pagination limit '${ctx.q('limit') ?? ''}' is not valid.`);
+  const pg = page(rows, (r) => r.id, limit, ctx.q('marker'), (m) => oerr(400, `Supplied pagination marker '${m}' is not valid.`));
   const fields = q.getAll('fields');
   const project = (v: Record<string, unknown>) => (fields.length ? Object.fromEntries(fields.filter((f) => f in v).map((f) => [f, v[f]])) : v);
   const links: unknown[] = [];

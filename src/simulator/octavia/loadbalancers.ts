@@ -72,7 +72,7 @@ export function registerLoadBalancers(r: Registrar): void {
     const b = member(ctx.req.body, 'loadbalancer');
     const projectId = (ctx.auth.isAdmin ? optStr(b, 'project_id') : undefined) ?? ctx.auth.projectId ?? '';
     const provider = optStr(b, 'provider') ?? 'amphora';
-    if (provider !== 'amphora' && provider !== 'octavia') throw validation(`Provider '${provider}' is not enabled.`);
+    if (provider !== 'amphora' && provider !== 'octavia') throw oerr(400, `Provider '${provider}' is not enabled.`);
     const id = uuid();
     const vip = vipPort(ctx, b, id, projectId);
     const now = ctx.sim.now();
