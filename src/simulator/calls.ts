@@ -17,6 +17,11 @@ export interface CallRecord {
   action?: string;
   /** Set when an injected fault answered instead of the service. */
   fault?: string;
+  /**
+   * The request's microversion headers, when sent (never the token or any other header), keyed as
+   * `OpenStack-API-Version`, `X-OpenStack-Nova-API-Version`, `X-OpenStack-Ironic-API-Version`.
+   */
+  versions?: Record<string, string>;
 }
 
 export interface CallFilter { method?: string; pathIncludes?: string; action?: string }

@@ -68,6 +68,28 @@ function parseBody(raw: Buffer, contentType: string | undefined): { body: unknow
   }
 }
 
+const VERSION_HEADERS: Array<[string, string]> = [
+  ['openstack-api-version', 'OpenStack-API-Version'], ['x-openstack-nova-api-version', 'X-OpenStack-Nova-API-Version'],
+  ['x-openstack-ironic-api-version', 'X-OpenStack-Ironic-API-Version'],
+];
+
+/** Only the microversion headers are kept in the call log: never the token. */
+function versionHeaders(headers: IncomingMessage['headers']): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (const [lower, name] of VERSION_HEADERS) {
+    const v = headers[lower];
+    if (v !== undefined) (out ??= {})[name] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+/** Passwords and secrets (Keystone bodies) never reach the call log. */
+function redact(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(redact);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'password' || k === 'secret' || k === 'adminPass' ? '***' : redact(x)]));
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function handle(sim: Sim, router: Router, control: SimControl, req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
@@ -92,9 +114,11 @@ async function handle(sim: Sim, router: Router, control: SimControl, req: Incomi
   const mutating = method === 'POST' || method === 'PUT' || method === 'PATCH';
   const action = path.endsWith('/action') && body && typeof body === 'object' && !Array.isArray(body)
     ? Object.keys(body)[0] : undefined;
+  const versions = versionHeaders(req.headers);
   const record = (status: number, fault?: string): void => sim.calls.record({
     method, path, query, status, at, durationMs: Date.now() - started,
-    ...(mutating && body !== undefined ? { body } : {}), ...(action ? { action } : {}), ...(fault ? { fault } : {}),
+    ...(mutating && body !== undefined ? { body: redact(body) } : {}), ...(action ? { action } : {}), ...(fault ? { fault } : {}),
+    ...(versions ? { versions } : {}),
   });
 
   const rule = sim.faults.take(method, query ? `${path}?${query}` : path, raw.toString('utf8'));

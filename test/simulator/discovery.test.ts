@@ -38,4 +38,15 @@ describe('simulator: version discovery and common headers', () => {
     expect(responses[2]?.status).to.equal(401);
     expect(responses[2]?.headers['www-authenticate']).to.contain('/identity');
   });
+
+  it('records each call\'s microversion headers (and no other header) in the call log', async () => {
+    const h = await hs.h('demo');
+    await http.get(`${hs.sim.url}/compute/v2.1/flavors`, { headers: { ...h, 'OpenStack-API-Version': 'compute 2.90', 'X-OpenStack-Nova-API-Version': '2.90' } });
+    await http.get(`${hs.sim.url}/compute/v2.1/flavors/detail`, { headers: h });
+    const [pinned, plain] = hs.sim.calls({ pathIncludes: '/compute/v2.1/flavors' });
+    expect(pinned?.versions).to.deep.equal({ 'OpenStack-API-Version': 'compute 2.90', 'X-OpenStack-Nova-API-Version': '2.90' });
+    expect(plain).to.not.have.property('versions');
+    expect(JSON.stringify(hs.sim.calls())).to.not.contain(h['X-Auth-Token']);
+    expect(JSON.stringify(hs.sim.calls()), 'passwords are redacted from logged bodies').to.not.contain(hs.sim.credentials.demo.password);
+  });
 });
