@@ -17,6 +17,12 @@ export function page<T>(all: T[], idOf: (t: T) => string, limit: number | undefi
   return { items, more: start + limit < all.length };
 }
 
+/**
+ * Every service here adds its `next` link when a page is FULL (len == limit), not when more rows exist, so a
+ * walk over an exact multiple of the limit ends on an empty page. Clients must cope; the simulator does it too.
+ */
+export const isFullPage = (items: unknown[], limit: number | undefined): boolean => limit !== undefined && limit > 0 && items.length >= limit;
+
 /** `?limit=` as an integer ≥ 0 (400 otherwise), capped at max. */
 export function parseLimit(raw: string | undefined, max: number, message = 'limit param must be an integer'): number | undefined {
   if (raw === undefined) return undefined;

@@ -52,6 +52,10 @@ describe('simulator: Cinder v3 and Nova volume attachments', () => {
     const second = await http.get(next, { headers: h });
     expect(second.data.volumes.map((v: { name: string }) => v.name)).to.deep.equal(['v1']);
     expect(second.data).to.not.have.property('volumes_links');
+    const full = await http.get(`${hs.volume('demo')}/volumes?limit=3`, { headers: h });
+    expect(full.data.volumes_links, 'a full page links on, like Cinder').to.have.length(1);
+    const empty = await http.get(full.data.volumes_links[0].href, { headers: h });
+    expect(empty.data).to.deep.equal({ volumes: [] });
   });
 
   it('scopes volumes by project and refuses a URL whose project id is not the token\'s', async () => {

@@ -41,6 +41,10 @@ describe('simulator: Glance v2', () => {
     const second = await http.get(`${hs.sim.url}/image${first.data.next}`, { headers: h });
     const seen = [...first.data.images, ...second.data.images].map((i: { id: string }) => i.id);
     expect(new Set(seen).size).to.equal(seen.length);
+    const all = (await http.get(img(), { headers: h })).data.images.length as number;
+    const exact = await http.get(img(`?limit=${all}`), { headers: h });
+    expect(exact.data.next, 'Glance links on from any full page').to.be.a('string');
+    expect((await http.get(`${hs.sim.url}/image${exact.data.next}`, { headers: h })).data.images).to.deep.equal([]);
   });
 
   it('creates (queued), uploads (active), patches and deletes an image; public needs admin', async () => {

@@ -5,7 +5,7 @@ import { SimError, ok } from '../http.js';
 import type { SimResponse } from '../http.js';
 import { uuid } from '../ids.js';
 import { atLeast } from '../microversion.js';
-import { page, parseLimit, withMarker } from '../paging.js';
+import { isFullPage, page, parseLimit, withMarker } from '../paging.js';
 import type { Ctx, Registrar } from '../router.js';
 import type { Sim } from '../state.js';
 import { isObj, member, optBool, optInt, optNullableStr, optStr, optStrMap, reqInt } from '../validate.js';
@@ -98,14 +98,14 @@ function list(ctx: Ctx, detail: boolean): SimResponse {
     rows.push(v);
   }
   rows.reverse();
-  const limit = parseLimit(ctx.q('limit'), 1000, `Invalid input received: limit must be an integer.`);
+  const limit = parseLimit(ctx.q('limit'), 1000, `Invalid input received: limit must be an integer.`) ?? 1000;
   const pg = page(rows, (v) => v.id, limit, ctx.q('marker'), (m) => new SimError(404, `Marker ${m} could not be found.`));
   const body: Record<string, unknown> = {
     volumes: pg.items.map((v) => (detail ? volumeView(ctx, v) : { id: v.id, name: v.name, links: volumeLinks(ctx, v.id) })),
   };
   const last = pg.items[pg.items.length - 1];
-  if (pg.more && last) {
-    body.volumes_links = [{ href: ctx.sim.url(`/volume/v3/${ctx.p('project_id')}/volumes${detail ? '/detail' : ''}?${withMarker(ctx.req.query, last.id, limit)}`), rel: 'next' }];
+  if (isFullPage(pg.items, limit) && last) {
+    body.volumes_links = [{ href: ctx.sim.url(`/volume/v3/${ctx.p('project_id')}/volumes${detail ? '/detail' : ''}?${withMarker(ctx.req.query, last.id, ctx.q('limit') !== undefined ? limit : undefined)}`), rel: 'next' }];
   }
   if (atLeast(ctx.mv, '3.45') && ctx.q('with_count') !== undefined) body.count = rows.length;
   return ok(body);

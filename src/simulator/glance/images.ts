@@ -4,7 +4,7 @@
 import type { AuthContext } from '../auth.js';
 import { SimError, noContent, ok } from '../http.js';
 import { isoSeconds, md5, sha512, uuid } from '../ids.js';
-import { page, parseLimit, withMarker } from '../paging.js';
+import { isFullPage, page, parseLimit, withMarker } from '../paging.js';
 import type { Ctx, Registrar } from '../router.js';
 import type { Sim } from '../state.js';
 import { isObj } from '../validate.js';
@@ -142,7 +142,7 @@ export function registerGlance(r: Registrar): void {
     const pg = page(all, (i) => i.id, limit, ctx.q('marker'), (m) => new SimError(400, `marker ${m} could not be found.`));
     const body: Record<string, unknown> = { images: pg.items.map(imageView), first: '/v2/images', schema: '/v2/schemas/images' };
     const last = pg.items[pg.items.length - 1];
-    if (pg.more && last) body.next = `/v2/images?${withMarker(ctx.req.query, last.id, undefined)}`;
+    if (isFullPage(pg.items, limit) && last) body.next = `/v2/images?${withMarker(ctx.req.query, last.id, undefined)}`;
     return ok(body);
   });
   r.get('/v2/images/:id', (ctx) => ok(imageView(findImage(ctx, ctx.p('id')))));

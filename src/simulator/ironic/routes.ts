@@ -3,7 +3,7 @@
 import { requireAdmin } from '../auth.js';
 import { SimError, ok } from '../http.js';
 import { isoSeconds } from '../ids.js';
-import { page, parseLimit, withMarker } from '../paging.js';
+import { isFullPage, page, parseLimit, withMarker } from '../paging.js';
 import type { Ctx, Registrar } from '../router.js';
 import type { Sim } from '../state.js';
 import type { Node } from './model.js';
@@ -53,11 +53,11 @@ function list(ctx: Ctx, forceDetail: boolean) {
     (q('resource_class') === undefined || n.resourceClass === q('resource_class')) &&
     (q('driver') === undefined || n.driver === q('driver')) &&
     (q('owner') === undefined || n.owner === q('owner')));
-  const limit = parseLimit(q('limit'), 1000, 'Invalid limit');
+  const limit = parseLimit(q('limit'), 1000, 'Invalid limit') ?? 1000;
   const pg = page(rows, (n) => n.uuid, limit, q('marker'), (m) => new SimError(400, `Invalid marker ${m}`));
   const body: Record<string, unknown> = { nodes: pg.items.map((n) => project(wantDetail ? detail(ctx, n) : summary(ctx, n), q('fields'))) };
   const last = pg.items[pg.items.length - 1];
-  if (pg.more && last) body.next = ctx.sim.url(`/baremetal/v1/nodes${forceDetail ? '/detail' : ''}?${withMarker(ctx.req.query, last.uuid, limit)}`);
+  if (isFullPage(pg.items, limit) && last) body.next = ctx.sim.url(`/baremetal/v1/nodes${forceDetail ? '/detail' : ''}?${withMarker(ctx.req.query, last.uuid, limit)}`);
   return ok(body);
 }
 

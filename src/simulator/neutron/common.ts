@@ -4,7 +4,7 @@ import type { AuthContext } from '../auth.js';
 import { SimError, noContent, ok } from '../http.js';
 import type { SimResponse } from '../http.js';
 import { isoSeconds } from '../ids.js';
-import { page, parseLimit, withMarker } from '../paging.js';
+import { isFullPage, page, parseLimit, withMarker } from '../paging.js';
 import type { Ctx, Registrar } from '../router.js';
 import type { Sim } from '../state.js';
 import { isObj } from '../validate.js';
@@ -89,9 +89,10 @@ export function listResponse<T extends { id: string; tags?: string[] }>(ctx: Ctx
     const base = ctx.sim.url(`/network/v2.0/${collection.replace(/_/g, '-')}`);
     const links: unknown[] = [];
     const last = pg.items[pg.items.length - 1];
-    if (pg.more && last) links.push({ href: `${base}?${withMarker(ctx.req.query, last.item.id, limit)}`, rel: 'next' });
+    // neutron.api.api_common.get_pagination_links: next on a full page, previous on every forward page.
+    if (isFullPage(pg.items, limit) && last) links.push({ href: `${base}?${withMarker(ctx.req.query, last.item.id, limit)}`, rel: 'next' });
     const first = pg.items[0];
-    if (marker !== undefined && first) {
+    if (limit !== undefined && limit > 0 && first) {
       const q = new URLSearchParams(withMarker(ctx.req.query, first.item.id, limit));
       q.set('page_reverse', 'True');
       links.push({ href: `${base}?${q.toString()}`, rel: 'previous' });

@@ -4,7 +4,7 @@
 import { SimError, ok } from '../http.js';
 import type { SimResponse } from '../http.js';
 import { isoSeconds } from '../ids.js';
-import { page, parseLimit, withMarker } from '../paging.js';
+import { isFullPage, page, parseLimit, withMarker } from '../paging.js';
 import type { Ctx } from '../router.js';
 import type { Sim } from '../state.js';
 import { deletePort } from '../neutron/ports.js';
@@ -177,13 +177,15 @@ export function listOf<T extends LbCommon>(ctx: Ctx, collection: string, path: s
     if (notAny.length && notAny.some((t) => it.tags.includes(t))) continue;
     rows.push({ id: it.id, v });
   }
-  const limit = parseLimit(ctx.q('limit'), 1000, `Supplied pagination limit '${ctx.q('limit') ?? ''}' is not valid.`);
+  const limit = parseLimit(ctx.q('limit'), 1000, `Supplied pagination limit '${ctx.q('limit') ?? ''}' is not valid.`) ?? 1000;
   const pg = page(rows, (r) => r.id, limit, ctx.q('marker'), (m) => oerr(400, `Supplied pagination marker '${m}' is not valid.`));
   const fields = q.getAll('fields');
   const project = (v: Record<string, unknown>) => (fields.length ? Object.fromEntries(fields.filter((f) => f in v).map((f) => [f, v[f]])) : v);
   const links: unknown[] = [];
   const last = pg.items[pg.items.length - 1];
-  if (pg.more && last) links.push({ href: ctx.sim.url(`/load-balancer/v2/${path}?${withMarker(q, last.id, limit)}`), rel: 'next' });
+  const first = pg.items[0];
+  if (ctx.q('marker') !== undefined && first) links.push({ href: ctx.sim.url(`/load-balancer/v2/${path}?${withMarker(q, first.id, limit)}`), rel: 'previous' });
+  if (isFullPage(pg.items, limit) && last) links.push({ href: ctx.sim.url(`/load-balancer/v2/${path}?${withMarker(q, last.id, limit)}`), rel: 'next' });
   return ok({ [collection]: pg.items.map((r) => project(r.v)), [`${collection}_links`]: links });
 }
 
