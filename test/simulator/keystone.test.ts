@@ -123,6 +123,8 @@ describe('simulator: Keystone v3', () => {
     const admin = await hs.h('admin');
     const demo = await hs.h('demo');
     expect((await http.get(`${hs.sim.authUrl}/users`, { headers: demo })).status).to.equal(403);
+    expect((await http.get(`${hs.sim.authUrl}/projects`, { headers: demo })).status).to.equal(403);
+    expect((await http.get(`${hs.sim.authUrl}/users/${hs.sim.credentials.demo.userId}/projects`, { headers: demo })).data.projects.map((p: { name: string }) => p.name)).to.deep.equal(['demo']);
     const dom = await http.post(`${hs.sim.authUrl}/domains`, { domain: { name: 'managed' } }, { headers: admin });
     expect(dom.status).to.equal(201);
     const proj = await http.post(`${hs.sim.authUrl}/projects`, { project: { name: 'tenant-a', domain_id: dom.data.domain.id } }, { headers: admin });

@@ -121,8 +121,9 @@ function registerProjects(r: Registrar): void {
   r.get('/projects', (ctx) => {
     const ks = ctx.sim.keystone;
     const f = { name: ctx.q('name'), domain: ctx.q('domain_id'), parent: ctx.q('parent_id'), enabled: ctx.q('enabled') };
-    const base = ctx.auth.isAdmin ? [...ks.projects.values()] : userProjects(ks, ctx.auth.userId);
-    if (!ctx.auth.isAdmin && ctx.auth.roles.length === 0) denyUnlessAdmin(ctx.auth, 'list_projects');
+    // Keystone's identity:list_projects needs admin (or a domain reader); members use /auth/projects.
+    denyUnlessAdmin(ctx.auth, 'list_projects');
+    const base = [...ks.projects.values()];
     const out = base.filter((p) => (f.name === undefined || p.name === f.name) && (f.domain === undefined || p.domainId === f.domain) &&
       (f.parent === undefined || (p.parentId ?? p.domainId) === f.parent) && (f.enabled === undefined || String(p.enabled) === f.enabled.toLowerCase()));
     return ok({ projects: out.map((p) => projectView(ctx.sim, p)), links: listLinks(ctx, 'projects') });
