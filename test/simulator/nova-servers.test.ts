@@ -189,9 +189,35 @@ describe('simulator: Nova servers', () => {
     expect(queued).to.have.length(1);
     expect(queued[0]).to.include({ uuid: SEED.ironicNodes.gold, provision_state: 'available', instance_uuid: id });
     hs.advance(150);
-    expect((await node())[0].provision_state).to.equal('wait call-back');
-    hs.advance(100);
+    expect((await node())[0].provision_state).to.equal('deploying');
+    hs.advance(40);
+    expect((await node())[0]).to.include({ provision_state: 'wait call-back', target_provision_state: 'active' });
+    expect((await getServer(hs, 'admin', id)).data.server.status).to.equal('BUILD');
+    hs.advance(60);
     expect((await node())[0]).to.include({ provision_state: 'active', power_state: 'power on' });
     expect((await getServer(hs, 'admin', id)).data.server['OS-EXT-SRV-ATTR:hypervisor_hostname']).to.equal(SEED.ironicNodes.gold);
+    const del = await http.delete(`${hs.nova}/servers/${id}`, { headers: admin });
+    expect(del.status).to.equal(204);
+    hs.advance(300);
+    expect(await node()).to.deep.equal([]);
+    const n = (await http.get(`${hs.sim.url}/baremetal/v1/nodes/${SEED.ironicNodes.gold}`, { headers: admin })).data;
+    expect(n).to.include({ instance_uuid: null });
+  });
+
+  it('honours an admin\'s requested destination (2.74 host / hypervisor_hostname) and refuses it to members', async () => {
+    const body = { name: 'pinned', imageRef: SEED.images.cirros, flavorRef: SEED.baremetalFlavor, networks: 'auto', hypervisor_hostname: SEED.ironicNodes.sgx };
+    const denied = await http.post(`${hs.nova}/servers`, { server: body }, { headers: await hs.h('demo', 'compute 2.74') });
+    expect(denied.status).to.equal(403);
+    const unknown = await http.post(`${hs.nova}/servers`, { server: { ...body, hypervisor_hostname: 'nope' } }, { headers: await hs.h('admin', 'compute 2.74') });
+    expect(unknown.status).to.equal(400);
+    // bm-1 carries the forbidden SGX trait: pinned there, the flavor cannot be placed.
+    const pinned = await http.post(`${hs.nova}/servers`, { server: body }, { headers: await hs.h('admin', 'compute 2.74') });
+    expect(pinned.status).to.equal(202);
+    hs.advance(300);
+    expect((await getServer(hs, 'admin', pinned.data.server.id)).data.server.fault.message).to.equal('No valid host was found. ');
+    const ok = await http.post(`${hs.nova}/servers`, { server: { ...body, name: 'pinned-ok', hypervisor_hostname: SEED.ironicNodes.gold } }, { headers: await hs.h('admin', 'compute 2.74') });
+    hs.advance(300);
+    const s = (await getServer(hs, 'admin', ok.data.server.id)).data.server;
+    expect(s).to.include({ status: 'ACTIVE', 'OS-EXT-SRV-ATTR:hypervisor_hostname': SEED.ironicNodes.gold });
   });
 });

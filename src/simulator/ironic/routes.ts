@@ -93,9 +93,13 @@ export function claimNode(sim: Sim, uuid: string, instanceId: string): void {
   n.updated = sim.now();
 }
 
-export function deployNode(sim: Sim, uuid: string): void {
+/** deploying, then (after `ms`) wait call-back: Ironic actively deploying, as opposed to queued. */
+export function deployNode(sim: Sim, uuid: string, ms: number): void {
   const n = sim.ironic.nodes.get(uuid);
-  if (n) setProvision(sim, n, 'wait call-back', 'active');
+  if (!n) return;
+  setProvision(sim, n, 'deploying', 'active');
+  const gen = n.gen;
+  sim.after(ms, () => { if (n.gen === gen && n.provisionState === 'deploying') setProvision(sim, n, 'wait call-back', 'active'); });
 }
 
 export function activateNode(sim: Sim, uuid: string): void {

@@ -24,7 +24,7 @@ export interface NewServer {
   name: string; projectId: string; userId: string; flavor: Flavor; imageId: string; keyName?: string | null;
   userData?: string | null; metadata?: Record<string, string>; securityGroups?: string[]; networks?: NetRequest[];
   bdms?: BdmRequest[]; description?: string | null; tags?: string[]; serverGroupId?: string | null; accessIPv4?: string;
-  accessIPv6?: string; configDrive?: string; reservationId?: string;
+  accessIPv6?: string; configDrive?: string; reservationId?: string; requestedHost?: string | null; requestedNode?: string | null;
   /** Programmatic seeding only: create already ACTIVE (launched) instead of walking BUILD. */
   active?: boolean;
 }
@@ -44,6 +44,7 @@ export function createServer(sim: Sim, o: NewServer): Server {
     securityGroups: o.securityGroups ?? ['default'], portIds: [], ownedPortIds: [], bdms: [], fault: null, locked: false,
     lockedReason: null, accessIPv4: o.accessIPv4 ?? '', accessIPv6: o.accessIPv6 ?? '', serverGroupId: o.serverGroupId ?? null,
     reservationId: o.reservationId ?? `r-${uuid().slice(0, 8)}`, actions: [], rpUuid: null,
+    requestedHost: o.requestedHost ?? null, requestedNode: o.requestedNode ?? null,
   };
   const sgIds = (o.securityGroups ?? ['default']).map((name) => securityGroupId(sim, o.projectId, name));
   const created: string[] = [];
@@ -181,6 +182,24 @@ const SERVER_KEYS = new Set(['name', 'imageRef', 'flavorRef', 'networks', 'key_n
   'block_device_mapping_v2', 'availability_zone', 'min_count', 'max_count', 'return_reservation_id', 'description', 'tags', 'config_drive',
   'accessIPv4', 'accessIPv6', 'adminPass', 'OS-DCF:diskConfig', 'personality', 'trusted_image_certificates', 'host', 'hypervisor_hostname', 'hostname']);
 
+/** 2.74 `host` / `hypervisor_hostname` (and the legacy `availability_zone: "nova:host:node"`): admin only. */
+function requestedDestination(ctx: Ctx, b: Json): { host: string | null; node: string | null } {
+  let host = atLeast(ctx.mv, '2.74') ? optStr(b, 'host') ?? null : null;
+  let node = atLeast(ctx.mv, '2.74') ? optStr(b, 'hypervisor_hostname') ?? null : null;
+  const az = optStr(b, 'availability_zone');
+  if (az?.includes(':')) {
+    const [, h, n] = az.split(':');
+    host = h || host;
+    node = n || node;
+  }
+  if (host === null && node === null) return { host, node };
+  if (!ctx.auth.isAdmin) throw new SimError(403, "Policy doesn't allow compute:servers:create:requested_destination to be performed.");
+  const nova = ctx.sim.nova;
+  if (host !== null && ![...nova.services.values()].some((s) => s.binary === 'nova-compute' && s.host === host)) throw new SimError(400, `Compute host ${host} could not be found.`);
+  if (node !== null && ![...nova.hypervisors.values()].some((h) => h.hostname === node)) throw new SimError(400, `Compute host node ${node} could not be found.`);
+  return { host, node };
+}
+
 export interface CreateResult { servers: Server[]; adminPass: string; reservationId: string; returnReservationId: boolean }
 
 export function createFromRequest(ctx: Ctx, b: Json): CreateResult {
@@ -222,6 +241,7 @@ export function createFromRequest(ctx: Ctx, b: Json): CreateResult {
   const hints = isObj(ctx.req.body) && isObj(ctx.req.body['os:scheduler_hints']) ? ctx.req.body['os:scheduler_hints'] : {};
   const groupId = typeof hints.group === 'string' ? hints.group : null;
   if (groupId && !sim.nova.serverGroups.has(groupId)) throw new SimError(400, `Invalid server group ${groupId}`);
+  const { host, node } = requestedDestination(ctx, b);
   checkQuota(sim, projectId, flavor, maxCount);
   const reservationId = `r-${uuid().slice(0, 8)}`;
   const servers: Server[] = [];
@@ -232,6 +252,7 @@ export function createFromRequest(ctx: Ctx, b: Json): CreateResult {
       bdms: i === 1 ? bdms : [], description: atLeast(ctx.mv, '2.19') ? optStr(b, 'description') ?? null : null,
       tags: atLeast(ctx.mv, '2.52') ? optStrList(b, 'tags') : undefined, serverGroupId: groupId, accessIPv4: optStr(b, 'accessIPv4'),
       accessIPv6: optStr(b, 'accessIPv6'), configDrive: b.config_drive === true ? 'True' : '', reservationId,
+      requestedHost: host, requestedNode: node,
     }));
   }
   return { servers, adminPass: optStr(b, 'adminPass') ?? uuid().replace(/-/g, '').slice(0, 12), reservationId, returnReservationId: b.return_reservation_id === true };

@@ -65,10 +65,19 @@ export function usageOf(sim: Sim, projectId: string): { instances: number; cores
   return u;
 }
 
+/** The resource providers a requested destination allows (all of them when none was requested). */
+function allowed(sim: Sim, s: Server): (rpUuid: string) => boolean {
+  if (s.requestedHost === null && s.requestedNode === null) return () => true;
+  const ok = new Set([...sim.nova.hypervisors.values()]
+    .filter((h) => (s.requestedHost === null || h.host === s.requestedHost) && (s.requestedNode === null || h.hostname === s.requestedNode))
+    .map((h) => h.id));
+  return (rp) => ok.has(rp);
+}
+
 function schedule(sim: Sim, s: Server): boolean {
   const req = flavorRequest(s.flavor);
-  const found = candidates(sim, req.resources, req.traits);
-  const rp = found[0];
+  const fits = allowed(sim, s);
+  const rp = candidates(sim, req.resources, req.traits).find((x) => fits(x.uuid));
   if (!rp) return false;
   setAllocations(sim, s.id, s.projectId, s.userId, new Map([[rp.uuid, req.resources]]));
   s.rpUuid = rp.uuid;
@@ -104,7 +113,7 @@ export function startBuild(sim: Sim, s: Server): void {
       s.taskState = 'networking';
       step(sim, s, d / 4, () => {
         s.taskState = 'spawning';
-        if (s.host !== COMPUTE_HOST && s.nodeName) deployNode(sim, s.nodeName);
+        if (s.host !== COMPUTE_HOST && s.nodeName) deployNode(sim, s.nodeName, d / 8);
         const rule = bootRule(sim, s, 'boot');
         if (rule?.outcome === 'never') return;
         step(sim, s, d / 4, () => {

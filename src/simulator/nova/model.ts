@@ -60,6 +60,9 @@ export interface Server {
   actions: InstanceAction[];
   /** Resource provider the scheduler placed it on (placement consumer = server id). */
   rpUuid: string | null;
+  /** 2.74 requested destination (admin only): the scheduler only considers this host / node. */
+  requestedHost: string | null;
+  requestedNode: string | null;
 }
 
 export interface Flavor {
