@@ -251,5 +251,3 @@ export function registerVolumeActions(r: Registrar): void {
     }
   });
 }
-
-

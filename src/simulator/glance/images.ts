@@ -234,5 +234,3 @@ export function registerGlance(r: Registrar): void {
   r.get('/v2/schemas/image', () => ok({ name: 'image', properties: {}, additionalProperties: { type: 'string' } }));
   r.get('/v2/schemas/images', () => ok({ name: 'images', properties: { images: { type: 'array' } } }));
 }
-
-

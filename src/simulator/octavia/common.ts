@@ -116,7 +116,8 @@ function settleChildren(sim: Sim, lb: LoadBalancer, failed: boolean): void {
     if (c.provisioningStatus === 'PENDING_CREATE' || c.provisioningStatus === 'PENDING_UPDATE') {
       c.provisioningStatus = failed ? 'ERROR' : 'ACTIVE';
       c.updated = now;
-      if (!failed && c.operatingStatus === 'OFFLINE' && !('address' in c)) c.operatingStatus = online(sim);
+      // Members keep NO_MONITOR (no health manager); the rest report the configured status once ACTIVE.
+      if (!failed && c.operatingStatus === 'OFFLINE') c.operatingStatus = online(sim);
     }
   }
 }

@@ -122,5 +122,3 @@ export function registerLoadBalancers(r: Registrar): void {
   });
   r.get('/lbaas/providers', () => ok({ providers: [{ name: 'amphora', description: 'The Octavia Amphora driver.' }, { name: 'octavia', description: 'Deprecated alias of the Octavia Amphora driver.' }] }));
 }
-
-
