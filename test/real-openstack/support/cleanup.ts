@@ -12,12 +12,22 @@ export interface CleanupFailure {
   error: string;
 }
 
+interface Entry {
+  label: string;
+  run: () => Promise<void>;
+  group: string | undefined;
+}
+
 export class CleanupRegistry {
-  private readonly stack: Array<{ label: string; run: () => Promise<void> }> = [];
+  private readonly stack: Entry[] = [];
   readonly done: string[] = [];
 
-  add(label: string, run: () => Promise<void>): void {
-    this.stack.push({ label, run });
+  /**
+   * `group`: neighbouring entries of the same group (e.g. `servers`) are deleted concurrently; the order
+   * between groups stays last-in first-out.
+   */
+  add(label: string, run: () => Promise<void>, group?: string): void {
+    this.stack.push({ label, run, group });
   }
 
   get pending(): number {
@@ -27,17 +37,23 @@ export class CleanupRegistry {
   /** Runs every registered deletion, newest first; returns what could not be deleted. */
   async runAll(): Promise<CleanupFailure[]> {
     const failures: CleanupFailure[] = [];
-    for (let item = this.stack.pop(); item !== undefined; item = this.stack.pop()) {
+    const one = async (item: Entry): Promise<void> => {
       try {
         await item.run();
         this.done.push(item.label);
       } catch (error) {
         if (error instanceof NotFound) {
           this.done.push(item.label);
-          continue;
+          return;
         }
         failures.push({ label: item.label, error: error instanceof Error ? error.message : String(error) });
       }
+    };
+    while (this.stack.length > 0) {
+      const batch = [this.stack.pop() as Entry];
+      const group = batch[0]?.group;
+      while (group !== undefined && this.stack.at(-1)?.group === group) batch.push(this.stack.pop() as Entry);
+      await Promise.all(batch.map(one));
     }
     return failures;
   }

@@ -6,10 +6,12 @@
  * Cleanup failures fail the run: a suite that leaks into a user's cloud is broken.
  */
 import type { Context } from 'mocha';
-import { openedRun, realRun } from './run.js';
+import { openedRun, realRun, type TimingRecord } from './run.js';
 import { sweepPrefix } from './sweep.js';
 
 const startedAt = Date.now();
+/** Wall time is attributed to the test that ends it, so a file's figure includes its before-hooks. */
+let lastMark = Date.now();
 
 const fmt = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
@@ -17,6 +19,7 @@ export const mochaHooks = {
   async beforeAll(this: Context) {
     this.timeout(120_000);
     const run = await realRun();
+    lastMark = Date.now();
     console.log(`  real OpenStack: ${run.target.description}`);
     console.log(`  run prefix ${run.prefix}; client log ${run.logPath}`);
   },
@@ -26,7 +29,9 @@ export const mochaHooks = {
     if (!run) return;
     run.faults?.reset();
     const test = this.currentTest;
-    if (test) run.timings.push({ file: (test.file ?? '').replace(/^.*\/test\//, 'test/'), title: test.fullTitle(), ms: test.duration ?? 0, state: test.state ?? 'skipped' });
+    const now = Date.now();
+    if (test) run.timings.push({ file: (test.file ?? '').replace(/^.*\/test\//, 'test/'), title: test.fullTitle(), ms: test.duration ?? 0, wallMs: now - lastMark, state: test.state ?? 'skipped' });
+    lastMark = now;
   },
 
   async afterAll(this: Context) {
@@ -48,18 +53,18 @@ export const mochaHooks = {
   },
 };
 
-const printSummary = (timings: ReadonlyArray<{ file: string; title: string; ms: number; state: string }>, phases: Record<string, number>, totalMs: number, deleted: number, swept: string[]): void => {
+const printSummary = (timings: ReadonlyArray<TimingRecord>, phases: Record<string, number>, totalMs: number, deleted: number, swept: string[]): void => {
   const byFile = new Map<string, { ms: number; tests: number; passed: number; failed: number; skipped: number }>();
   for (const t of timings) {
     const entry = byFile.get(t.file) ?? { ms: 0, tests: 0, passed: 0, failed: 0, skipped: 0 };
-    entry.ms += t.ms;
+    entry.ms += t.wallMs;
     entry.tests++;
     if (t.state === 'passed') entry.passed++;
     else if (t.state === 'failed') entry.failed++;
     else entry.skipped++;
     byFile.set(t.file, entry);
   }
-  const lines = ['', '  real-OpenStack suite timings', '  ────────────────────────────'];
+  const lines = ['', '  real-OpenStack suite timings (wall time per file, hooks included)', '  ─────────────────────────────────────────────────────────────────'];
   for (const [file, e] of [...byFile.entries()].sort()) {
     lines.push(`  ${fmt(e.ms).padStart(8)}  ${file}  (${e.passed} passed${e.failed ? `, ${e.failed} failed` : ''}${e.skipped ? `, ${e.skipped} skipped` : ''})`);
   }

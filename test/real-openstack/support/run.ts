@@ -31,7 +31,10 @@ export interface Fixtures {
 export interface TimingRecord {
   file: string;
   title: string;
+  /** The test's own duration (mocha). */
   ms: number;
+  /** Wall time since the previous test ended (includes before-hooks and fixtures). */
+  wallMs: number;
   state: string;
 }
 
@@ -148,7 +151,7 @@ const openRun = async (): Promise<RealRun> => {
         networks: [{ uuid: options.networkId ?? fx.networkId }],
         ...(options.metadata !== undefined ? { metadata: options.metadata } : {}),
       });
-      cleanup.add(`server ${serverName}`, () => deleteServerAndWait(session, id));
+      cleanup.add(`server ${serverName}`, () => deleteServerAndWait(session, id), 'servers');
       return { id, name: serverName };
     },
   };
