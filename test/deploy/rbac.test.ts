@@ -1,0 +1,227 @@
+/**
+ * Least privilege: the ServiceAccount may make exactly the API calls `regent start --resources
+ * kubernetes --no-examples` makes. The expected grants are derived from the source (support/adapter.ts:
+ * client calls of the kubernetes adapter → adapter methods → what the control plane reaches, each table
+ * cross-checked against the code), and then proven on the wire: the control plane runs against the fake
+ * API server and every request it sends must be allowed by deploy/manifests' RBAC, and every grant used.
+ */
+import { expect } from 'chai';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
+import { KINDS } from '../../src/resources/index.js';
+import { startControlPlane } from '../../src/app/control-plane.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { applyManifests } from '../../src/kube/cli/manifests.js';
+import { startSimulator } from '../../src/simulator/index.js';
+import { cloudFromYaml } from '../../src/openstack/keystone/clouds-config.js';
+import { FakeApiServer, type RecordedRequest } from '../kube/support/fake-apiserver.js';
+import { at, loadChartObjects, loadManifests, only, read, ROOT, type KubeObject, type Loaded } from './support/files.js';
+import { accessOf, allows, grantsOf, rulesFor, rulesOf, triple, wildcardsIn, type Access } from './support/rbac.js';
+import {
+  CLIENT_CALLS,
+  CONTROL_PLANE_CALLS,
+  EXAMPLES_ONLY,
+  GROUP,
+  LEASE_GROUP,
+  PORT_CALLS,
+  clientCallsInAdapter,
+  controllerKinds,
+  expectedGrants,
+  leaseName,
+  portCallsInAdapter,
+  portCallsOfControlPlane,
+  servedKinds,
+} from './support/adapter.js';
+
+const pluralOf = (kind: string): string => {
+  const definition = KINDS.find((k) => k.kind === kind);
+  if (!definition) throw new Error(`unknown kind ${kind}`);
+  return definition.plural;
+};
+const plurals = () => ({ all: KINDS.map((k) => k.plural), served: servedKinds().map(pluralOf) });
+const sorted = (values: Iterable<string>): string[] => [...values].sort();
+
+const containerArgs = (deployment: KubeObject): string[] => (at(deployment, 'spec', 'template', 'spec', 'containers', 0, 'args') as string[] | undefined) ?? [];
+
+describe('deploy: RBAC least privilege', () => {
+  describe('what the code calls (the tables in test/deploy/support/adapter.ts)', () => {
+    it('CLIENT_CALLS names exactly the client calls the kubernetes adapter makes', () => {
+      expect(clientCallsInAdapter(), 'src/kube/kubernetes/*.ts calls a client method the table does not map to RBAC (or the table lists one it no longer calls)').to.deep.equal(sorted(Object.keys(CLIENT_CALLS)));
+    });
+
+    it('every CLIENT_CALLS name is a real @kubernetes/client-node method', () => {
+      const prototypes = [CustomObjectsApi.prototype, CoreV1Api.prototype, CoordinationV1Api.prototype] as unknown as Array<Record<string, unknown>>;
+      for (const name of Object.keys(CLIENT_CALLS)) {
+        if (name === 'Watch') expect(typeof Watch.prototype.watch).to.equal('function');
+        else expect(prototypes.some((p) => typeof p[name] === 'function'), name).to.equal(true);
+      }
+    });
+
+    it('PORT_CALLS matches the client calls in each adapter method body (through its private helpers)', () => {
+      const derived = portCallsInAdapter();
+      expect(sorted(Object.keys(derived))).to.deep.equal(sorted(Object.keys(PORT_CALLS)));
+      for (const [method, calls] of Object.entries(PORT_CALLS)) expect(derived[method], method).to.deep.equal(sorted(calls));
+    });
+
+    it('CONTROL_PLANE_CALLS lists exactly the adapter methods the control plane reaches', () => {
+      const reached = portCallsOfControlPlane();
+      const detail = [...reached].map(([method, files]) => `${method}: ${files.join(', ')}`).join('\n');
+      expect(sorted(reached.keys()), `source.<method>( calls in the modules src/app/control-plane.ts imports:\n${detail}`).to.deep.equal(sorted(Object.keys(CONTROL_PLANE_CALLS)));
+    });
+
+    it('the control plane records no Kubernetes Events, so no events grant is needed', () => {
+      expect(portCallsOfControlPlane().has('recordEvent')).to.equal(false);
+      expect(Object.keys(CONTROL_PLANE_CALLS)).not.to.include('recordEvent');
+    });
+
+    it('finalizers are patched only on kinds with a controller: SERVED equals the controllers the control plane builds', () => {
+      expect(sorted(servedKinds())).to.deep.equal(sorted(controllerKinds()));
+    });
+
+    it('the examples path (apply: get, create, update) runs only with --examples, and every Deployment passes --no-examples', () => {
+      const plane = read('src/app/control-plane.ts');
+      expect([...plane.matchAll(/import \{([^}]*)\} from '\.\.\/kube\/cli\/manifests\.js'/g)].map((m) => m[1]!.trim()), EXAMPLES_ONLY).to.deep.equal(['applyManifests']);
+      expect(plane.split('applyManifests(').length - 1, 'applyManifests is called once, in the examples block').to.equal(1);
+      expect(plane.slice(plane.indexOf('if (options.examplesDir)'))).to.include('applyManifests(');
+      expect(containerArgs(only(loadManifests(), 'Deployment'))).to.include('--no-examples');
+      expect(containerArgs(only(loadChartObjects(), 'Deployment'))).to.include('--no-examples');
+    });
+
+    it('the expected grants, as derived from those tables', () => {
+      const { cluster, namespaced } = expectedGrants(plurals(), leaseName());
+      // Written out once so a change in the derivation shows up in review, not only in the RBAC files.
+      const all = plurals().all;
+      expect(cluster).to.deep.equal(sorted([
+        ...all.flatMap((p) => [triple(GROUP, p, 'get'), triple(GROUP, p, 'list'), triple(GROUP, p, 'watch'), triple(GROUP, `${p}/status`, 'patch')]),
+        triple(GROUP, 'servers', 'patch'),
+        triple(GROUP, 'networks', 'patch'),
+      ]));
+      expect(namespaced).to.deep.equal(sorted([triple(LEASE_GROUP, 'leases', 'create'), triple(LEASE_GROUP, 'leases', 'get', 'regent-controller'), triple(LEASE_GROUP, 'leases', 'update', 'regent-controller')]));
+    });
+  });
+
+  for (const [name, load] of [['deploy/manifests', loadManifests], ['deploy/helm/regent', loadChartObjects]] as const) {
+    describe(`${name} grants exactly that`, () => {
+      const objects = load();
+      const clusterRole = only(objects, 'ClusterRole');
+      const role = only(objects, 'Role');
+      const deployment = only(objects, 'Deployment');
+
+      it('the ClusterRole grants exactly the custom-resource calls (informers list and watch every namespace)', () => {
+        expect(sorted(grantsOf(rulesOf(clusterRole)))).to.deep.equal(expectedGrants(plurals(), leaseName()).cluster);
+      });
+
+      it('the Role grants exactly the Lease calls, get and update only on the Lease the code names', () => {
+        expect(sorted(grantsOf(rulesOf(role)))).to.deep.equal(expectedGrants(plurals(), leaseName()).namespaced);
+      });
+
+      it('no wildcard, no non-resource URL, no duplicate grant, and no other role', () => {
+        for (const r of [clusterRole, role]) {
+          expect(wildcardsIn(rulesOf(r)), r.kind).to.deep.equal([]);
+          const grants = grantsOf(rulesOf(r));
+          expect(new Set(grants).size, `${r.kind}: a grant listed twice`).to.equal(grants.length);
+        }
+        expect(objects.filter((o) => o.object.kind === 'ClusterRole' || o.object.kind === 'Role')).to.have.length(2);
+      });
+
+      it("both roles are bound to the Deployment's ServiceAccount; the Role lives in the Deployment's namespace (POD_NAMESPACE, where the Lease is)", () => {
+        const serviceAccount = { name: at(deployment, 'spec', 'template', 'spec', 'serviceAccountName') as string, namespace: deployment.metadata.namespace! };
+        expect(only(objects, 'ServiceAccount').metadata).to.include(serviceAccount);
+        const bound = rulesFor(objects, serviceAccount);
+        expect(sorted(new Set(bound.map((b) => b.from)))).to.deep.equal(sorted([`ClusterRole ${clusterRole.metadata.name}`, `Role ${role.metadata.name}`]));
+        expect(role.metadata.namespace).to.equal(deployment.metadata.namespace);
+        expect(bound.filter((b) => b.from.startsWith('Role ')).every((b) => b.namespace === deployment.metadata.namespace)).to.equal(true);
+      });
+    });
+  }
+
+  describe('on the wire: the control plane against a fake API server, as the ServiceAccount of deploy/manifests', function () {
+    this.timeout(120_000);
+    const objects: Loaded[] = loadManifests();
+    const deployment = only(objects, 'Deployment');
+    const namespace = deployment.metadata.namespace!;
+    const bound = rulesFor(objects, { name: at(deployment, 'spec', 'template', 'spec', 'serviceAccountName') as string, namespace });
+    let requests: RecordedRequest[] = [];
+    let unexpected: RecordedRequest[] = [];
+
+    const until = async (what: string, probe: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> => {
+      const deadline = Date.now() + timeoutMs;
+      while (!(await probe())) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+
+    before(async function () {
+      this.timeout(120_000);
+      const fake = await FakeApiServer.start();
+      const sim = await startSimulator({ clock: 'real', delays: { serverBuild: 100, rebuildStep: 100, serverDelete: 100, serverAction: 100 } });
+      const dir = mkdtempSync(join(tmpdir(), 'regent-deploy-rbac-'));
+      const saved = { KUBECONFIG: process.env.KUBECONFIG, POD_NAMESPACE: process.env.POD_NAMESPACE };
+      try {
+        writeFileSync(join(dir, 'kubeconfig'), fake.kubeConfigYaml());
+        // What the pod has: a kubeconfig (in-cluster there) and POD_NAMESPACE from the downward API.
+        process.env.KUBECONFIG = join(dir, 'kubeconfig');
+        process.env.POD_NAMESPACE = namespace;
+        // One object of every kind (the examples), written straight into the fake's store: not requests.
+        for (const file of readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.yaml')).sort()) {
+          await applyManifests(fake.store, readFileSync(join(ROOT, 'examples', file), 'utf8'));
+        }
+        const plane = await startControlPlane({
+          storeUrl: `sqlite:${join(dir, 'regent.db')}`,
+          resourcesUrl: 'kubernetes',
+          logger: silentLogger(),
+          port: 0,
+          monitorIntervalMs: 200,
+          openstack: { cloud: cloudFromYaml(sim.cloudsYaml(), 'sim-demo'), simulator: sim, description: 'test simulator' },
+          lease: { durationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 },
+        });
+        try {
+          await until('leadership', () => plane.isLeader());
+          const everything = async () => (await Promise.all(KINDS.map((k) => fake.store.list(k.kind as never)))).flatMap((l) => l.items);
+          await until('a status on every object', async () => (await everything()).every((o) => Array.isArray((o.status as { conditions?: unknown } | undefined)?.conditions)));
+          await until('finalizers on the served kinds', async () => (await everything()).some((o) => o.kind === 'Server' && (o.metadata.finalizers ?? []).length > 0) && (await everything()).some((o) => o.kind === 'Network' && (o.metadata.finalizers ?? []).length > 0));
+          // Delete a Server the cloud has created: the finalizer comes off after Nova deleted it.
+          await until('web-2 created in Nova', async () => typeof ((await fake.store.get('Server', 'default', 'web-2'))?.status as { serverID?: string } | undefined)?.serverID === 'string');
+          await fake.store.delete('Server', 'default', 'web-2');
+          await until('web-2 gone', async () => (await fake.store.get('Server', 'default', 'web-2')) === undefined);
+        } finally {
+          await plane.stop(); // releases the Lease: an update
+        }
+        requests = [...fake.requests];
+        unexpected = [...fake.unexpected];
+      } finally {
+        process.env.KUBECONFIG = saved.KUBECONFIG;
+        process.env.POD_NAMESPACE = saved.POD_NAMESPACE;
+        if (saved.KUBECONFIG === undefined) delete process.env.KUBECONFIG;
+        if (saved.POD_NAMESPACE === undefined) delete process.env.POD_NAMESPACE;
+        await fake.close();
+        await sim.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    const describeAccess = (a: Access) => `${a.verb} ${a.group}/${a.resource}${a.namespace ? ` in ${a.namespace}` : ' (all namespaces)'}${a.name ? ` name=${a.name}` : ''}`;
+
+    it('every request the control plane sends is allowed by the RBAC (no 403 in a cluster)', () => {
+      expect(requests.length).to.be.greaterThan(0);
+      const denied = [...new Set(requests.map((r) => accessOf(r.method, r.path, r.query)).filter((a) => !allows(bound, a)).map(describeAccess))];
+      expect(denied).to.deep.equal([]);
+      expect(unexpected.map((r) => `${r.method} ${r.path}`), 'requests the fake does not serve').to.deep.equal([]);
+    });
+
+    it('every grant is used: each (group, resource, verb[, name]) the roles allow was requested', () => {
+      const accesses = requests.map((r) => accessOf(r.method, r.path, r.query));
+      const unused = bound.flatMap(({ namespace: ns, rule }) =>
+        grantsOf([rule]).filter((grant) => {
+          const m = /^([^/]*)\/([^#:]+)(?:#([^:]+))?:(\w+)$/.exec(grant)!;
+          const [, group, resource, name, verb] = m;
+          return !accesses.some((a) => a.group === group && a.resource === resource && a.verb === verb && (name === undefined || a.name === name) && (ns === undefined || a.namespace === ns));
+        }),
+      );
+      expect(unused).to.deep.equal([]);
+    });
+  });
+});

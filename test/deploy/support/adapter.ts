@@ -1,0 +1,225 @@
+/**
+ * Which Kubernetes API calls the control plane makes, from the source:
+ *
+ * 1. CLIENT_CALLS: every @kubernetes/client-node call the kubernetes adapter (src/kube/kubernetes/)
+ *    makes, and the RBAC access it needs. Cross-checked: the adapter's source names exactly these.
+ * 2. PORT_CALLS: which client calls each adapter method makes. Cross-checked against the adapter's
+ *    method bodies (direct calls and calls through its private helpers).
+ * 3. CONTROL_PLANE_CALLS: which adapter methods `regent start` reaches, on which kinds, and why.
+ *    Cross-checked by grepping every module the control plane imports for `source.<method>(`.
+ *
+ * A new call anywhere in that chain fails a test until this table, the RBAC and its comments agree.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { ROOT } from './files.js';
+import { triple } from './rbac.js';
+
+export type Api = 'custom' | 'custom/status' | 'events' | 'leases';
+
+export interface ClientCall {
+  readonly api: Api;
+  readonly verb: string;
+  /** The request names one object (get, update, patch, delete): RBAC resourceNames can restrict it. */
+  readonly named: boolean;
+}
+
+export const CLIENT_CALLS: Readonly<Record<string, ClientCall>> = {
+  // source.ts (CustomObjectsApi on regent.dev/v1alpha1)
+  listCustomObjectForAllNamespaces: { api: 'custom', verb: 'list', named: false },
+  listNamespacedCustomObject: { api: 'custom', verb: 'list', named: false },
+  getNamespacedCustomObject: { api: 'custom', verb: 'get', named: true },
+  createNamespacedCustomObjectWithHttpInfo: { api: 'custom', verb: 'create', named: false },
+  replaceNamespacedCustomObjectWithHttpInfo: { api: 'custom', verb: 'update', named: true },
+  patchNamespacedCustomObject: { api: 'custom', verb: 'patch', named: true },
+  patchNamespacedCustomObjectStatus: { api: 'custom/status', verb: 'patch', named: true },
+  deleteNamespacedCustomObject: { api: 'custom', verb: 'delete', named: true },
+  // watch.ts (the client's Watch on /apis/regent.dev/v1alpha1[/namespaces/<ns>]/<plural>)
+  Watch: { api: 'custom', verb: 'watch', named: false },
+  // events.ts (CoreV1Api, core/v1 Events)
+  createNamespacedEvent: { api: 'events', verb: 'create', named: false },
+  patchNamespacedEvent: { api: 'events', verb: 'patch', named: true },
+  listNamespacedEvent: { api: 'events', verb: 'list', named: false },
+  listEventForAllNamespaces: { api: 'events', verb: 'list', named: false },
+  // lease.ts (CoordinationV1Api)
+  readNamespacedLease: { api: 'leases', verb: 'get', named: true },
+  createNamespacedLease: { api: 'leases', verb: 'create', named: false },
+  replaceNamespacedLease: { api: 'leases', verb: 'update', named: true },
+};
+
+/** Adapter method → the client calls it makes (KubernetesResourceSource, then `lease.*` = KubernetesLeaseBackend). */
+export const PORT_CALLS: Readonly<Record<string, readonly string[]>> = {
+  list: ['listCustomObjectForAllNamespaces', 'listNamespacedCustomObject'],
+  get: ['getNamespacedCustomObject'],
+  watch: ['Watch'],
+  create: ['createNamespacedCustomObjectWithHttpInfo'],
+  apply: ['getNamespacedCustomObject', 'createNamespacedCustomObjectWithHttpInfo', 'replaceNamespacedCustomObjectWithHttpInfo'],
+  update: ['getNamespacedCustomObject', 'replaceNamespacedCustomObjectWithHttpInfo'],
+  patchStatus: ['patchNamespacedCustomObjectStatus'],
+  addFinalizer: ['getNamespacedCustomObject', 'patchNamespacedCustomObject'],
+  removeFinalizer: ['getNamespacedCustomObject', 'patchNamespacedCustomObject'],
+  delete: ['deleteNamespacedCustomObject'],
+  recordEvent: ['patchNamespacedEvent', 'createNamespacedEvent'],
+  listEvents: ['listNamespacedEvent', 'listEventForAllNamespaces'],
+  close: [],
+  'lease.get': ['readNamespacedLease'],
+  'lease.create': ['createNamespacedLease'],
+  'lease.update': ['replaceNamespacedLease'],
+};
+
+/**
+ * What `regent start --resources kubernetes --no-examples` calls, on which kinds ('all': every kind
+ * in src/resources KINDS; 'served': SERVED in src/app/control-plane.ts), and the code path. `--examples`
+ * would add apply (get, create, update) for the example manifests: the Deployment passes --no-examples.
+ */
+export const CONTROL_PLANE_CALLS: Readonly<Record<string, { kinds: 'all' | 'served' | 'lease'; path: string }>> = {
+  list: { kinds: 'all', path: 'src/kube/informer.ts relist (one informer per kind, every namespace)' },
+  watch: { kinds: 'all', path: 'src/kube/informer.ts watch (one informer per kind, every namespace)' },
+  get: { kinds: 'all', path: 'src/status/runner.ts render*, src/controllers/{server,network}/reconcile.ts' },
+  patchStatus: { kinds: 'all', path: 'src/status/runner.ts patchIfChanged (served kinds and NoController status)' },
+  addFinalizer: { kinds: 'served', path: 'src/controllers/lifecycle-pass.ts (Server and Network controllers)' },
+  removeFinalizer: { kinds: 'served', path: 'src/controllers/lifecycle-pass.ts (Server and Network controllers)' },
+  'lease.get': { kinds: 'lease', path: 'src/kube/leader/elector.ts acquire/renew/release' },
+  'lease.create': { kinds: 'lease', path: 'src/kube/leader/elector.ts first acquire' },
+  'lease.update': { kinds: 'lease', path: 'src/kube/leader/elector.ts acquire/renew/release' },
+};
+
+export const GROUP = 'regent.dev';
+export const LEASE_GROUP = 'coordination.k8s.io';
+
+const src = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
+
+// ---------------------------------------------------------------------------------------------
+// The adapter's source
+
+interface Method {
+  readonly name: string;
+  readonly isPrivate: boolean;
+  readonly body: string;
+}
+
+/** Class members declared at two-space indentation, each with its text up to the next member. */
+export const methodsOf = (text: string): Method[] => {
+  const header = /^ {2}(private |public |protected )?(?:async )?([A-Za-z_]\w*)\s*(?:<[^\n(]*>)?\(/gm;
+  const found = [...text.matchAll(header)];
+  return found
+    .map((m, i) => ({ name: m[2]!, isPrivate: m[1] === 'private ', body: text.slice(m.index, found[i + 1]?.index ?? text.length) }))
+    .filter((m) => !['constructor', 'if', 'for', 'while', 'switch', 'catch'].includes(m.name));
+};
+
+/** Client calls in a text: `this.<custom|core|api>.<method>(`, and the Watch behind watchPath. */
+const directCalls = (body: string): string[] => [
+  ...[...body.matchAll(/this\.(?:custom|core|api)\.(\w+)\(/g)].map((m) => m[1]!),
+  ...(/\bwatchPath\(/.test(body) ? ['Watch'] : []),
+];
+
+/** Every client-node call named anywhere in src/kube/kubernetes/. */
+export const clientCallsInAdapter = (): string[] => {
+  const files = ['source.ts', 'events.ts', 'lease.ts', 'watch.ts'].map((f) => src(`src/kube/kubernetes/${f}`));
+  const calls = new Set(files.flatMap((text) => [...text.matchAll(/this\.(?:custom|core|api)\.(\w+)\(/g)].map((m) => m[1]!)));
+  if (/new Watch\(/.test(src('src/kube/kubernetes/watch.ts'))) calls.add('Watch');
+  return [...calls].sort();
+};
+
+/** Adapter method → client calls, read from the method bodies (through private helpers and the event recorder). */
+export const portCallsInAdapter = (): Record<string, string[]> => {
+  const source = methodsOf(src('src/kube/kubernetes/source.ts'));
+  const recorder = methodsOf(src('src/kube/kubernetes/events.ts'));
+  const lease = methodsOf(src('src/kube/kubernetes/lease.ts'));
+  const closure = (methods: Method[], name: string, seen = new Set<string>()): Set<string> => {
+    const method = methods.find((m) => m.name === name);
+    const calls = new Set<string>();
+    if (!method || seen.has(name)) return calls;
+    seen.add(name);
+    for (const call of directCalls(method.body)) calls.add(call);
+    for (const m of method.body.matchAll(/this\.(\w+)\(/g)) for (const call of closure(methods, m[1]!, seen)) calls.add(call);
+    for (const m of method.body.matchAll(/this\.events\.(\w+)\(/g)) for (const call of closure(recorder, m[1]!)) calls.add(call);
+    return calls;
+  };
+  const result: Record<string, string[]> = {};
+  for (const m of source.filter((x) => !x.isPrivate)) result[m.name] = [...closure(source, m.name)].sort();
+  for (const m of lease.filter((x) => !x.isPrivate)) result[`lease.${m.name}`] = [...closure(lease, m.name)].sort();
+  return result;
+};
+
+// ---------------------------------------------------------------------------------------------
+// What the control plane reaches
+
+const ADAPTERS = ['src/kube/kubernetes/', 'src/kube/embedded/'];
+/** Imported by the control plane only for `--examples` (applyManifests); the Deployment passes --no-examples. */
+export const EXAMPLES_ONLY = 'src/kube/cli/manifests.ts';
+
+const resolveImport = (from: string, spec: string): string | undefined => {
+  const base = resolve(dirname(join(ROOT, from)), spec);
+  for (const candidate of [base.replace(/\.js$/, '.ts'), `${base}.ts`, join(base, 'index.ts')]) if (existsSync(candidate)) return relative(ROOT, candidate);
+  return undefined;
+};
+
+/** Every module reachable from `entry` through relative imports (static and dynamic), adapters not followed. */
+export const importClosure = (entry: string, stopAt: readonly string[] = ADAPTERS): string[] => {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    if (stopAt.some((prefix) => file.startsWith(prefix))) return;
+    const text = src(file);
+    for (const m of text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*)'(\.{1,2}\/[^']+)'/g)) {
+      const target = resolveImport(file, m[1]!);
+      if (target) visit(target);
+    }
+  };
+  visit(entry);
+  return [...seen].sort();
+};
+
+/** Adapter methods called as `source.<method>(` in the control plane's modules (adapters and the examples path excluded). */
+export const portCallsOfControlPlane = (): Map<string, string[]> => {
+  const methods = new Set(Object.keys(PORT_CALLS).filter((k) => !k.startsWith('lease.')));
+  const calls = new Map<string, string[]>();
+  for (const file of importClosure('src/app/control-plane.ts')) {
+    if (ADAPTERS.some((prefix) => file.startsWith(prefix)) || file === EXAMPLES_ONLY) continue;
+    const code = src(file).replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    for (const m of code.matchAll(/\bsource\??\.(\w+)\(/g)) {
+      if (!methods.has(m[1]!) || m[1] === 'close') continue;
+      calls.set(m[1]!, [...new Set([...(calls.get(m[1]!) ?? []), file])]);
+    }
+  }
+  // The Kubernetes lease: the control plane builds a KubernetesLeaseBackend, and the elector calls it.
+  if (/KubernetesLeaseBackend\(/.test(src('src/app/control-plane.ts'))) {
+    for (const m of src('src/kube/leader/elector.ts').matchAll(/\blease\.(get|create|update)\(/g)) calls.set(`lease.${m[1]!}`, ['src/kube/leader/elector.ts']);
+  }
+  return calls;
+};
+
+/** SERVED in src/app/control-plane.ts: the kinds with a controller (and so finalizers). */
+export const servedKinds = (): string[] => {
+  const m = /const SERVED[^=]*=\s*\[([^\]]*)\]/.exec(src('src/app/control-plane.ts'));
+  if (!m) throw new Error('SERVED not found in src/app/control-plane.ts');
+  return [...m[1]!.matchAll(/'(\w+)'/g)].map((x) => x[1]!);
+};
+
+/** The controllers the control plane builds (`new Controller({ name: 'X'`). */
+export const controllerKinds = (): string[] => [...src('src/app/control-plane.ts').matchAll(/new Controller\(\{\s*name:\s*'(\w+)'/g)].map((m) => m[1]!);
+
+/** The Lease name the control plane elects on. */
+export const leaseName = (): string => {
+  const m = /KubernetesLeaseBackend\([^)]*'([^']+)'\)/.exec(src('src/app/control-plane.ts'));
+  if (!m) throw new Error('no KubernetesLeaseBackend(…, \'<name>\') in src/app/control-plane.ts');
+  return m[1]!;
+};
+
+/** The grants the control plane needs, split by where they must be granted. */
+export const expectedGrants = (plurals: { all: readonly string[]; served: readonly string[] }, lease: string): { cluster: string[]; namespaced: string[] } => {
+  const cluster = new Set<string>();
+  const namespaced = new Set<string>();
+  for (const [method, use] of Object.entries(CONTROL_PLANE_CALLS)) {
+    for (const call of PORT_CALLS[method] ?? []) {
+      const c = CLIENT_CALLS[call];
+      if (!c) throw new Error(`${call}: not in CLIENT_CALLS`);
+      if (c.api === 'leases') namespaced.add(triple(LEASE_GROUP, 'leases', c.verb, c.named ? lease : undefined));
+      else if (c.api === 'events') throw new Error('the control plane records no events today; add the events grants and this case');
+      else for (const plural of use.kinds === 'served' ? plurals.served : plurals.all) cluster.add(triple(GROUP, c.api === 'custom/status' ? `${plural}/status` : plural, c.verb));
+    }
+  }
+  return { cluster: [...cluster].sort(), namespaced: [...namespaced].sort() };
+};
