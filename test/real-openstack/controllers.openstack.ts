@@ -133,8 +133,8 @@ describe('provider and controllers against the real cloud', function () {
 
       const nova = await run.tenant.nova.findServerByName(serverName);
       expect(nova.metadata).to.deep.equal({ kind: 'value', value: { [OWNER_KEY]: server.metadata.uid } });
-      expect(nova.addresses.kind === 'value' && nova.addresses.value[0]?.network).to.equal(neutronNet.name);
-      await run.waitActive(nova.id);
+      const active = await run.waitActive(nova.id);
+      expect(active.addresses.kind === 'value' && active.addresses.value[0]?.network).to.equal(neutronNet.name);
 
       await source.apply({ apiVersion: API_VERSION, kind: 'Server', metadata: { name: serverName, namespace: ns }, spec: { ...server.spec, image: { id: fx.imageB } } });
       expect(await drive(() => reconcileServer(deps, ns, serverName))).to.deep.include({ kind: 'done' });
