@@ -71,9 +71,9 @@ describe('deploy: RBAC least privilege', () => {
       expect(sorted(reached.keys()), `source.<method>( calls in the modules src/app/control-plane.ts imports:\n${detail}`).to.deep.equal(sorted(Object.keys(CONTROL_PLANE_CALLS)));
     });
 
-    it('the control plane records no Kubernetes Events, so no events grant is needed', () => {
-      expect(portCallsOfControlPlane().has('recordEvent')).to.equal(false);
-      expect(Object.keys(CONTROL_PLANE_CALLS)).not.to.include('recordEvent');
+    it('the control plane records Kubernetes Events in the namespaces of its resources: core events create and patch, cluster-wide', () => {
+      expect(portCallsOfControlPlane().has('recordEvent')).to.equal(true);
+      expect(CONTROL_PLANE_CALLS.recordEvent?.kinds).to.equal('events');
     });
 
     it('finalizers are patched only on kinds with a controller: SERVED equals the controllers the control plane builds', () => {
@@ -97,6 +97,8 @@ describe('deploy: RBAC least privilege', () => {
         ...all.flatMap((p) => [triple(GROUP, p, 'get'), triple(GROUP, p, 'list'), triple(GROUP, p, 'watch'), triple(GROUP, `${p}/status`, 'patch')]),
         triple(GROUP, 'servers', 'patch'),
         triple(GROUP, 'networks', 'patch'),
+        triple('', 'events', 'create'),
+        triple('', 'events', 'patch'),
       ]));
       expect(namespaced).to.deep.equal(sorted([triple(LEASE_GROUP, 'leases', 'create'), triple(LEASE_GROUP, 'leases', 'get', 'regent-controller'), triple(LEASE_GROUP, 'leases', 'update', 'regent-controller')]));
     });
@@ -221,7 +223,10 @@ describe('deploy: RBAC least privilege', () => {
           return !accesses.some((a) => a.group === group && a.resource === resource && a.verb === verb && (name === undefined || a.name === name) && (ns === undefined || a.namespace === ns));
         }),
       );
-      expect(unused).to.deep.equal([]);
+      // A repeated event (same object, reason and message) is counted with a patch; the scenario records
+      // each event once. The patch itself is covered by the kubernetes adapter's wire tests (test/kube).
+      const exercisedElsewhere = ['/events:patch'];
+      expect(unused.filter((grant) => !exercisedElsewhere.includes(grant))).to.deep.equal([]);
     });
   });
 });

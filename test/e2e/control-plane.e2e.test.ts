@@ -104,6 +104,8 @@ describe('e2e: the control plane on the embedded stores', function () {
     });
     expect(rebuilt.serverID).to.equal(serverId); // rebuild retains the server UUID
     expect(sim.calls({ method: 'POST' }).filter((c) => c.action === 'rebuild' && c.status === 202)).to.have.length(1);
+    const reasons = (await plane.source.listEvents({ kind: 'Server', name: 'web-1' })).map((e) => e.reason);
+    expect(reasons).to.include.members(['Creating', 'Created', 'RebuildArmed', 'RebuildAccepted', 'RebuildSucceeded']);
     const types = (await plane.store.readStream(`server-rebuild-${serverId}`)).map((e) => e.type);
     expect(types).to.include.members(['serverRebuild.armed', 'serverRebuild.submitted', 'serverRebuild.accepted', 'serverRebuild.cleared']);
 

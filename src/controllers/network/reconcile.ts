@@ -7,6 +7,8 @@ import { networkLifecycleStream } from '../../../machines/network-lifecycle.js';
 import { observeNetwork } from '../../provider/networks.js';
 import { done, type Disposition } from '../disposition.js';
 import { runLifecyclePass } from '../lifecycle-pass.js';
+import { recordDecisionEvents } from '../kube-events.js';
+import { silentLogger } from '../../log/logger.js';
 
 export const NETWORK_FINALIZER = 'regent.dev/network';
 
@@ -32,5 +34,6 @@ export const reconcileNetwork = async (deps: NetworkControllerDeps, namespace: s
     observe: () => observeNetwork(deps.os, network.metadata.uid),
     desired: async () => ({ uid: network.metadata.uid, cidr: network.spec.prefix, dnsNameservers: network.spec.dnsNameservers ?? [] }),
   });
+  await recordDecisionEvents(deps.source, object, result.decisions, silentLogger());
   return result.disposition;
 };

@@ -18,6 +18,7 @@ import { observeServer, OWNER_KEY, resolveFlavorId, resolveImageId } from '../..
 import { done, yieldFor, type Disposition } from '../disposition.js';
 import { runLifecyclePass } from '../lifecycle-pass.js';
 import { reconcileServerImage } from '../server-rebuild/reconcile.js';
+import { recordDecisionEvents } from '../kube-events.js';
 
 export const SERVER_FINALIZER = 'regent.dev/server';
 
@@ -66,6 +67,7 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
       return { name: server.spec.name, imageId, flavorId, networkId: networkId ?? '', ownerUid: uid };
     },
   });
+  await recordDecisionEvents(deps.source, object, result.decisions, deps.logger);
   const serverId = result.context.resourceId;
   if (serverId) deps.onServerId?.(serverId, `${namespace}/${name}`);
   if (result.state !== 'present' || !serverId || deleting) return result.disposition;
@@ -74,6 +76,7 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
     { engine: deps.engine, nova: deps.os.nova, logger: deps.logger },
     { serverId, desiredImage: imageId ?? (await resolveImageId(deps.os, server.spec.image)), generation: server.metadata.generation ?? 1 },
   );
+  await recordDecisionEvents(deps.source, object, image.decisions, deps.logger);
   return image.disposition;
 };
 

@@ -72,13 +72,14 @@ export const PORT_CALLS: Readonly<Record<string, readonly string[]>> = {
  * in src/resources KINDS; 'served': SERVED in src/app/control-plane.ts), and the code path. `--examples`
  * would add apply (get, create, update) for the example manifests: the Deployment passes --no-examples.
  */
-export const CONTROL_PLANE_CALLS: Readonly<Record<string, { kinds: 'all' | 'served' | 'lease'; path: string }>> = {
+export const CONTROL_PLANE_CALLS: Readonly<Record<string, { kinds: 'all' | 'served' | 'lease' | 'events'; path: string }>> = {
   list: { kinds: 'all', path: 'src/kube/informer.ts relist (one informer per kind, every namespace)' },
   watch: { kinds: 'all', path: 'src/kube/informer.ts watch (one informer per kind, every namespace)' },
   get: { kinds: 'all', path: 'src/status/runner.ts render*, src/controllers/{server,network}/reconcile.ts' },
   patchStatus: { kinds: 'all', path: 'src/status/runner.ts patchIfChanged (served kinds and NoController status)' },
   addFinalizer: { kinds: 'served', path: 'src/controllers/lifecycle-pass.ts (Server and Network controllers)' },
   removeFinalizer: { kinds: 'served', path: 'src/controllers/lifecycle-pass.ts (Server and Network controllers)' },
+  recordEvent: { kinds: 'events', path: 'src/controllers/kube-events.ts recordDecisionEvents (Server and Network passes), in the resource\'s namespace' },
   'lease.get': { kinds: 'lease', path: 'src/kube/leader/elector.ts acquire/renew/release' },
   'lease.create': { kinds: 'lease', path: 'src/kube/leader/elector.ts first acquire' },
   'lease.update': { kinds: 'lease', path: 'src/kube/leader/elector.ts acquire/renew/release' },
@@ -217,7 +218,7 @@ export const expectedGrants = (plurals: { all: readonly string[]; served: readon
       const c = CLIENT_CALLS[call];
       if (!c) throw new Error(`${call}: not in CLIENT_CALLS`);
       if (c.api === 'leases') namespaced.add(triple(LEASE_GROUP, 'leases', c.verb, c.named ? lease : undefined));
-      else if (c.api === 'events') throw new Error('the control plane records no events today; add the events grants and this case');
+      else if (c.api === 'events') cluster.add(triple('', 'events', c.verb));
       else for (const plural of use.kinds === 'served' ? plurals.served : plurals.all) cluster.add(triple(GROUP, c.api === 'custom/status' ? `${plural}/status` : plural, c.verb));
     }
   }

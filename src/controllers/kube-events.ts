@@ -1,0 +1,40 @@
+/**
+ * Kubernetes Events for the decisions an operator wants to see in `kubectl describe`: one per stored
+ * decision with a notable outcome. Events are a courtesy (they expire); the event store is the record.
+ */
+import type { Decision } from '../engine/engine.js';
+import type { EventType, ResourceSource } from '../kube/port.js';
+import type { KindName, ObjectOf } from '../resources/index.js';
+import type { Logger } from '../log/logger.js';
+import { describeError } from '../log/logger.js';
+
+const NOTABLE: Record<string, [EventType, string, string]> = {
+  createSubmitted: ['Normal', 'Creating', 'create requested from OpenStack'],
+  created: ['Normal', 'Created', 'OpenStack accepted the create'],
+  adopted: ['Normal', 'Adopted', 'an existing OpenStack resource with this resource\'s name and owner was adopted'],
+  createRejected: ['Warning', 'CreateFailed', 'OpenStack refused the create'],
+  createExhausted: ['Warning', 'CreateFailed', 'the create did not land after repeated attempts'],
+  deleteSubmitted: ['Normal', 'Deleting', 'delete requested from OpenStack'],
+  deleted: ['Normal', 'Deleted', 'the OpenStack resource is gone; releasing the finalizer'],
+  specRejected: ['Warning', 'InvalidSpec', 'the spec does not decode; nothing will be done until it does'],
+  armed: ['Normal', 'RebuildArmed', 'a rebuild to the new image is armed (write-ahead)'],
+  rearmed: ['Normal', 'RebuildArmed', 'the rebuild intent was re-armed for a different image'],
+  accepted: ['Normal', 'RebuildAccepted', 'Nova accepted the rebuild: the root disk is being recreated'],
+  conflict: ['Normal', 'RebuildDeferred', 'Nova answered 409 (a task holds the server); will retry'],
+  cleared: ['Normal', 'RebuildSucceeded', 'the server runs the new image'],
+  parked: ['Warning', 'RebuildFailed', 'the rebuild failed; choose another image or replace the server'],
+};
+
+export const recordDecisionEvents = async (source: ResourceSource, object: ObjectOf<KindName>, decisions: readonly Decision[], logger: Logger): Promise<void> => {
+  for (const decision of decisions) {
+    if (!decision.changed || !decision.outcome) continue;
+    const notable = NOTABLE[decision.outcome];
+    if (!notable) continue;
+    const [type, reason, message] = notable;
+    try {
+      await source.recordEvent(object, type, reason, message);
+    } catch (error) {
+      logger.debug('could not record a Kubernetes event', describeError(error));
+    }
+  }
+};
