@@ -293,6 +293,8 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
   });
 
   const lag = setInterval(() => {
+    // Only the leader renders status, so only its checkpoint means anything.
+    if (!leading) return void metrics.projectionLag.set(0);
     void store.readAll({ after: status.checkpointPosition, maxCount: 10_000 }).then((events) => metrics.projectionLag.set(events.length)).catch(() => undefined);
   }, 5_000);
   lag.unref();
