@@ -12,6 +12,10 @@
  *                          │ rejected, or attempts exhausted                                   ▲
  *                          └────────────► failed (park; a new generation retries) ─────────────┘ (deletion)
  *
+ * L5 (servers) a resource that ended in ERROR without ever booting is deleted and created again from the
+ * current spec, within the same bound of create attempts ("the bounded provider-create
+ * delete-and-retry flow"); one that has booted is never destroyed and recreated.
+ *
  * L1 adopt: an observed resource is adopted, never duplicated. L2 create at most once per decision;
  * re-decided only on a fresh observation of absence, and at most `maxCreateAttempts` times. L3 delete
  * only under a deletion request. L4 absence during deletion is success.
@@ -22,7 +26,8 @@ import { declaredAction, outcome, type MachineDefinition } from './definition.js
 
 export const Observed = t.union([
   t.type({ kind: t.literal('absent') }),
-  t.intersection([t.type({ kind: t.literal('present'), id: t.string }), t.partial({ status: t.string })]),
+  /** `launched`: the resource has ever booted (servers: Nova launched_at, read fresh); absent for kinds that do not boot. */
+  t.intersection([t.type({ kind: t.literal('present'), id: t.string }), t.partial({ status: t.string, launched: t.boolean })]),
 ]);
 export type Observed = t.TypeOf<typeof Observed>;
 
@@ -115,6 +120,11 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       observedPresent: ({ event }) => asReconcile(event).observed.kind === 'present',
       observedAbsent: ({ event }) => asReconcile(event).observed.kind === 'absent',
       attemptsExhausted: ({ context }) => context.createAttempts >= maxAttempts,
+      // L5: only a never-booted ERROR, read fresh on this pass, and only while attempts remain
+      erroredBeforeFirstBoot: ({ context, event }) => {
+        const observed = asReconcile(event).observed;
+        return observed.kind === 'present' && observed.status === 'ERROR' && observed.launched === false && context.createAttempts < maxAttempts;
+      },
       newGeneration: ({ context, event }) => context.failedGeneration !== null && asReconcile(event).generation > context.failedGeneration,
     },
   }).createMachine({
@@ -156,9 +166,23 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
             { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['clearSpecProblems', 'forget', outcome('nothingToDelete')] },
             { guard: 'deletionRequested', target: 'deleting', actions: ['clearSpecProblems', 'adopt', remove, outcome('deleteSubmitted')] }, // L3
             { guard: 'observedAbsent', target: 'absent', actions: ['clearSpecProblems', 'forget', 'resetAttempts', outcome('vanished')] },
+            { guard: 'erroredBeforeFirstBoot', target: 'recreating', actions: ['clearSpecProblems', 'adopt', remove, outcome('recreateDeleteSubmitted')] }, // L5
             { actions: ['clearSpecProblems', 'adopt', outcome('present')] },
           ],
           created: { actions: 'recordCreated' },
+        },
+      },
+      // L5: the errored never-booted resource is being deleted; once gone, create it again.
+      recreating: {
+        on: {
+          reconcile: [
+            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['clearSpecProblems', 'forget', outcome('nothingToDelete')] },
+            { guard: 'deletionRequested', target: 'deleting', actions: ['clearSpecProblems', 'adopt', remove, outcome('deleteSubmitted')] },
+            { guard: 'observedAbsent', target: 'creating', actions: ['clearSpecProblems', 'forget', 'countAttempt', create, outcome('recreateSubmitted')] },
+            { actions: ['clearSpecProblems', outcome('recreateDeleteInProgress')] },
+          ],
+          deleteAccepted: { actions: outcome('deleteAccepted') },
+          deleteRejected: { actions: ['recordDeleteError', outcome('deleteRejected')] },
         },
       },
       deleting: {

@@ -38,7 +38,13 @@ export const observeServer = async (os: Pick<OpenStackSession, 'nova'>, name: st
   if (owner !== ownerUid) {
     throw new ForeignResource(`a Nova server named ${name} exists but is not owned by this resource (${OWNER_KEY}=${owner ?? 'unset'})`);
   }
-  return { kind: 'present', id: server.id, ...(server.status.kind === 'value' ? { status: server.status.value } : {}) };
+  return {
+    kind: 'present',
+    id: server.id,
+    ...(server.status.kind === 'value' ? { status: server.status.value } : {}),
+    // read fresh on this GET: only a launched_at that is present and null means "never booted"
+    ...(server.launchedAt.kind === 'value' ? { launched: server.launchedAt.value !== null } : {}),
+  };
 };
 
 /** nova.createServer: user data is looked up at execution time so it never enters an event. */

@@ -120,6 +120,27 @@ describe('e2e: the control plane on the embedded stores', function () {
     expect(lifecycle.at(-2)?.metadata.effects).to.deep.equal([{ type: 'nova.deleteServer', id: serverId }]);
   });
 
+  it('a server that errors before its first boot is deleted and created again (bounded); a booted server never is', async () => {
+    const plane = await start();
+    await until('leadership', async () => plane.isLeader());
+    sim.control.configure({ nova: { bootRules: [{ match: '^web-1$', outcome: 'error', phase: 'boot' }] } });
+    await applyManifests(plane.source, network + '---\n' + server(SEED.images.cirros));
+    const uid = (await until('web-1 object', async () => plane.source.get('Server', 'default', 'web-1'))).metadata.uid;
+    await until('a retry create', async () => (await plane.store.readStream(`server-lifecycle-${uid}`)).some((e) => e.type === 'serverLifecycle.recreateSubmitted'));
+    sim.control.configure({ nova: { bootRules: [] } });
+    const running = await until('web-1 running after the retry', async () => {
+      const s = await statusOf(plane, 'Server', 'web-1');
+      return s?.phase === 'Running' && s;
+    });
+    const creates = sim.calls({ method: 'POST' }).filter((c) => c.path.endsWith('/servers') && c.status === 202);
+    expect(creates.length).to.be.within(2, 3);
+    expect(sim.calls({ method: 'DELETE' }).filter((c) => c.path.includes('/servers/')).length).to.equal(creates.length - 1);
+    const createdIds = (await plane.store.readStream(`server-lifecycle-${uid}`)).filter((e) => e.type === 'serverLifecycle.created').map((e) => e.data.id);
+    expect(createdIds.length).to.equal(creates.length);
+    expect(running.serverID).to.equal(createdIds.at(-1));
+    expect(new Set(createdIds).size).to.equal(createdIds.length); // each retry is a new Nova server
+  });
+
   it('a restart resumes from the stores without repeating any effect', async () => {
     const first = await start();
     await until('leadership', async () => first.isLeader());

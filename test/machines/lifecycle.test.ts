@@ -80,9 +80,10 @@ describe('lifecycle machine (server)', () => {
     expect(r.outcome).to.equal('vanished');
   });
 
-  it('over every reachable state: deletes only under a deletion request, creates only on observed absence without one', () => {
+  it('over every reachable state: deletes only under a deletion request or a never-booted ERROR (L5), creates only on observed absence without one', () => {
     const alphabet: LifecycleStimulus[] = [];
-    for (const observed of [absent, present('a'), present('b')]) for (const del of [false, true]) for (const gen of [1, 2]) alphabet.push(pass(observed, del, gen));
+    const observations: Observed[] = [absent, present('a'), present('b'), { kind: 'present', id: 'a', status: 'ERROR', launched: false }, { kind: 'present', id: 'a', status: 'ERROR', launched: true }];
+    for (const observed of observations) for (const del of [false, true]) for (const gen of [1, 2]) alphabet.push(pass(observed, del, gen));
     alphabet.push({ type: 'created', source: 'effect', id: 'a' }, { type: 'createRejected', source: 'effect', status: 400, reason: 'bad' }, { type: 'deleteAccepted', source: 'effect' });
     const edges = adjacencyMapToArray(getAdjacencyMap(def.machine, { input: { stream: STREAM }, events: alphabet as never, serializeState: (s) => JSON.stringify([s.value, s.context]) }));
     let checked = 0;
@@ -93,7 +94,10 @@ describe('lifecycle machine (server)', () => {
         checked++;
         expect(e.type).to.equal('reconcile');
         if (e.type !== 'reconcile') continue;
-        if (effect.type === 'nova.deleteServer') expect(e.deletionRequested).to.equal(true);
+        if (effect.type === 'nova.deleteServer') {
+          const neverBootedError = e.observed.kind === 'present' && e.observed.status === 'ERROR' && e.observed.launched === false;
+          expect(e.deletionRequested || neverBootedError, JSON.stringify(e.observed)).to.equal(true);
+        }
         if (effect.type === 'nova.createServer') {
           expect(e.deletionRequested).to.equal(false);
           expect(e.observed.kind).to.equal('absent');
@@ -113,5 +117,44 @@ describe('lifecycle machine: a spec that does not decode', () => {
     const next = decide(after({ type: 'specRejected', source: 'reconciler', generation: 4, problems: ['x'] }), pass(absent, false, 5));
     expect(next.context.specProblems).to.equal(null);
     expect(next.value).to.equal('creating');
+  });
+});
+
+describe('lifecycle machine: the bounded delete-and-retry of a never-booted ERROR (L5)', () => {
+  const errored = (launched: boolean): Observed => ({ kind: 'present', id: 'nova-1', status: 'ERROR', launched });
+
+  it('a server in ERROR that never booted is deleted, then created again from the current spec', () => {
+    const s1 = after(pass(absent), { type: 'created', source: 'effect', id: 'nova-1' });
+    const del = decide(s1, pass(errored(false)));
+    expect(del.value).to.equal('recreating');
+    expect(del.effects).to.deep.equal([{ type: 'nova.deleteServer', id: 'nova-1' }]);
+    const s2 = step(def, s1, pass(errored(false))).snapshot;
+    expect(decide(s2, pass(errored(false))).outcome).to.equal('recreateDeleteInProgress');
+    const again = decide(s2, pass(absent));
+    expect(again.value).to.equal('creating');
+    expect(again.effects.map((e) => e.type)).to.deep.equal(['nova.createServer']);
+    expect(again.context.createAttempts).to.equal(2);
+  });
+
+  it('a server that has booted is never destroyed and recreated, whatever its status', () => {
+    const s1 = after(pass(absent), { type: 'created', source: 'effect', id: 'nova-1' });
+    const r = decide(s1, pass(errored(true)));
+    expect(r.value).to.equal('present');
+    expect(r.effects).to.deep.equal([]);
+    expect(decide(s1, pass({ kind: 'present', id: 'nova-1', status: 'ERROR' })).effects).to.deep.equal([]);
+  });
+
+  it('the retries share the create bound: after three creates an errored never-booted server is left as it is', () => {
+    let s = after(pass(absent), { type: 'created', source: 'effect', id: 'nova-1' }); // create #1
+    for (let retry = 2; retry <= 3; retry++) {
+      s = step(def, s, pass(errored(false))).snapshot; // delete the errored one
+      const r = step(def, s, pass(absent)); // create #retry
+      expect(r.effects.map((e) => e.type)).to.deep.equal(['nova.createServer']);
+      s = step(def, r.snapshot, { type: 'created', source: 'effect', id: 'nova-1' }).snapshot;
+    }
+    expect((s.context as LifecycleContext).createAttempts).to.equal(3);
+    const last = decide(s, pass(errored(false)));
+    expect(last.value).to.equal('present');
+    expect(last.effects).to.deep.equal([]);
   });
 });
