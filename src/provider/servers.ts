@@ -12,8 +12,11 @@ import { ForeignResource } from './errors.js';
 import type { Observed } from '../../machines/lifecycle.js';
 import { isRefusal, refusal } from './effect-results.js';
 
-/** Metadata key tying a Nova server to the Regent resource that owns it. */
-export const OWNER_KEY = 'regent.dev/uid';
+/**
+ * Metadata key tying a Nova server to the Regent resource that owns it. Nova accepts metadata keys
+ * matching ^[a-zA-Z0-9-_:. ]{1,255}$ only (a '/' is refused with 400, as the real-cloud suite showed).
+ */
+export const OWNER_KEY = 'regent.dev:uid';
 
 export interface ServerCreateRequest {
   name: string;
