@@ -50,8 +50,6 @@ interface ReplayOptions {
   file?: string;
 }
 
-const effectsText = (effects: readonly { type: string }[]): string => (effects.length === 0 ? 'none' : JSON.stringify(effects));
-
 const printDivergence = (stream: string, d: Divergence) => {
   console.log(`${stream}: first divergence at revision ${d.revision} (${d.type}, event ${d.eventId}): ${d.reason}`);
   console.log(`  recorded:   to ${formatState(d.expected.to)}  effects ${JSON.stringify(d.expected.effects)}`);
@@ -128,7 +126,6 @@ const printAll = (report: AllReplayReport) => {
     if (!s.divergence) continue;
     console.log('');
     printDivergence(s.stream, s.divergence);
-    console.log(`  effects recorded ${effectsText(s.divergence.expected.effects)}, recomputed ${effectsText(s.divergence.actual.effects)}`);
   }
   console.log(`\n${report.diverged} diverged, ${report.quarantined} quarantined, ${report.skipped} skipped, ${report.streams.length - report.diverged - report.quarantined - report.skipped} reproduced`);
 };
