@@ -8,7 +8,8 @@
  *   regent check [machine[@version]] [--json]              exit 3 when a check fails
  *   regent chain <stream> [--json]                         who authorised each destructive effect
  *   regent export <stream> --out evidence.json             redacted, hash-chained, replayable offline
- *   regent serve [--port 8080] [--host 127.0.0.1]          the audit pages
+ *   (the pages are served by `regent serve`, mounted into the control plane; `--audit-only` serves
+ *   just them over an existing store — src/cli/commands/start.ts)
  */
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
@@ -147,29 +148,23 @@ export const registerAuditCommands = (program: Command, globals: () => GlobalOpt
         console.log(`wrote ${options.out}: ${stream}, ${written.events} events, ${definition.id} v${definition.version} (recorded by v${written.versions.join(', v')}), ${written.redacted} value(s) redacted, chain head ${written.head}`);
       });
     });
+};
 
-  program
-    .command('serve')
-    .description('serve the audit pages (machines, resources, overlay, timeline, stepping) on a local port until interrupted')
-    .option('--port <port>', 'port to listen on (0: any free port)', '8080')
-    .option('--host <host>', 'address to bind', '127.0.0.1')
-    .action(async (options: { port: string; host: string }) => {
-      const port = Number(options.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port ${options.port} is not a port number`);
-      const registry = await buildRegistry(globals());
-      await withStore(globals, async (store) => {
-        const server = await startAuditServer({ port, host: options.host, store, registry });
-        console.log(`Regent audit pages on ${server.url} (store ${store.description}); Ctrl-C to stop`);
-        await new Promise<void>((resolve) => {
-          const stop = () => {
-            process.off('SIGINT', stop);
-            process.off('SIGTERM', stop);
-            resolve();
-          };
-          process.on('SIGINT', stop);
-          process.on('SIGTERM', stop);
-        });
-        await server.close();
-      });
+/** `regent serve --audit-only`: the audit pages alone, over an existing store, until interrupted. */
+export const serveAuditPagesOnly = async (globals: () => GlobalOptions, host: string, port: number): Promise<void> => {
+  const registry = await buildRegistry(globals());
+  await withStore(globals, async (store) => {
+    const server = await startAuditServer({ port, host, store, registry });
+    console.log(`Regent audit pages on ${server.url} (store ${store.description}); Ctrl-C to stop`);
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
     });
+    await server.close();
+  });
 };

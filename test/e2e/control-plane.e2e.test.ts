@@ -14,6 +14,7 @@ import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '
 import { silentLogger } from '../../src/log/logger.js';
 import { applyManifests } from '../../src/kube/cli/manifests.js';
 import type { OpenStackTarget } from '../../src/app/openstack-target.js';
+import { createAuditRoutes } from '../../src/audit/web/routes.js';
 
 const until = async <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> => {
   const deadline = Date.now() + timeoutMs;
@@ -198,5 +199,20 @@ spec: { size: 10, volumeClassID: ${SEED.volumeTypes.ssd}, networkID: net-a }
     expect(ready.status).to.equal(200);
     expect(await ready.json()).to.include({ ready: true, leader: true });
     expect(plane.url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('mounts the audit pages at / of the control plane (what npm start serves)', async () => {
+    const plane = await startControlPlane({ ...options(), routes: ({ store, engine }) => [createAuditRoutes({ store, registry: engine.registry })] });
+    planes.push(plane);
+    await until('leadership', async () => plane.isLeader());
+    await applyManifests(plane.source, network);
+    await until('network stream', async () => (await plane.store.listStreams()).length > 0);
+    const home = await fetch(`${plane.url}/`);
+    expect(home.status).to.equal(200);
+    const html = await home.text();
+    expect(html).to.include('serverRebuild');
+    const streams = await (await fetch(`${plane.url}/api/streams`)).text();
+    expect(streams).to.match(/network-lifecycle-/);
+    expect((await fetch(`${plane.url}/metrics`)).status).to.equal(200);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * `regent start` (`npm start`): the whole control plane on embedded defaults — sqlite event store and
+ * `regent serve` (alias `regent start`; `npm start`): the whole control plane on embedded defaults — sqlite event store and
  * embedded resource store under ./data/, the OpenStack simulator on loopback unless a cloud is
  * configured, the example resources on first start, controllers, monitor, status, metrics and the web
  * pages. Ctrl-C stops it cleanly; a restart resumes from the stores without repeating any effect.
@@ -15,6 +15,7 @@ import { UsageError } from '../errors.js';
 export interface StartCommandOptions {
   port: string;
   host: string;
+  auditOnly?: boolean;
   resources?: string;
   examples: string | false;
   monitorInterval: string;
@@ -50,19 +51,32 @@ Ctrl-C stops Regent; starting it again resumes from ./data without repeating any
 
 export const registerStart = (program: Command, globals: () => GlobalOptions) =>
   program
-    .command('start')
-    .description('run the whole control plane on embedded defaults (what `npm start` runs)')
+    .command('serve')
+    .alias('start')
+    .description('run the whole control plane on embedded defaults (what `npm start` runs); the audit pages at /')
     .option('--port <port>', 'HTTP port for the web UI, /metrics, /healthz, /readyz', '8080')
     .option('--host <address>', 'HTTP listen address (0.0.0.0 in a container, for probes and scraping)', '127.0.0.1')
     .option('--resources <url>', 'resource source: embedded:<path> (default) | kubernetes[:<context>]')
     .option('--examples <dir>', 'manifests applied when the resource store is empty', 'examples')
     .option('--no-examples', 'do not apply example manifests')
     .option('--monitor-interval <ms>', 'Nova monitor poll interval', '3000')
+    .option('--audit-only', 'serve only the audit pages over an existing store (no controllers, no OpenStack)')
     .action(async (options: StartCommandOptions) => {
+      if (options.auditOnly) {
+        const port = Number(options.port);
+        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port ${options.port}: expected a port number`);
+        const { serveAuditPagesOnly } = await import('../../audit/commands.js');
+        return serveAuditPagesOnly(globals, options.host, port);
+      }
       const logger = createLogger();
       // Loaded on use: the control plane pulls in every layer; other commands should start fast.
       const { startControlPlane } = await import('../../app/control-plane.js');
-      const plane = await startControlPlane({ ...controlPlaneOptions(globals(), options), logger });
+      const { createAuditRoutes } = await import('../../audit/web/routes.js');
+      const plane = await startControlPlane({
+        ...controlPlaneOptions(globals(), options),
+        logger,
+        routes: ({ store, engine }) => [createAuditRoutes({ store, registry: engine.registry })],
+      });
       printWelcome(plane.url, plane.openstack.description, plane.source.description, plane.store.description);
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
