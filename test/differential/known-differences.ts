@@ -21,7 +21,7 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     scenario: 'server-boot',
     label: 'BUILD → ACTIVE (status, task_state, vm_state, image)',
     reason:
-      'real Nova hands the build from conductor to compute with task_state null (BUILD, task null) and sets networking before ' +
+      'real Nova hands the build from conductor to compute with task_state null (BUILD, task null) before ' +
       'block_device_mapping; the simulator goes scheduling → block_device_mapping → networking → spawning without the gap. ' +
       'No rebuild decision depends on it (a BUILD server has launched_at null: R0 defers); see docs/simulator-differences.md #1.',
     timingDependent: true,
@@ -55,8 +55,8 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     label: "metadata key with '/' (regent.dev/uid)",
     reason:
       "real Nova refuses metadata keys outside ^[a-zA-Z0-9-_:. ]{1,255}$ (400); the simulator accepts them. This hid a provider " +
-      "defect: Regent's OWNER_KEY 'regent.dev/uid' makes every real server create fail (known-issues.ts owner-metadata-key). " +
-      'Waiting for the simulator owner; see docs/simulator-differences.md #5.',
+      "defect (OWNER_KEY was 'regent.dev/uid': every real server create failed; fixed as 'regent.dev:uid'). Waiting for the " +
+      'simulator owner; see docs/simulator-differences.md #5.',
   },
   {
     scenario: 'request-validation',
