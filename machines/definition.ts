@@ -68,6 +68,10 @@ export interface MachineAudit {
   parked?: (snapshot: AnyMachineSnapshot) => boolean;
 }
 
+/** The effect type an effect action is executed (and recorded, and audited) as. */
+export const effectTypeOf = (definition: Pick<MachineDefinition, 'effectNames'>, actionType: string): string =>
+  definition.effectNames?.[actionType] ?? actionType;
+
 /** The action type machines use to name what happened. */
 export const OUTCOME_ACTION = 'outcome';
 

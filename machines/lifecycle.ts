@@ -8,7 +8,7 @@
  * One factory, one machine per kind (Server, Network, …): the states and rules are the same, only the
  * effect names differ. Every pass brings a fresh exact-name observation (`absent` | `present`).
  *
- *   absent ──create──► creating ──created / observed──► present ──deletion──► deleting ──observed absent──► deleted
+ *   absent ──create──► creating ──created / observed──► present ──deletion──► deleteArmed ──read back──► deleting ──absent──► deleted
  *                          │ rejected, or attempts exhausted                                   ▲
  *                          └────────────► failed (park; a new generation retries) ─────────────┘ (deletion)
  *
@@ -18,11 +18,14 @@
  *
  * L1 adopt: an observed resource is adopted, never duplicated. L2 create at most once per decision;
  * re-decided only on a fresh observation of absence, and at most `maxCreateAttempts` times. L3 delete
- * only under a deletion request. L4 absence during deletion is success.
+ * only under a deletion request, write-ahead: one pass arms the deletion (deleteArmed), a later pass
+ * reads it back and submits the delete for the resource it observes then. L4 absence during deletion
+ * is success.
  */
 import * as t from 'io-ts';
 import { assign, setup } from 'xstate';
-import { declaredAction, outcome, type MachineDefinition } from './definition.js';
+import type { AnyMachineSnapshot } from 'xstate';
+import { declaredAction, outcome, type MachineAudit, type MachineDefinition, type Stimulus } from './definition.js';
 
 export const Observed = t.union([
   t.type({ kind: t.literal('absent') }),
@@ -140,7 +143,7 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
         on: {
           reconcile: [
             { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['clearSpecProblems', outcome('nothingToDelete')] },
-            { guard: 'deletionRequested', target: 'deleting', actions: ['clearSpecProblems', 'adopt', remove, outcome('deleteSubmitted')] },
+            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['clearSpecProblems', 'adopt', outcome('deleteArmed')] },
             { guard: 'observedPresent', target: 'present', actions: ['clearSpecProblems', 'adopt', outcome('adopted')] }, // L1
             { target: 'creating', actions: ['clearSpecProblems', 'countAttempt', create, outcome('createSubmitted')] }, // L2
           ],
@@ -150,7 +153,7 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
         on: {
           reconcile: [
             { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['clearSpecProblems', outcome('nothingToDelete')] },
-            { guard: 'deletionRequested', target: 'deleting', actions: ['clearSpecProblems', 'adopt', remove, outcome('deleteSubmitted')] },
+            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['clearSpecProblems', 'adopt', outcome('deleteArmed')] },
             { guard: 'observedPresent', target: 'present', actions: ['clearSpecProblems', 'adopt', outcome('observedCreated')] }, // L1
             { guard: 'attemptsExhausted', target: 'failed', actions: ['clearSpecProblems', 'recordFailure', outcome('createExhausted')] },
             // L2: a fresh observation of absence after a decided create: the create never landed
@@ -164,12 +167,34 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
         on: {
           reconcile: [
             { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['clearSpecProblems', 'forget', outcome('nothingToDelete')] },
-            { guard: 'deletionRequested', target: 'deleting', actions: ['clearSpecProblems', 'adopt', remove, outcome('deleteSubmitted')] }, // L3
+            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['clearSpecProblems', 'adopt', outcome('deleteArmed')] }, // L3: write-ahead
             { guard: 'observedAbsent', target: 'absent', actions: ['clearSpecProblems', 'forget', 'resetAttempts', outcome('vanished')] },
-            { guard: 'erroredBeforeFirstBoot', target: 'recreating', actions: ['clearSpecProblems', 'adopt', remove, outcome('recreateDeleteSubmitted')] }, // L5
+            { guard: 'erroredBeforeFirstBoot', target: 'recreateArmed', actions: ['clearSpecProblems', 'adopt', outcome('recreateArmed')] }, // L5: write-ahead
             { actions: ['clearSpecProblems', 'adopt', outcome('present')] },
           ],
           created: { actions: 'recordCreated' },
+        },
+      },
+      // L3, read back: the armed deletion is submitted on a later pass, for the resource observed now.
+      deleteArmed: {
+        on: {
+          reconcile: [
+            { guard: 'observedAbsent', target: 'deleted', actions: ['clearSpecProblems', 'forget', outcome('deleted')] }, // L4
+            { guard: 'deletionRequested', target: 'deleting', actions: ['clearSpecProblems', 'adopt', remove, outcome('deleteSubmitted')] },
+            { target: 'present', actions: ['clearSpecProblems', 'adopt', outcome('deletionWithdrawn')] },
+          ],
+        },
+      },
+      // L5, read back: still a never-booted ERROR on this fresh read → delete it; booted meanwhile → keep it.
+      recreateArmed: {
+        on: {
+          reconcile: [
+            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['clearSpecProblems', 'forget', outcome('nothingToDelete')] },
+            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['clearSpecProblems', 'adopt', outcome('deleteArmed')] },
+            { guard: 'observedAbsent', target: 'creating', actions: ['clearSpecProblems', 'forget', 'countAttempt', create, outcome('recreateSubmitted')] },
+            { guard: 'erroredBeforeFirstBoot', target: 'recreating', actions: ['clearSpecProblems', 'adopt', remove, outcome('recreateDeleteSubmitted')] },
+            { target: 'present', actions: ['clearSpecProblems', 'adopt', outcome('recreateCancelled')] },
+          ],
         },
       },
       // L5: the errored never-booted resource is being deleted; once gone, create it again.
@@ -177,7 +202,8 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
         on: {
           reconcile: [
             { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['clearSpecProblems', 'forget', outcome('nothingToDelete')] },
-            { guard: 'deletionRequested', target: 'deleting', actions: ['clearSpecProblems', 'adopt', remove, outcome('deleteSubmitted')] },
+            // the delete already in flight serves the deletion too
+            { guard: 'deletionRequested', target: 'deleting', actions: ['clearSpecProblems', outcome('deleteInProgress')] },
             { guard: 'observedAbsent', target: 'creating', actions: ['clearSpecProblems', 'forget', 'countAttempt', create, outcome('recreateSubmitted')] },
             { actions: ['clearSpecProblems', outcome('recreateDeleteInProgress')] },
           ],
@@ -199,7 +225,7 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
         on: {
           reconcile: [
             { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['clearSpecProblems', outcome('nothingToDelete')] },
-            { guard: 'deletionRequested', target: 'deleting', actions: ['clearSpecProblems', 'adopt', remove, outcome('deleteSubmitted')] },
+            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['clearSpecProblems', 'adopt', outcome('deleteArmed')] },
             { guard: 'observedPresent', target: 'present', actions: ['clearSpecProblems', 'adopt', 'resetAttempts', outcome('adopted')] },
             { guard: 'newGeneration', target: 'creating', actions: ['clearSpecProblems', 'resetAttempts', 'countAttempt', create, outcome('createSubmitted')] },
             { actions: ['clearSpecProblems', outcome('createFailed')] },
@@ -211,7 +237,42 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
   });
 };
 
+/** Intent states: a destructive delete is armed (rank 1) or submitted (rank 2) for the resource id. */
+const INTENT_RANK: Record<string, number> = { deleteArmed: 1, deleting: 2, recreateArmed: 1, recreating: 2 };
+
+/** Audit hooks (machines/definition.ts MachineAudit): every decision-relevant pass and effect result. */
+const lifecycleAudit = (): MachineAudit => ({
+  alphabet: () => {
+    const observations: Observed[] = [
+      { kind: 'absent' },
+      { kind: 'present', id: 'a', status: 'ACTIVE', launched: true },
+      { kind: 'present', id: 'a', status: 'ERROR', launched: false },
+      { kind: 'present', id: 'a', status: 'ERROR', launched: true },
+      { kind: 'present', id: 'b' },
+    ];
+    const passes: Stimulus[] = [];
+    for (const observed of observations)
+      for (const deletionRequested of [false, true])
+        for (const generation of [1, 2]) passes.push({ type: 'reconcile', source: 'reconciler', generation, deletionRequested, observed, desired: { name: 'x' } });
+    return [
+      ...passes,
+      { type: 'specRejected', source: 'reconciler', generation: 1, problems: ['spec.x: invalid'] },
+      { type: 'created', source: 'effect', id: 'a' },
+      { type: 'createRejected', source: 'effect', status: 403, reason: 'forbidden' },
+      { type: 'deleteAccepted', source: 'effect' },
+      { type: 'deleteRejected', source: 'effect', status: 409, reason: 'conflict' },
+    ];
+  },
+  intentOf: (snapshot: AnyMachineSnapshot) => {
+    const state = String(snapshot.value);
+    return state in INTENT_RANK ? { target: (snapshot.context as LifecycleContext).resourceId ?? '', state } : null;
+  },
+  rank: (snapshot: AnyMachineSnapshot) => INTENT_RANK[String(snapshot.value)] ?? 0,
+  parked: (snapshot: AnyMachineSnapshot) => snapshot.value === 'failed',
+});
+
 export const lifecycleDefinition = (options: LifecycleOptions): MachineDefinition => ({
+  audit: lifecycleAudit(),
   id: options.id,
   version: 1,
   schemaVersion: 1,

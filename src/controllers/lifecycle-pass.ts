@@ -59,5 +59,7 @@ export const runLifecyclePass = async <K extends KindName>(input: LifecyclePassI
   }
   if (state === 'failed') return { disposition: park('CreateFailed', `the cloud refused to create it: ${context.lastError ?? 'unknown'}`), state, context, decisions };
   if (state === 'present') return { disposition: done('present'), state, context, decisions };
+  // A write-ahead arm: the next pass reads it back before deleting.
+  if (state === 'deleteArmed' || state === 'recreateArmed') return { disposition: yieldFor(500, `${state}: the next pass reads the intent back`), state, context, decisions };
   return { disposition: yieldFor(RECHECK_MS, `${state}: waiting for the cloud`), state, context, decisions };
 };

@@ -4,7 +4,7 @@
  */
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 import type { Effect, StateValue } from '../events/envelope.js';
-import { OUTCOME_ACTION, type MachineDefinition, type Stimulus } from '../../machines/definition.js';
+import { effectTypeOf, OUTCOME_ACTION, type MachineDefinition, type Stimulus } from '../../machines/definition.js';
 
 export interface Step {
   snapshot: AnyMachineSnapshot;
@@ -32,7 +32,7 @@ export const step = (definition: MachineDefinition, previous: AnyMachineSnapshot
   let outcome: string | undefined;
   for (const action of actions) {
     if (definition.effects.includes(action.type)) {
-      effects.push({ ...(action.params as Record<string, unknown> | undefined), type: definition.effectNames?.[action.type] ?? action.type });
+      effects.push({ ...(action.params as Record<string, unknown> | undefined), type: effectTypeOf(definition, action.type) });
     } else if (action.type === OUTCOME_ACTION) {
       outcome = (action.params as { name: string }).name;
     }

@@ -59,16 +59,19 @@ describe('lifecycle machine (server)', () => {
     expect(retry.effects.map((e) => e.type)).to.deep.equal(['nova.createServer']);
   });
 
-  it('L3 delete is decided only under a deletion request, for the observed id', () => {
+  it('L3 delete is decided only under a deletion request, write-ahead: armed first, submitted by a later pass for the observed id', () => {
     const running = after(pass(absent), { type: 'created', source: 'effect', id: 'nova-1' });
     expect(decide(running, pass(present())).effects).to.deep.equal([]);
-    const r = decide(running, pass(present('nova-1'), true));
-    expect(r.value).to.equal('deleting');
-    expect(r.effects).to.deep.equal([{ type: 'nova.deleteServer', id: 'nova-1' }]);
+    const armed = decide(running, pass(present('nova-1'), true));
+    expect(armed.value).to.equal('deleteArmed');
+    expect(armed.effects).to.deep.equal([]);
+    const submitted = decide(step(def, running, pass(present('nova-1'), true)).snapshot, pass(present('nova-1'), true));
+    expect(submitted.value).to.equal('deleting');
+    expect(submitted.effects).to.deep.equal([{ type: 'nova.deleteServer', id: 'nova-1' }]);
   });
 
   it('L4 absence while deleting is success; a missing resource under deletion is already deleted', () => {
-    const deleting = after(pass(present()), pass(present(), true));
+    const deleting = after(pass(present()), pass(present(), true), pass(present(), true));
     expect(decide(deleting, pass(present(), true)).outcome).to.equal('deleteInProgress');
     expect(decide(deleting, pass(absent, true)).value).to.equal('deleted');
     expect(decide(after(), pass(absent, true)).value).to.equal('deleted');
@@ -124,7 +127,11 @@ describe('lifecycle machine: the bounded delete-and-retry of a never-booted ERRO
   const errored = (launched: boolean): Observed => ({ kind: 'present', id: 'nova-1', status: 'ERROR', launched });
 
   it('a server in ERROR that never booted is deleted, then created again from the current spec', () => {
-    const s1 = after(pass(absent), { type: 'created', source: 'effect', id: 'nova-1' });
+    const s0 = after(pass(absent), { type: 'created', source: 'effect', id: 'nova-1' });
+    const arm = decide(s0, pass(errored(false)));
+    expect(arm.value).to.equal('recreateArmed');
+    expect(arm.effects).to.deep.equal([]);
+    const s1 = step(def, s0, pass(errored(false))).snapshot;
     const del = decide(s1, pass(errored(false)));
     expect(del.value).to.equal('recreating');
     expect(del.effects).to.deep.equal([{ type: 'nova.deleteServer', id: 'nova-1' }]);
@@ -147,6 +154,7 @@ describe('lifecycle machine: the bounded delete-and-retry of a never-booted ERRO
   it('the retries share the create bound: after three creates an errored never-booted server is left as it is', () => {
     let s = after(pass(absent), { type: 'created', source: 'effect', id: 'nova-1' }); // create #1
     for (let retry = 2; retry <= 3; retry++) {
+      s = step(def, s, pass(errored(false))).snapshot; // arm the recreate
       s = step(def, s, pass(errored(false))).snapshot; // delete the errored one
       const r = step(def, s, pass(absent)); // create #retry
       expect(r.effects.map((e) => e.type)).to.deep.equal(['nova.createServer']);
@@ -156,5 +164,14 @@ describe('lifecycle machine: the bounded delete-and-retry of a never-booted ERRO
     const last = decide(s, pass(errored(false)));
     expect(last.value).to.equal('present');
     expect(last.effects).to.deep.equal([]);
+  });
+
+  it('an armed recreate is cancelled when the read-back pass sees the server booted: a booted server is never destroyed', () => {
+    const s0 = after(pass(absent), { type: 'created', source: 'effect', id: 'nova-1' }, pass(errored(false)));
+    expect(s0.value).to.equal('recreateArmed');
+    const r = decide(s0, pass({ kind: 'present', id: 'nova-1', status: 'ACTIVE', launched: true }));
+    expect(r.value).to.equal('present');
+    expect(r.outcome).to.equal('recreateCancelled');
+    expect(r.effects).to.deep.equal([]);
   });
 });

@@ -7,7 +7,7 @@
  */
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 import type { Source } from '../../events/envelope.js';
-import { OUTCOME_ACTION, type MachineAudit, type MachineDefinition, type Stimulus } from '../../../machines/definition.js';
+import { effectTypeOf, OUTCOME_ACTION, type MachineAudit, type MachineDefinition, type Stimulus } from '../../../machines/definition.js';
 
 export type ArmedBy = Source | 'none';
 
@@ -81,7 +81,7 @@ export const explore = (
         from: state.snapshot.value,
         to: next.value,
         outcome: outcome?.name,
-        effects: actions.filter((a) => definition.effects.includes(a.type)).map((a) => a.type),
+        effects: actions.filter((a) => definition.effects.includes(a.type)).map((a) => effectTypeOf(definition, a.type)),
       };
       onEdge({ from: state, event, next, nextArmedBy, actions, step });
       const key = keyOf(next, nextArmedBy);

@@ -14,7 +14,7 @@
  * profile) are reported as skipped, never as passed.
  */
 import type { AnyMachineSnapshot } from 'xstate';
-import type { MachineAudit, MachineDefinition } from '../../../machines/definition.js';
+import { effectTypeOf, type MachineAudit, type MachineDefinition } from '../../../machines/definition.js';
 import { activeNodeIds, statechartOfDefinition } from '../graph/statechart.js';
 import { auditOf } from '../profile.js';
 import { explore, pathTo, type ExploredEdge, type Exploration, type ExploredState, type PathStep } from './explore.js';
@@ -66,7 +66,7 @@ interface EdgeRule {
 
 const intent = (audit: MachineAudit, s: AnyMachineSnapshot) => audit.intentOf?.(s) ?? null;
 const destructiveIn = (edge: ExploredEdge, definition: MachineDefinition): string[] =>
-  edge.actions.map((a) => a.type).filter((t) => definition.destructiveEffects?.includes(t));
+  edge.actions.map((a) => effectTypeOf(definition, a.type)).filter((t) => definition.destructiveEffects?.includes(t));
 
 const EDGE_RULES: EdgeRule[] = [
   {

@@ -102,11 +102,14 @@ const outcomeName = (action: unknown): string | null => {
 /** Walks the machine; `effects`/`destructive` classify action types as the definition declares them. */
 export const statechartOf = (
   machine: AnyStateMachine,
-  meta: { id: string; version: number; effects?: readonly string[]; destructiveEffects?: readonly string[] },
+  meta: { id: string; version: number; effects?: readonly string[]; destructiveEffects?: readonly string[]; effectNames?: Readonly<Record<string, string>> },
 ): Statechart => {
+  // Effects are shown and classified as the types they execute as (a factory machine's
+  // `deleteResource` is `nova.deleteServer`).
+  const rename = (type: string): string => meta.effectNames?.[type] ?? type;
   const nodes: ChartNode[] = [];
   const edges: ChartEdge[] = [];
-  const effects = new Set(meta.effects ?? []);
+  const effects = new Set([...(meta.effects ?? []), ...(meta.effects ?? []).map((type) => meta.effectNames?.[type] ?? type)]);
   const destructive = new Set(meta.destructiveEffects ?? []);
   const visit = (node: XStateNode): void => {
     const children = Object.values(node.states ?? {});
@@ -122,7 +125,7 @@ export const statechartOf = (
     if (node.always && node.always.length > 0) lists.push(['always', node.always]);
     for (const [event, transitions] of lists) {
       transitions.forEach((t, index) => {
-        const types = t.actions.map(actionType);
+        const types = t.actions.map(actionType).map((type) => (effects.has(type) ? rename(type) : type));
         edges.push({
           id: edgeIdOf(node.id, event, index),
           source: node.id,
@@ -145,7 +148,7 @@ export const statechartOf = (
 };
 
 export const statechartOfDefinition = (definition: MachineDefinition): Statechart =>
-  statechartOf(definition.machine, { id: definition.id, version: definition.version, effects: definition.effects, destructiveEffects: definition.destructiveEffects });
+  statechartOf(definition.machine, { id: definition.id, version: definition.version, effects: definition.effects, destructiveEffects: definition.destructiveEffects, ...(definition.effectNames ? { effectNames: definition.effectNames } : {}) });
 
 /**
  * The transitions of the chart keyed by XState's own transition objects, so the transition XState
