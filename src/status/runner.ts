@@ -9,6 +9,7 @@ import type { EventStore, Subscription } from '../store/port.js';
 import type { RecordedEvent } from '../events/envelope.js';
 import type { Engine } from '../engine/engine.js';
 import type { ResourceSource } from '../kube/port.js';
+import { NotFound } from '../kube/errors.js';
 import type { KindName } from '../resources/index.js';
 import type { Logger } from '../log/logger.js';
 import { describeError } from '../log/logger.js';
@@ -92,6 +93,8 @@ export class StatusRunner {
       else if (ref.kind === 'Network') await this.renderNetwork(ref);
       else if (!this.options.servedKinds.includes(ref.kind)) await this.renderUnserved(ref);
     } catch (error) {
+      // The resource was deleted between the read and the patch: nothing left to render.
+      if (error instanceof NotFound) return void this.options.logger.debug('resource gone before its status was written', { ...ref });
       this.options.logger.warn('could not render status', { ...ref, ...describeError(error) });
     }
   }
