@@ -7,6 +7,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Metrics } from '../observability/metrics.js';
 
+/** The endpoint could not listen (address in use, permission): an operator-facing, one-line error. */
+export class ListenError extends Error {
+  override readonly name = 'ListenError';
+}
+
 export type Route = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 
 export interface HttpEndpoint {
@@ -20,6 +25,8 @@ export const startHttpEndpoint = async (options: {
   metrics: Metrics;
   ready: () => { ready: boolean; detail: Record<string, unknown> };
   routes?: readonly Route[];
+  /** Maps a listen failure (EADDRINUSE, EACCES) to the error to report. */
+  onListenError?: (error: NodeJS.ErrnoException) => Error;
 }): Promise<HttpEndpoint> => {
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -51,7 +58,7 @@ export const startHttpEndpoint = async (options: {
     })();
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(options.onListenError ? options.onListenError(error) : error));
     server.listen(options.port, options.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;

@@ -6,13 +6,14 @@ import { StoreUnavailable, InvalidStoreRequest } from '../store/errors.js';
 import { UnknownMachine } from '../../machines/registry.js';
 import { QuarantinedEvent } from '../engine/errors.js';
 import { ResourceError } from '../kube/errors.js';
+import { ListenError } from '../app/http-server.js';
 
 /** The user asked for something that cannot be done as asked (bad argument, missing store). */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-const KNOWN = [UsageError, StoreUnavailable, InvalidStoreRequest, UnknownMachine, QuarantinedEvent, ResourceError];
+const KNOWN = [UsageError, StoreUnavailable, InvalidStoreRequest, UnknownMachine, QuarantinedEvent, ResourceError, ListenError];
 
 export const exitCodeFor = (error: unknown): number => (error instanceof UsageError ? 2 : 1);
 
