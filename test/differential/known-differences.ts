@@ -45,9 +45,10 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     scenario: 'rebuild-stopped',
     label: 'rebuild window',
     reason:
-      'rebuilding a stopped server, real Nova spawns the guest and stops it again: after rebuild_spawning it reads ACTIVE with ' +
-      'task_state powering-off (vm_state active), then SHUTOFF. The simulator goes from REBUILD straight to SHUTOFF. The settlement ' +
-      'gate (task_state empty) holds on both; the monitor may record an ACTIVE health for a moment; see docs/simulator-differences.md #4.',
+      'rebuilding a stopped server, real Nova spawns the guest and stops it again: after rebuild_spawning it reads ACTIVE ' +
+      '(vm_state active) with task_state null for a moment, then ACTIVE/powering-off, then SHUTOFF. The simulator goes from ' +
+      'REBUILD straight to SHUTOFF. The ACTIVE/null read is converged on the target, so the monitor may stamp Succeeded (and ' +
+      'the reconciler clear) before the server is stopped again; see docs/simulator-differences.md #4.',
     timingDependent: true,
   },
   {

@@ -243,7 +243,7 @@ describe('rebuild protocol against real Nova', function () {
     expect((await h.pass(building.id, fx.imageB)).outcomes).to.deep.equal(['cleared']);
   });
 
-  it('R8: a server stopped (SHUTOFF) is rebuilt (REBUILD, then ACTIVE/powering-off, then SHUTOFF) and settles only at SHUTOFF with task empty (state-based, not health-based)', async function () {
+  it('R8: a server stopped (SHUTOFF) is rebuilt and settles; the monitor stamps Succeeded only on a converged read (ref on target, task empty); exactly one submission', async function () {
     const { id } = await managedServer('rb-shutoff');
     await run.tenant.nova.stopServer(id);
     await watch(id, settledOn(fx.imageA, 'SHUTOFF'));
@@ -252,16 +252,35 @@ describe('rebuild protocol against real Nova', function () {
     expect((await h.pass(id, fx.imageB)).outcomes).to.deep.equal(['armed']);
     expect((await h.pass(id, fx.imageB)).outcomes).to.deep.equal(['submitted', 'accepted']);
     assertAcceptedView(h.firstGetsAfterAccept(id)[0], fx.imageB);
-    const seen = await watch(id, settledOn(fx.imageB, 'SHUTOFF'));
-    // Nova spawns the rebuilt guest and then stops it again: the tail of the window can read ACTIVE with
-    // task_state powering-off (vm_state active). What must never be seen before SHUTOFF is a converged-looking
-    // read (stable status, task empty): the task_state gate is what keeps a premature Succeeded out.
-    expect(seen.slice(0, -1).every((v) => v.task !== null), `every read before SHUTOFF has a task set: ${JSON.stringify(seen)}`).to.equal(true);
-    for (const v of seen.filter((x) => x.status === 'ACTIVE')) expect(v.task).to.equal('powering-off');
-    await h.poll();
-    expect(await h.marker(id)).to.deep.equal({ targetImageID: fx.imageB, state: 'Succeeded' });
+
+    // Poll as the monitor does (and read the server beside it) until the server rests SHUTOFF on the target.
+    // Real Nova rebuilds a stopped server by spawning it and stopping it again: after rebuild_spawning the
+    // server reads ACTIVE (vm_state active) with task_state null for a moment (the rebuild's own final save),
+    // then ACTIVE/powering-off, then SHUTOFF. That ACTIVE/null read is converged on the target, so a monitor
+    // poll that lands there stamps Succeeded before the server is stopped again: the image change is complete
+    // at that point; the power-off that follows is Nova restoring the original power state.
+    const trail: Array<{ view: ServerView; marker: string | null }> = [];
+    await waitFor('SHUTOFF on the target', async () => {
+      await h.poll();
+      const v = viewOf(await run.tenant.nova.getServer(id));
+      trail.push({ view: v, marker: (await h.marker(id))?.state ?? null });
+      return v;
+    }, settledOn(fx.imageB, 'SHUTOFF'), { timeoutMs: 90_000, intervalMs: 100 });
+    await h.poll(); // the last round's poll may have preceded the SHUTOFF read
+    trail.push({ view: viewOf(await run.tenant.nova.getServer(id)), marker: (await h.marker(id))?.state ?? null });
+    const reads = distinct(trail.map((x) => x.view));
+    expect(reads.filter((v) => v.status === 'REBUILD').every((v) => v.task !== null && v.image === fx.imageB), JSON.stringify(reads)).to.equal(true);
+    expect(reads.filter((v) => v.status === 'ACTIVE').every((v) => v.image === fx.imageB && (v.task === null || v.task === 'powering-off')), JSON.stringify(reads)).to.equal(true);
+    const firstSucceeded = trail.findIndex((x) => x.marker === 'Succeeded');
+    expect(firstSucceeded, `the monitor stamped Succeeded: ${JSON.stringify(trail)}`).to.be.greaterThan(-1);
+    expect(trail.slice(0, firstSucceeded).every((x) => x.marker === 'Rebuilding'), 'Rebuilding until the stamp').to.equal(true);
+    // The read that carried the stamp (the poll precedes the GET in each round, so look at the round before too).
+    const converged = (v: ServerView): boolean => v.image === fx.imageB && v.task === null && (v.status === 'ACTIVE' || v.status === 'SHUTOFF');
+    expect(converged(trail[firstSucceeded]?.view as ServerView) || converged(trail[firstSucceeded - 1]?.view as ServerView), JSON.stringify(trail)).to.equal(true);
+
     expect((await h.pass(id, fx.imageB)).outcomes).to.deep.equal(['cleared']);
     expect((await h.pass(id, fx.imageB)).outcomes).to.deep.equal(['inSync']);
+    expect(h.submits(id)).to.equal(1);
     await sleep(500);
     expect(viewOf(await run.tenant.nova.getServer(id)).status).to.equal('SHUTOFF');
   });
