@@ -12,7 +12,7 @@ import { upcast, type Upcaster } from '../../migrations/upcaster.js';
 import { decodeWith } from '../events/decode.js';
 import { QuarantinedEvent } from './errors.js';
 import { advance, initialSnapshot } from './fold.js';
-import { streamEvents } from './pages.js';
+import { streamPages } from './pages.js';
 
 export interface LoadedStream {
   definition: MachineDefinition;
@@ -62,10 +62,13 @@ export class StreamLoader {
         ? cached
         : { definition, snapshot: initialSnapshot(definition, stream), revision: undefined, last: undefined };
     const from = state.revision === undefined ? 0 : state.revision + 1;
-    for await (const event of streamEvents(this.store, stream, from)) {
-      const stimulus = storedStimulus(definition, this.upcasters, event);
-      state = { definition, snapshot: advance(definition, state.snapshot, stimulus), revision: event.revision, last: event };
+    let { snapshot, revision, last } = state;
+    for await (const page of streamPages(this.store, stream, from)) {
+      for (const event of page) snapshot = advance(definition, snapshot, storedStimulus(definition, this.upcasters, event));
+      last = page[page.length - 1];
+      revision = last?.revision;
     }
+    state = { definition, snapshot, revision, last };
     this.remember(stream, state);
     return state;
   }

@@ -15,7 +15,7 @@ import type { Upcaster } from '../../migrations/upcaster.js';
 import { QuarantinedEvent } from './errors.js';
 import { advance, initialSnapshot, sameJson, stateValueOf, step } from './fold.js';
 import { storedStimulus } from './load.js';
-import { streamEvents } from './pages.js';
+import { streamEvents, streamPages } from './pages.js';
 
 export type ReplayPoint = { revision: number } | { time: Date } | undefined;
 
@@ -54,20 +54,23 @@ export const replayAt = async (
 ): Promise<ReplayState> => {
   const definition = options.definition ?? registry.forStream(stream);
   const upcasters = options.upcasters ?? shippedUpcasters;
-  let state: ReplayState = { stream, definition, snapshot: initialSnapshot(definition, stream), last: undefined, lastObservation: undefined, lastDecision: undefined, applied: 0 };
-  for await (const event of streamEvents(store, stream)) {
-    if (!within(event, at)) break;
-    const snapshot = advance(definition, state.snapshot, storedStimulus(definition, upcasters, event));
-    const source = event.metadata.source;
-    state = {
-      ...state,
-      snapshot,
-      last: event,
-      applied: state.applied + 1,
-      lastObservation: source === 'monitor' ? event : state.lastObservation,
-      lastDecision: source === 'reconciler' || source === 'operator' || source === 'api' ? event : state.lastDecision,
-    };
+  let snapshot = initialSnapshot(definition, stream);
+  let last: RecordedEvent | undefined;
+  let lastObservation: RecordedEvent | undefined;
+  let lastDecision: RecordedEvent | undefined;
+  let applied = 0;
+  pages: for await (const page of streamPages(store, stream)) {
+    for (const event of page) {
+      if (!within(event, at)) break pages;
+      snapshot = advance(definition, snapshot, storedStimulus(definition, upcasters, event));
+      last = event;
+      applied++;
+      const source = event.metadata.source;
+      if (source === 'monitor') lastObservation = event;
+      else if (source === 'reconciler' || source === 'operator' || source === 'api') lastDecision = event;
+    }
   }
+  const state: ReplayState = { stream, definition, snapshot, last, lastObservation, lastDecision, applied };
   return state;
 };
 
