@@ -42,24 +42,6 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     timingDependent: true,
   },
   {
-    scenario: 'rebuild-stopped',
-    label: 'rebuild window',
-    reason:
-      'rebuilding a stopped server, real Nova spawns the guest and stops it again: after rebuild_spawning it reads ACTIVE ' +
-      '(vm_state active) with task_state null for a moment, then ACTIVE/powering-off, then SHUTOFF. The simulator goes from ' +
-      'REBUILD straight to SHUTOFF. The ACTIVE/null read is converged on the target, so the monitor may stamp Succeeded (and ' +
-      'the reconciler clear) before the server is stopped again; see docs/simulator-differences.md #4.',
-    timingDependent: true,
-  },
-  {
-    scenario: 'request-validation',
-    label: "metadata key with '/' (regent.dev/uid)",
-    reason:
-      "real Nova refuses metadata keys outside ^[a-zA-Z0-9-_:. ]{1,255}$ (400); the simulator accepts them. This hid a provider " +
-      "defect (OWNER_KEY was 'regent.dev/uid': every real server create failed; fixed as 'regent.dev:uid'). Waiting for the " +
-      'simulator owner; see docs/simulator-differences.md #5.',
-  },
-  {
     scenario: 'request-validation',
     label: 'unknown flavor',
     reason: "same 400; wording differs ('Flavor X could not be found.' vs 'Invalid flavorRef provided.'); docs/simulator-differences.md #2.",

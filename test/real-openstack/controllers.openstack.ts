@@ -62,7 +62,7 @@ describe('provider and controllers against the real cloud', function () {
     expect(await rejectionOf(observeServer(run.tenant, name, 'someone-else'))).to.be.instanceOf(ForeignResource);
   });
 
-  it("real Nova refuses a metadata key with '/' (the simulator does not: docs/simulator-differences.md #5)", async () => {
+  it("real Nova refuses a metadata key with '/' (the simulator now does too: docs/simulator-differences.md #5)", async () => {
     const attempt = await rejectionOf(run.tenant.nova.createServer({ name: run.name('slash-key'), flavorRef: fx.flavorId, imageRef: fx.imageA, networks: [{ uuid: fx.networkId }], metadata: { 'regent.dev/uid': 'uid' } }));
     expect(attempt).to.be.instanceOf(BadRequest);
     expect((attempt as BadRequest).fault).to.match(/does not match any of the regexes/);

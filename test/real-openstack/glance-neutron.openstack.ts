@@ -138,7 +138,7 @@ describe('neutron client against real Neutron', function () {
 
     const port = await neutron.createPort({ network_id: fx.networkId, name: run.name('fip-port') });
     run.cleanup.add(`port ${run.name('fip-port')}`, () => neutron.deletePort(port.id));
-    // Without a router: Neutron refuses the association (the simulator allows it; see docs/simulator-differences.md).
+    // Without a router: Neutron refuses the association (the simulator allows it, deliberately: src/simulator/README.md).
     const noRouter = await rejectionOf(neutron.createFloatingIp({ floating_network_id: external.id, port_id: port.id, description: run.name('fip') }));
     expect(noRouter).to.be.instanceOf(NotFound);
     expect((noRouter as NotFound).fault).to.match(/External network .* is not reachable from subnet/);

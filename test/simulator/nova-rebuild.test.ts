@@ -61,13 +61,19 @@ describe('simulator: Nova rebuild', () => {
     expect((await state()).image).to.equal(SEED.images.ubuntu);
   });
 
-  it('a stopped server shows REBUILD during the rebuild and SHUTOFF again when it settles', async () => {
+  it('a stopped server shows REBUILD during the rebuild, then ACTIVE with an empty task, then powering-off, and SHUTOFF again when it settles (as real Nova)', async () => {
     await http.post(`${hs.nova}/servers/${id}/action`, { 'os-stop': null }, { headers: await hs.h('demo') });
     hs.advance(300);
     expect((await state()).status).to.equal('SHUTOFF');
     await rebuild({ imageRef: SEED.images.ubuntu });
     expect((await state()).status).to.equal('REBUILD');
     hs.advance(900);
+    const spawned = await state();
+    expect(spawned).to.deep.include({ status: 'ACTIVE', task: null, image: SEED.images.ubuntu });
+    expect(spawned.raw['OS-EXT-STS:vm_state']).to.equal('active');
+    hs.advance(30);
+    expect(await state()).to.deep.include({ status: 'ACTIVE', task: 'powering-off', image: SEED.images.ubuntu });
+    hs.advance(300);
     const done = await state();
     expect(done).to.deep.include({ status: 'SHUTOFF', task: null, image: SEED.images.ubuntu });
     expect(done.raw['OS-EXT-STS:power_state']).to.equal(4);

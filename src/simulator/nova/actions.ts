@@ -7,6 +7,7 @@ import { uuid } from '../ids.js';
 import { atLeast } from '../microversion.js';
 import type { Ctx, Registrar } from '../router.js';
 import { isObj, optStrMap } from '../validate.js';
+import { checkMetadataKeys } from './metadata.js';
 import type { Json } from '../validate.js';
 import { createImage, imageVisible } from '../glance/images.js';
 import { checkState, checkUnlocked, recordAction, startRebuild, startTask, step, touch } from './lifecycle.js';
@@ -40,8 +41,9 @@ function rebuild(ctx: Ctx, s: Server, arg: Json): SimResponse {
     throw new SimError(400, 'Unable to rebuild with a different image for a volume-backed server.');
   }
   if (typeof arg.key_name === 'string' && !ctx.sim.nova.keypairs.has(keypairKey(s.userId, arg.key_name))) throw new SimError(400, 'Invalid key_name provided.');
-  if (typeof arg.name === 'string') s.name = arg.name;
   const md = optStrMap(arg, 'metadata');
+  if (md) checkMetadataKeys('metadata', md);
+  if (typeof arg.name === 'string') s.name = arg.name;
   if (md) s.metadata = md;
   if ('description' in arg) s.description = typeof arg.description === 'string' ? arg.description : null;
   if ('key_name' in arg) s.keyName = typeof arg.key_name === 'string' ? arg.key_name : null;

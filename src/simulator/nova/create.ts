@@ -7,6 +7,7 @@ import { atLeast } from '../microversion.js';
 import type { Ctx } from '../router.js';
 import type { Sim } from '../state.js';
 import { isObj, optArray, optBool, optInt, optStr, optStrList, optStrMap } from '../validate.js';
+import { checkMetadataKeys } from './metadata.js';
 import type { Json } from '../validate.js';
 import { imageVisible } from '../glance/images.js';
 import { reserve } from '../cinder/attachments.js';
@@ -242,13 +243,15 @@ export function createFromRequest(ctx: Ctx, b: Json): CreateResult {
   const groupId = typeof hints.group === 'string' ? hints.group : null;
   if (groupId && !sim.nova.serverGroups.has(groupId)) throw new SimError(400, `Invalid server group ${groupId}`);
   const { host, node } = requestedDestination(ctx, b);
+  const metadata = optStrMap(b, 'metadata');
+  if (metadata) checkMetadataKeys('metadata', metadata);
   checkQuota(sim, projectId, flavor, maxCount);
   const reservationId = `r-${uuid().slice(0, 8)}`;
   const servers: Server[] = [];
   for (let i = 1; i <= maxCount; i++) {
     servers.push(createServer(sim, {
       name: maxCount > 1 ? `${name}-${i}` : name, projectId, userId: auth.userId, flavor, imageId, keyName: keyName ?? null,
-      userData: userData ?? null, metadata: optStrMap(b, 'metadata'), securityGroups: sgs, networks,
+      userData: userData ?? null, metadata, securityGroups: sgs, networks,
       bdms: i === 1 ? bdms : [], description: atLeast(ctx.mv, '2.19') ? optStr(b, 'description') ?? null : null,
       tags: atLeast(ctx.mv, '2.52') ? optStrList(b, 'tags') : undefined, serverGroupId: groupId, accessIPv4: optStr(b, 'accessIPv4'),
       accessIPv6: optStr(b, 'accessIPv6'), configDrive: b.config_drive === true ? 'True' : '', reservationId,

@@ -176,6 +176,8 @@ export function startDelete(sim: Sim, s: Server): void {
  * Rebuild accept. Real Nova writes image_ref and task_state=rebuilding in one update before the 202, so
  * no poll sees the new ref with an empty task_state — unless the rebuildRefBeforeTaskState knob opens
  * exactly that window, the failure mode a control plane's settlement logic must not be fooled by.
+ * A server that was stopped reads ACTIVE (task empty) at the end of its rebuild, then powering-off, then
+ * SHUTOFF, as on a real Zed compute.
  */
 export function startRebuild(sim: Sim, s: Server, imageId: string): void {
   const wasStopped = s.vmState === 'stopped';
@@ -196,11 +198,23 @@ export function startRebuild(sim: Sim, s: Server, imageId: string): void {
             s.powerState = POWER.NOSTATE;
             return;
           }
-          s.vmState = wasStopped ? 'stopped' : 'active';
-          s.powerState = wasStopped ? POWER.SHUTDOWN : POWER.RUNNING;
+          s.vmState = 'active';
+          s.powerState = POWER.RUNNING;
           s.taskState = null;
           s.fault = null;
           s.launchedAt = sim.now();
+          if (!wasStopped) return;
+          // As Nova does for a server that was stopped: the rebuild's final save leaves it ACTIVE with an empty
+          // task (briefly: converged on the new image), then it is powered off again to restore the original
+          // state (ACTIVE/powering-off, then SHUTOFF). docs/simulator-differences.md #4.
+          step(sim, s, Math.max(1, Math.round(sim.delays.serverAction / 10)), () => {
+            s.taskState = 'powering-off';
+            step(sim, s, sim.delays.serverAction, () => {
+              s.vmState = 'stopped';
+              s.powerState = POWER.SHUTDOWN;
+              s.taskState = null;
+            });
+          });
         });
       });
     });

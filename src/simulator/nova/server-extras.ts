@@ -5,6 +5,7 @@ import { isoMicros } from '../ids.js';
 import { atLeast } from '../microversion.js';
 import type { Ctx, Registrar } from '../router.js';
 import { isObj } from '../validate.js';
+import { checkMetadataKeys } from './metadata.js';
 import { checkState, checkUnlocked, touch } from './lifecycle.js';
 import type { Server } from './model.js';
 import { findServer } from './servers.js';
@@ -20,6 +21,7 @@ function metaBody(ctx: Ctx, key: 'metadata' | 'meta'): Record<string, string> {
     if (typeof v !== 'string' || k.length > 255 || v.length > 255) throw new SimError(400, `Invalid input for field/attribute ${key}. Value: ${JSON.stringify(m)}. Metadata keys and values must be strings of at most 255 characters`);
     out[k] = v;
   }
+  checkMetadataKeys(key, out);
   return out;
 }
 
