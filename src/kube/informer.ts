@@ -11,6 +11,7 @@ import type { KindName, ObjectOf } from '../resources/index.js';
 import { Gone } from './errors.js';
 import { keyOf, objectKey } from './object.js';
 import type { ResourceSource, WatchEvent, WatchHandle } from './port.js';
+import { WakeableSleep } from './wakeable-sleep.js';
 
 export interface InformerOptions {
   /** Omitted: every namespace. */
@@ -29,7 +30,7 @@ export class Informer<K extends KindName> {
   private stopped = false;
   private watchHandle: WatchHandle | undefined;
   private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly sleeper = new WakeableSleep();
   private version = '';
   private relistCount = 0;
   private isSynced = false;
@@ -55,7 +56,7 @@ export class Informer<K extends KindName> {
   /** Stops watching; resolves once no handler call is in flight. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wake?.();
+    this.sleeper.wake();
     await this.watchHandle?.close();
     await this.loop;
   }
@@ -105,7 +106,7 @@ export class Informer<K extends KindName> {
           continue;
         }
         this.logger.warn('list/watch failed; retrying', { kind: this.kind, delayMs: delay, ...describeError(error) });
-        await this.sleep(delay);
+        await this.sleeper.sleep(delay);
         delay = Math.min(delay * 2, this.options.maxRetryDelayMs ?? 30_000);
       }
     }
@@ -139,17 +140,4 @@ export class Informer<K extends KindName> {
     }
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = undefined;
-        resolve();
-      }, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-    });
-  }
 }

@@ -18,6 +18,7 @@ import { describeError, silentLogger } from '../../log/logger.js';
 import { AlreadyExists, Conflict } from '../errors.js';
 import { rfc3339Micro } from '../object.js';
 import type { LeaseBackend, LeaseRecord, StoredLease } from './lease.js';
+import { WakeableSleep } from '../wakeable-sleep.js';
 
 export interface LeaderElectionOptions {
   readonly lease: LeaseBackend;
@@ -44,7 +45,7 @@ export class LeaderElector {
   private readonly logger: Logger;
   private running = false;
   private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly sleeper = new WakeableSleep();
   private leading = false;
   private leaderUntil = 0;
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
@@ -89,7 +90,7 @@ export class LeaderElector {
    */
   async stop(options: { release?: boolean } = {}): Promise<void> {
     this.running = false;
-    this.wake?.();
+    this.sleeper.wake();
     await this.loop;
     const wasLeading = this.leading;
     if (wasLeading) this.stopLeading('elector stopped');
@@ -112,7 +113,7 @@ export class LeaderElector {
         if (!this.leading) this.startLeading();
         this.armDeadline();
       }
-      await this.sleep(this.retryPeriodMs);
+      await this.sleeper.sleep(this.retryPeriodMs);
     }
   }
 
@@ -204,17 +205,4 @@ export class LeaderElector {
     }
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = undefined;
-        resolve();
-      }, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-    });
-  }
 }

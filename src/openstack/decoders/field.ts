@@ -9,6 +9,7 @@ import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import type { RequestContext } from '../errors.js';
 import { UnreadableResponse } from '../errors.js';
+import { errorPath } from '../../events/decode.js';
 
 export type Field<T> =
   | { readonly kind: 'value'; readonly value: T }
@@ -69,16 +70,9 @@ export const stringMap = t.record(t.string, t.string);
 export const problemPaths = (errors: t.Errors): string[] => {
   const out = new Set<string>();
   for (const error of errors) {
-    const path: string[] = [];
-    error.context.forEach((entry, i) => {
-      if (i === 0 || entry.key === '') return;
-      const parent = error.context[i - 1]?.type;
-      if (parent instanceof t.UnionType || parent instanceof t.IntersectionType) return;
-      path.push(/^[0-9]+$/.test(entry.key) ? `[${entry.key}]` : entry.key);
-    });
     const last = error.context[error.context.length - 1];
     const got = error.value === null ? 'null' : Array.isArray(error.value) ? 'array' : typeof error.value;
-    out.add(`${path.join('.').replace(/\.\[/g, '[') || '(root)'}: expected ${last?.type.name ?? 'unknown'}, got ${got}`);
+    out.add(`${errorPath(error)}: expected ${last?.type.name ?? 'unknown'}, got ${got}`);
   }
   return [...out];
 };

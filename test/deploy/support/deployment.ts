@@ -26,7 +26,7 @@ export const podSpecOf = (deployment: KubeObject) => at(deployment, 'spec', 'tem
 /** The Deployment's args through the real `regent` program: what `regent start` would run with. */
 export const parseStartArgs = async (args: readonly string[], env: Record<string, string>) => {
   const program = buildProgram();
-  const start = program.commands.find((c: Command) => c.name() === 'start');
+  const start = program.commands.find((c: Command) => c.name() === 'start' || c.aliases().includes('start'));
   if (!start) throw new Error('no start command');
   let captured: StartCommandOptions | undefined;
   start.exitOverride().action((options: StartCommandOptions) => {
