@@ -12,7 +12,7 @@
  */
 import { hostname } from 'node:os';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/port.js';
 import { Engine } from '../engine/engine.js';
@@ -105,7 +105,10 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     opened.push(() => store.close());
     const source = await openResourceSource(options.resourcesUrl);
     opened.push(() => source.close());
-    const openstack = options.openstack ?? (await openStackTarget({ env: options.env ?? process.env }));
+    const sqlitePath = options.storeUrl.startsWith('sqlite:') ? options.storeUrl.slice('sqlite:'.length).split('?')[0] : undefined;
+    const openstack =
+      options.openstack ??
+      (await openStackTarget({ env: options.env ?? process.env, ...(sqlitePath ? { simulatorStatePath: join(dirname(sqlitePath), 'simulator.json') } : {}) }));
     if (!options.openstack && openstack.simulator) opened.push(() => (openstack.simulator as { close(): Promise<void> }).close());
     const os: OpenStackSession = await connect(openstack.cloud, { logger });
     logger.info('openstack', { target: openstack.description });

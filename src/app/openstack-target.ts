@@ -16,12 +16,13 @@ export interface OpenStackTarget {
 
 export const cloudConfigured = (env: NodeJS.ProcessEnv = process.env): boolean => Boolean(env.OS_CLOUD || env.OS_AUTH_URL);
 
-export const openStackTarget = async (options: { env?: NodeJS.ProcessEnv; simulatorPort?: number } = {}): Promise<OpenStackTarget> => {
+export const openStackTarget = async (options: { env?: NodeJS.ProcessEnv; simulatorPort?: number; simulatorStatePath?: string } = {}): Promise<OpenStackTarget> => {
   const env = options.env ?? process.env;
   if (cloudConfigured(env)) {
     const cloud = await loadCloudConfig({ env });
     return { cloud, description: `cloud ${env.OS_CLOUD ?? cloud.authUrl}` };
   }
-  const simulator = await startSimulator({ port: options.simulatorPort ?? 0, clock: 'real' });
+  // The simulated cloud is kept next to Regent's stores, so a restart finds what Regent created.
+  const simulator = await startSimulator({ port: options.simulatorPort ?? 0, clock: 'real', ...(options.simulatorStatePath ? { statePath: options.simulatorStatePath } : {}) });
   return { cloud: cloudFromYaml(simulator.cloudsYaml(), 'sim-demo', 'the simulator'), simulator, description: `OpenStack simulator at ${simulator.url}` };
 };

@@ -6,6 +6,7 @@ import { manualClock, realClock } from './clock.js';
 import type { SimClock } from './clock.js';
 import type { SimDelays } from './config.js';
 import { SimControl } from './control.js';
+import { loadSimState, saveSimState } from './persistence.js';
 import { credentials, seedIdentity } from './keystone/seed.js';
 import type { SeedCredential, SeedUser } from './keystone/seed.js';
 import { buildRouter } from './routes.js';
@@ -32,6 +33,11 @@ export interface SimulatorOptions {
   seed?: boolean;
   /** Keystone token lifetime on the sim clock (default 1 h). */
   tokenTtlMs?: number;
+  /**
+   * Keep the cloud in this file: loaded at start when it exists (instead of the seed), written at
+   * close. Meant for the real clock (the demo); see persistence.ts for what is kept.
+   */
+  statePath?: string;
 }
 
 export interface RunningSimulator {
@@ -61,7 +67,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     if (seedAll) seedCloud(sim);
     else seedMinimal(sim);
   };
-  reseed();
+  if (!options.statePath || !loadSimState(sim, options.statePath)) reseed();
   const control = new SimControl(sim, reseed);
   const http = await listen(sim, buildRouter(), control, options.port ?? 0);
   const url = `http://127.0.0.1:${http.port}`;
@@ -75,7 +81,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     cloudsYaml: () => cloudsYaml(`${url}/identity/v3`, creds),
     calls: (filter) => sim.calls.list(filter),
     control,
-    close: () => http.close(),
+    close: async () => {
+      await http.close();
+      if (options.statePath) await saveSimState(sim, options.statePath);
+    },
   };
 }
 

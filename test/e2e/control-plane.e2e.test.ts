@@ -158,6 +158,27 @@ describe('e2e: the control plane on the embedded stores', function () {
     expect((await statusOf(second, 'Server', 'web-1'))?.phase).to.equal('Running');
   });
 
+  it('with the built-in simulator, a restart finds the cloud it left (kept next to the stores) and repeats nothing', async () => {
+    const builtIn = () => startControlPlane({ ...options(), openstack: undefined, env: {} });
+    const first = await builtIn();
+    await until('leadership', async () => first.isLeader());
+    await applyManifests(first.source, network + '---\n' + server(SEED.images.cirros));
+    const before = await until('web-1 running', async () => {
+      const s = await statusOf(first, 'Server', 'web-1');
+      return s?.phase === 'Running' && s;
+    });
+    await first.stop();
+    const second = await builtIn();
+    planes.push(second);
+    await until('leadership again', async () => second.isLeader(), 10_000);
+    await new Promise((r) => setTimeout(r, 2_000));
+    const mutating = second.openstack.simulator?.calls().filter((c) => c.method !== 'GET' && !c.path.includes('/auth/tokens')) ?? [];
+    expect(mutating.map((c) => `${c.method} ${c.path}`)).to.deep.equal([]);
+    const after = await statusOf(second, 'Server', 'web-1');
+    expect(after?.phase).to.equal('Running');
+    expect(after?.serverID).to.equal(before.serverID);
+  });
+
   it('kinds without a controller are accepted, and their status says no controller serves them yet', async () => {
     const plane = await start();
     await until('leadership', async () => plane.isLeader());
