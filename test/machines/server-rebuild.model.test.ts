@@ -131,6 +131,18 @@ describe('server-rebuild machine: model-based, every reachable state', function 
     expect(checked).to.be.greaterThan(0);
   });
 
+  it('the reconciler writes health only when it decides a park; while it waits the monitor owns observed state', () => {
+    let checked = 0;
+    for (const { state, event, nextState } of edges) {
+      if (event.source !== 'reconciler') continue;
+      if (JSON.stringify(ctx(state).health) === JSON.stringify(ctx(nextState).health)) continue;
+      checked++;
+      expect(ctx(nextState).marker?.state, `${JSON.stringify(state.value)} + ${JSON.stringify(event)}`).to.equal('Failed');
+      expect(ctx(nextState).health?.writtenBy).to.equal('reconciler');
+    }
+    expect(checked).to.be.greaterThan(0);
+  });
+
   it('a hidden task_state never counts as settled', () => {
     for (const { state, event, nextState } of edges) {
       if (!('server' in event) || event.server.taskState.kind !== 'unknown') continue;

@@ -1,6 +1,6 @@
 /** `regent streams`: every stream with its head revision and current state. */
 import type { Command } from 'commander';
-import { buildRegistry, openExistingStore, type GlobalOptions } from '../context.js';
+import { openExistingStore, type GlobalOptions } from '../context.js';
 import { formatState, table } from '../format.js';
 import type { RecordedEvent } from '../../events/envelope.js';
 
@@ -13,7 +13,6 @@ export const registerStreams = (program: Command, globals: () => GlobalOptions) 
     .action(async (options: { prefix?: string; json?: boolean }) => {
       const store = await openExistingStore(globals());
       try {
-        await buildRegistry(globals());
         const streams = await store.listStreams(options.prefix ? { streamPrefixes: [options.prefix] } : undefined);
         const rows = [];
         for (const info of streams) {

@@ -14,7 +14,7 @@ import { validateServer, type Server } from '../../resources/index.js';
 import { serverLifecycleStream } from '../../../machines/server-lifecycle.js';
 import { networkLifecycleStream } from '../../../machines/network-lifecycle.js';
 import type { LifecycleContext } from '../../../machines/lifecycle.js';
-import { observeServer, OWNER_KEY, resolveFlavorId, resolveImageId } from '../../provider/servers.js';
+import { observeServer, resolveFlavorId, resolveImageId } from '../../provider/servers.js';
 import { done, yieldFor, type Disposition } from '../disposition.js';
 import { runLifecyclePass } from '../lifecycle-pass.js';
 import { reconcileServerImage } from '../server-rebuild/reconcile.js';
@@ -80,4 +80,3 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
   return image.disposition;
 };
 
-export { OWNER_KEY };
