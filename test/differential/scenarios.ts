@@ -74,6 +74,19 @@ const errorView = (error: unknown) =>
 
 const outcome = async (p: Promise<unknown>): Promise<unknown> => p.then(() => 'accepted', errorView);
 
+/**
+ * Nova's 409 names the task the server is in when the refused request arrives; during a rebuild that is any of
+ * rebuilding → rebuild_block_device_mapping → rebuild_spawning, depending on how far the compute node got (real
+ * Nova reached rebuild_spawning before the third refusal in one CI run and not in the recording). The rule under
+ * test is "refused with 409 while a rebuild task is set", so the task's name is reduced to its family.
+ */
+const REBUILD_TASK = /task_state rebuild(?:ing|_block_device_mapping|_spawning)\b/g;
+const refusedDuringRebuild = async (p: Promise<unknown>): Promise<unknown> => {
+  const o = await outcome(p);
+  if (o === null || typeof o !== 'object' || !('fault' in o) || typeof o.fault !== 'string') return o;
+  return { ...o, fault: o.fault.replace(REBUILD_TASK, 'task_state <a rebuild task>') };
+};
+
 const settled = (image: string, status = 'ACTIVE') => (v: View): boolean => v.status === status && v.task === null && v.image === image;
 
 const getView = (t: DiffTarget, id: string) => async (): Promise<View> => view(await t.tenant.nova.getServer(id));
@@ -177,9 +190,9 @@ export const SCENARIOS: Scenario[] = [
       const { id } = await bootActive(t, r, 'd-409');
       await t.slowSpawn(3);
       await t.tenant.nova.rebuildServer(id, fx.imageB);
-      r.exact('second rebuild while rebuilding', await outcome(t.tenant.nova.rebuildServer(id, fx.imageA)));
-      r.exact('os-stop while rebuilding', await outcome(t.tenant.nova.stopServer(id)));
-      r.exact('reboot while rebuilding', await outcome(t.tenant.nova.rebootServer(id, 'SOFT')));
+      r.exact('second rebuild while rebuilding', await refusedDuringRebuild(t.tenant.nova.rebuildServer(id, fx.imageA)));
+      r.exact('os-stop while rebuilding', await refusedDuringRebuild(t.tenant.nova.stopServer(id)));
+      r.exact('reboot while rebuilding', await refusedDuringRebuild(t.tenant.nova.rebootServer(id, 'SOFT')));
       await pollUntil(t, 'rebuilt', getView(t, id), settled(fx.imageB));
       await t.clearFaults();
       r.exact('os-start on an ACTIVE server', await outcome(t.tenant.nova.startServer(id)));
