@@ -9,7 +9,7 @@ describe('simulator: scale', function () {
   before(async () => { hs = await harness(); });
   after(async () => { await hs.sim.close(); });
 
-  it('holds 10,000 servers and pages through all of them with limit=1000 well within a second or so', async () => {
+  it('holds 10,000 servers and pages through all of them with limit=1000 (the time is printed, never asserted)', async () => {
     const t0 = Date.now();
     const ids = hs.sim.control.createServers({ project: 'demo', count: 10_000, namePrefix: 'scale-', network: true });
     const seeded = Date.now() - t0;
@@ -31,6 +31,5 @@ describe('simulator: scale', function () {
     expect(seen.size).to.equal(10_000);
     // Nova adds a next link to every full page, so the walk ends on an empty eleventh page.
     expect(pages).to.equal(11);
-    expect(listed).to.be.below(3000);
   });
 });
