@@ -29,7 +29,9 @@ export class Metrics {
   readonly leader = new Gauge({ name: 'regent_leader', help: '1 while this replica holds the lease and reconciles.', registers: [this.registry] });
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
-    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'regent_process_' });
+    // prom-client's default names already start with process_ or nodejs_: the prefix is just `regent_`
+    // (`regent_process_` exposed regent_process_process_cpu_seconds_total).
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'regent_' });
   }
 
   engineObserver(): EngineObserver {

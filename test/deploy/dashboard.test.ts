@@ -122,6 +122,12 @@ describe('deploy: grafana dashboard', () => {
     }
   });
 
+  it('the default process metrics are named regent_process_… and regent_nodejs_…, with no doubled prefix', async () => {
+    const names = (new Metrics().registry.getMetricsAsArray() as unknown as Array<{ name: string }>).map((m) => m.name);
+    expect(names).to.include.members(['regent_process_cpu_seconds_total', 'regent_process_resident_memory_bytes', 'regent_nodejs_eventloop_lag_seconds', 'regent_nodejs_heap_size_used_bytes']);
+    expect(names.filter((name) => /^regent_process_(?:process|nodejs)_/.test(name))).to.deep.equal([]);
+  });
+
   it('the panels the deployment needs: reconcile rate and p95 by kind, errors by kind and step, events by machine and source, effects by service, leader, monitor polls, projection lag', () => {
     const byTitle = (title: string) => queryPanels.find((p) => p.title === title)?.targets?.map((t) => t.expr ?? '').join(' ') ?? '';
     expect(byTitle('Reconcile rate by kind')).to.match(/sum by \(kind, disposition\) \(rate\(regent_reconcile_duration_seconds_count/);
