@@ -46,7 +46,15 @@ export const loadMachineModule = async (path: string): Promise<MachineDefinition
 export const buildRegistry = async (options: GlobalOptions): Promise<MachineRegistry> => {
   const registry = createProductRegistry();
   for (const path of options.machines ?? []) {
-    for (const definition of await loadMachineModule(path)) registry.register(definition);
+    for (const definition of await loadMachineModule(path)) {
+      try {
+        registry.register(definition);
+      } catch (error) {
+        // The registry refuses a version registered twice or an overlapping stream prefix with a plain
+        // Error; the user's fix is to the --machines they passed, so name it.
+        throw new UsageError(`--machines ${path}: ${(error as Error).message}`, { cause: error });
+      }
+    }
   }
   return registry;
 };

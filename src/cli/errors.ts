@@ -2,23 +2,30 @@
  * How the command fails: one clear line on stderr and a non-zero exit, never a stack trace (unless
  * REGENT_LOG_LEVEL=debug asks for it). Exit 2 for a bad invocation, 1 for everything else.
  */
-import { StoreUnavailable, InvalidStoreRequest } from '../store/errors.js';
+import { StoreUnavailable, InvalidStoreRequest, InvalidStoreUrl } from '../store/errors.js';
 import { UnknownMachine } from '../../machines/registry.js';
 import { QuarantinedEvent } from '../engine/errors.js';
-import { ResourceError } from '../kube/errors.js';
+import { InvalidSourceSpec, KubeConfigError, ResourceError } from '../kube/errors.js';
 import { ListenError } from '../app/http-server.js';
+import { InvalidEvidence } from '../audit/evidence/open.js';
 
 /** The user asked for something that cannot be done as asked (bad argument, missing store). */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-const KNOWN = [UsageError, StoreUnavailable, InvalidStoreRequest, UnknownMachine, QuarantinedEvent, ResourceError, ListenError];
+/** Failures the user fixes by changing the invocation or its environment (a URL, a path, a kubeconfig): exit 2. */
+const USAGE = [UsageError, InvalidStoreUrl, InvalidSourceSpec, KubeConfigError];
 
-export const exitCodeFor = (error: unknown): number => (error instanceof UsageError ? 2 : 1);
+/** Regent's own errors: their message is written for the user, and their class name adds nothing to it. */
+const KNOWN = [...USAGE, StoreUnavailable, InvalidStoreRequest, UnknownMachine, QuarantinedEvent, ResourceError, ListenError, InvalidEvidence];
+
+export const exitCodeFor = (error: unknown): number => (USAGE.some((type) => error instanceof type) ? 2 : 1);
 
 export const describeFailure = (error: unknown): string => {
-  if (KNOWN.some((type) => error instanceof type)) return (error as Error).message;
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
+  if (!(error instanceof Error)) return String(error);
+  // A plain Error's name is just "Error": `regent: Error: …` said nothing the message did not.
+  if (KNOWN.some((type) => error instanceof type) || error.name === 'Error') return error.message;
+  // Anything else (TypeError, a library's own class) is unexpected, and its class says what kind of fault.
+  return `${error.name}: ${error.message}`;
 };

@@ -44,6 +44,22 @@ const within = (event: RecordedEvent, at: ReplayPoint): boolean => {
   return Date.parse(event.metadata.recordedAt) <= at.time.getTime();
 };
 
+/**
+ * Why `at` names no point of the stream's recorded history, or undefined when it names one. A
+ * revision past the head, or a time before the first event, used to replay silently as the head or
+ * as the empty state, so an incident review read a state the user had not asked for. (A time after
+ * the head is a real point: the state then was the head's.)
+ */
+export const outsideHistory = async (store: EventStore, stream: string, at: ReplayPoint): Promise<string | undefined> => {
+  if (at === undefined) return undefined;
+  const [first] = await store.readStream(stream, { maxCount: 1 });
+  const [head] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
+  if (first === undefined || head === undefined) return `stream ${stream} has no events`;
+  if ('revision' in at) return at.revision > head.revision ? `stream ${stream} has revisions ${first.revision}…${head.revision}` : undefined;
+  if (at.time.getTime() < Date.parse(first.metadata.recordedAt)) return `stream ${stream} starts at ${first.metadata.recordedAt} (revision ${first.revision})`;
+  return undefined;
+};
+
 /** The state of `stream` after the last event at or before `at`. */
 export const replayAt = async (
   store: EventStore,

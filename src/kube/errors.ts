@@ -60,7 +60,7 @@ export class Gone extends ResourceError {
 
 /** 400: a malformed request (an unknown kind, a bad patch). */
 export class BadRequest extends ResourceError {
-  override readonly name = 'BadRequest';
+  override readonly name: string = 'BadRequest';
   readonly code = 400;
 }
 
@@ -71,5 +71,25 @@ export class SourceUnavailable extends ResourceError {
   constructor(message: string, options?: { cause?: unknown; code?: number }) {
     super(message, options);
     this.code = options?.code ?? 503;
+  }
+}
+
+/**
+ * A resource source spec that is none of the accepted forms (src/kube/open.ts): the invocation must
+ * change. A BadRequest, so callers that handle a malformed request handle this too.
+ */
+export class InvalidSourceSpec extends BadRequest {
+  override readonly name: string = 'InvalidSourceSpec';
+}
+
+/**
+ * No usable kubeconfig: none found, one that cannot be read, or a context it does not have. Unlike
+ * SourceUnavailable, retrying does not help; without this the client fell back to
+ * http://localhost:8080 and failed with a TLS message that named none of the places it had looked.
+ */
+export class KubeConfigError extends Error {
+  override readonly name = 'KubeConfigError';
+  constructor(readonly reason: 'not-found' | 'unreadable' | 'unknown-context', message: string, options?: { cause?: unknown }) {
+    super(message, options);
   }
 }

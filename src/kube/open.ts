@@ -7,22 +7,34 @@
  *
  * The kubernetes adapter is loaded on demand, so the embedded path never imports the client.
  */
-import { BadRequest } from './errors.js';
+import { InvalidSourceSpec } from './errors.js';
 import type { ResourceSource } from './port.js';
 import { openEmbeddedSource, type EmbeddedOptions } from './embedded/store.js';
 
 export const DEFAULT_SOURCE = 'embedded:./data/resources.db';
 
-export const openResourceSource = async (spec: string = DEFAULT_SOURCE, options: Partial<EmbeddedOptions> = {}): Promise<ResourceSource> => {
+/** The accepted forms, as every refusal of a spec names them. */
+export const SOURCE_SPEC_FORMS = 'embedded:<path> or kubernetes[:<context>]';
+
+export type SourceLocation = { kind: 'embedded'; path: string } | { kind: 'kubernetes'; context?: string };
+
+/** Parses a spec; throws InvalidSourceSpec naming the spec when it is not one of the forms above. */
+export const parseSourceSpec = (spec: string): SourceLocation => {
   if (spec.startsWith('embedded:')) {
     const path = spec.slice('embedded:'.length);
-    if (path === '') throw new BadRequest('embedded: needs a path, e.g. embedded:./data/resources.db');
-    return openEmbeddedSource({ ...options, path });
+    if (path === '') throw new InvalidSourceSpec(`resource source "embedded:" needs a path, e.g. ${DEFAULT_SOURCE}`);
+    return { kind: 'embedded', path };
   }
   if (spec === 'kubernetes' || spec.startsWith('kubernetes:')) {
-    const { openKubernetesSource } = await import('./kubernetes/source.js');
     const context = spec.slice('kubernetes:'.length);
-    return openKubernetesSource({ ...(context ? { context } : {}) });
+    return context ? { kind: 'kubernetes', context } : { kind: 'kubernetes' };
   }
-  throw new BadRequest(`unknown resource source "${spec}": use embedded:<path> or kubernetes[:<context>]`);
+  throw new InvalidSourceSpec(`unknown resource source "${spec}": expected ${SOURCE_SPEC_FORMS}`);
+};
+
+export const openResourceSource = async (spec: string = DEFAULT_SOURCE, options: Partial<EmbeddedOptions> = {}): Promise<ResourceSource> => {
+  const location = parseSourceSpec(spec);
+  if (location.kind === 'embedded') return openEmbeddedSource({ ...options, path: location.path });
+  const { openKubernetesSource } = await import('./kubernetes/source.js');
+  return openKubernetesSource(location.context === undefined ? {} : { context: location.context });
 };

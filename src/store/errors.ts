@@ -17,10 +17,18 @@ export class WrongExpectedVersion extends Error {
 
 /** The store cannot be opened or reached (missing file, bad URL, server down). */
 export class StoreUnavailable extends Error {
-  override readonly name = 'StoreUnavailable';
+  override readonly name: string = 'StoreUnavailable';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
   }
+}
+
+/**
+ * A store URL that is none of the accepted forms: the invocation must change, not the store. A
+ * StoreUnavailable, so callers that handle "cannot open the store" handle this too.
+ */
+export class InvalidStoreUrl extends StoreUnavailable {
+  override readonly name: string = 'InvalidStoreUrl';
 }
 
 /** A caller passed something the store cannot accept (bad stream name, bad revision). */

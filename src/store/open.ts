@@ -8,7 +8,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { StoreUnavailable } from './errors.js';
+import { InvalidStoreUrl, StoreUnavailable } from './errors.js';
 import { MemoryEventStore } from './memory.js';
 import type { EventStore } from './port.js';
 import type { Synchronous } from './sqlite/connection.js';
@@ -22,24 +22,27 @@ export type StoreLocation =
 
 const SYNCHRONOUS_VALUES: readonly Synchronous[] = ['normal', 'full'];
 
-/** Parses a store URL; throws StoreUnavailable naming the URL when it is not one of the forms above. */
+/** The accepted forms, as every refusal of a URL names them. */
+export const STORE_URL_FORMS = 'sqlite:<path>[?synchronous=normal|full] or memory:';
+
+/** Parses a store URL; throws InvalidStoreUrl naming the URL when it is not one of the forms above. */
 export const parseStoreUrl = (url: string): StoreLocation => {
   if (url === 'memory:') return { kind: 'memory' };
   if (!url.startsWith('sqlite:')) {
-    throw new StoreUnavailable(`unsupported store URL ${JSON.stringify(url)}: expected sqlite:<path> or memory:`);
+    throw new InvalidStoreUrl(`unsupported store URL ${JSON.stringify(url)}: expected ${STORE_URL_FORMS}`);
   }
   const rest = url.slice('sqlite:'.length);
   const query = rest.indexOf('?');
   const path = query === -1 ? rest : rest.slice(0, query);
   if (path.length === 0 || path === ':memory:') {
-    throw new StoreUnavailable(`store URL ${JSON.stringify(url)} needs a file path (use memory: for an in-process store)`);
+    throw new InvalidStoreUrl(`store URL ${JSON.stringify(url)} needs a file path: expected ${STORE_URL_FORMS}`);
   }
   let synchronous: Synchronous = 'normal';
   if (query !== -1) {
     for (const [key, value] of new URLSearchParams(rest.slice(query + 1))) {
       const known = SYNCHRONOUS_VALUES.find((candidate) => candidate === value.toLowerCase());
       if (key !== 'synchronous' || !known) {
-        throw new StoreUnavailable(`store URL ${JSON.stringify(url)}: unsupported option ${key}=${value} (only synchronous=normal|full)`);
+        throw new InvalidStoreUrl(`store URL ${JSON.stringify(url)}: unsupported option ${key}=${value}: expected ${STORE_URL_FORMS}`);
       }
       synchronous = known;
     }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { evaluateJsonPath } from '../../src/kube/cli/jsonpath.js';
-import { applyManifests, deleteResource, describeApplyOutcome, getResources } from '../../src/kube/cli/manifests.js';
+import { applyManifestFiles, applyManifests, deleteResource, describeApplyOutcome, getResources } from '../../src/kube/cli/manifests.js';
 import { formatAge, formatObjects, formatTable } from '../../src/kube/cli/output.js';
 import { openEmbeddedSource, type EmbeddedResourceSource } from '../../src/kube/embedded/store.js';
 import { BadRequest, Invalid, NotFound } from '../../src/kube/errors.js';
@@ -67,6 +67,25 @@ describe('CLI helpers', () => {
     const foreign = await applyManifests(source, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n').catch((e: unknown) => e);
     expect(foreign).to.be.instanceOf(BadRequest);
     expect((foreign as Error).message).to.match(/^document 1: not a Regent resource/);
+  });
+
+  it('applyManifestFiles names the file and document of every problem, and validates every file before applying any', async () => {
+    const volume = 'apiVersion: regent.dev/v1alpha1\nkind: Volume\nmetadata: {name: v}\nspec: {networkID: net-a, size: 0, volumeClassID: x}\n';
+    const error = await applyManifestFiles(source, [{ file: 'a.yaml', text: SERVERS }, { file: 'b.yaml', text: `${SERVERS}---\n${volume}` }, { file: '-', text: 'kind: [' }]).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(Invalid);
+    expect((error as Invalid).message.split('\n')).to.deep.equal([
+      'b.yaml: document 4: Volume "default/v" is invalid: spec.size: Invalid value: 0: must be greater than or equal to 1; spec.volumeClassID: Invalid value: "x": must be a UUID',
+      '-: document 1: Flow sequence in block collection must be sufficiently indented and end with a ] at line 1, column 8',
+    ]);
+    expect((await source.list('Server')).items, 'a.yaml is not applied').to.deep.equal([]);
+  });
+
+  it('a rule only the store checks (an immutable field) names the file and document too', async () => {
+    const network = (prefix: string) => `apiVersion: regent.dev/v1alpha1\nkind: Network\nmetadata: {name: net-a}\nspec: {identityRef: {name: acme}, prefix: ${prefix}}\n`;
+    await applyManifests(source, network('10.0.0.0/24'));
+    const error = await applyManifests(source, `${SERVERS}---\n${network('10.9.0.0/24')}`, { file: 'net.yaml' }).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(Invalid);
+    expect((error as Invalid).message).to.match(/^net\.yaml: document 4: .*prefix is immutable/);
   });
 
   it('getResources lists across namespaces, in one namespace, or gets one by name', async () => {

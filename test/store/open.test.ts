@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { StoreUnavailable } from '../../src/store/errors.js';
+import { InvalidStoreUrl, StoreUnavailable } from '../../src/store/errors.js';
 import { MemoryEventStore } from '../../src/store/memory.js';
 import { DEFAULT_STORE_URL, openStore, parseStoreUrl } from '../../src/store/open.js';
 import { SqliteEventStore } from '../../src/store/sqlite/store.js';
@@ -24,9 +24,11 @@ describe('store URLs', () => {
     expect(parseStoreUrl('sqlite:/var/lib/regent.db?synchronous=full')).to.deep.equal({ kind: 'sqlite', path: '/var/lib/regent.db', synchronous: 'full' });
   });
 
-  it('an unknown scheme, an empty path, :memory: or an unknown option is refused with StoreUnavailable', () => {
+  it('an unknown scheme, an empty path, :memory: or an unknown option is an InvalidStoreUrl (a StoreUnavailable) naming the accepted forms', () => {
     for (const url of ['postgres://localhost/regent', 'sqlite:', 'sqlite::memory:', 'sqlite:/x.db?journal=off', 'sqlite:/x.db?synchronous=off', 'memory', '']) {
-      expect(thrownBy(() => parseStoreUrl(url)), url).to.be.instanceOf(StoreUnavailable);
+      const error = thrownBy(() => parseStoreUrl(url));
+      expect(error, url).to.be.instanceOf(InvalidStoreUrl).and.to.be.instanceOf(StoreUnavailable);
+      expect((error as Error).message, url).to.include(JSON.stringify(url)).and.to.match(/expected sqlite:<path>\[\?synchronous=normal\|full\] or memory:$/);
     }
   });
 

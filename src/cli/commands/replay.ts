@@ -10,7 +10,7 @@
 import type { Command } from 'commander';
 import { buildRegistry, loadMachineModule, openExistingStore, type GlobalOptions } from '../context.js';
 import { formatState, table } from '../format.js';
-import { replayAt, verifyStream, type Divergence, type ReplayPoint } from '../../engine/replay.js';
+import { outsideHistory, replayAt, verifyStream, type Divergence, type ReplayPoint } from '../../engine/replay.js';
 import { UsageError } from '../errors.js';
 import type { EventStore } from '../../store/port.js';
 import type { MachineDefinition } from '../../../machines/definition.js';
@@ -26,6 +26,14 @@ export const parseReplayPoint = (at: string | undefined): ReplayPoint => {
   if (/^\d+$/.test(at)) return { revision: Number(at) };
   if (/^\d{4}-\d{2}-\d{2}/.test(at) && !Number.isNaN(Date.parse(at))) return { time: new Date(at) };
   throw new UsageError(`--at ${JSON.stringify(at)} is neither a revision number nor an ISO time (e.g. 2026-11-29T10:00:00Z)`);
+};
+
+/** `--at` parsed and checked against the stream: a point outside its history is a usage error naming the bounds. */
+const replayPointIn = async (store: EventStore, stream: string, at: string | undefined): Promise<ReplayPoint> => {
+  const point = parseReplayPoint(at);
+  const outside = await outsideHistory(store, stream, point);
+  if (outside !== undefined) throw new UsageError(`--at ${at}: ${outside}`);
+  return point;
 };
 
 /** A candidate machine: `<id>@<version>` from the registry, or a module path exporting definitions. */
@@ -68,7 +76,7 @@ const stateView = (stream: string, state: Awaited<ReturnType<typeof replayAt>>) 
 
 /** Verify, step, or show the state at a point: one stream, on any store (the real one or an evidence file's). */
 const replayOne = async (store: EventStore, registry: MachineRegistry, stream: string, definition: MachineDefinition | undefined, options: ReplayOptions): Promise<number> => {
-  const at = parseReplayPoint(options.at);
+  const at = await replayPointIn(store, stream, options.at);
   if (options.step) {
     const cursor = new ReplayCursor(store, stream, definition ?? registry.forStream(stream));
     const start = at === undefined ? 0 : 'revision' in at ? at.revision : await revisionAtTime(store, stream, at.time);
@@ -144,11 +152,13 @@ const replayEvidence = async (path: string, stream: string | undefined, options:
     }
     return 3;
   }
+  // Before any output: a bad --at must not follow half a report.
+  const at = await replayPointIn(evidence.store, file.stream, options.at);
   const definition = candidate?.kind === 'version' ? registry.get(file.machine.id, candidate.version) : evidence.definition;
   const verified = await verifyStream(evidence.store, registry, file.stream, { definition });
   const sameChart = evidence.sameStatechart || definition !== evidence.definition;
   if (options.json && !options.step) {
-    const state = await replayAt(evidence.store, registry, file.stream, parseReplayPoint(options.at), { definition });
+    const state = await replayAt(evidence.store, registry, file.stream, at, { definition });
     console.log(JSON.stringify({ ...summary, chain, replayedWith: `${definition.id} v${definition.version}`, sameStatechart: evidence.sameStatechart, verify: { ...verified, quarantined: verified.quarantined?.message }, state: stateView(file.stream, state) }, null, 2));
     return verified.divergence || verified.quarantined ? 3 : 0;
   }

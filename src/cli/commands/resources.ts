@@ -1,5 +1,5 @@
 /** `regent apply -f`, `regent get`, `regent delete`: desired state in the resource source. */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { OutputFormat } from '../../kube/cli/output.js';
 import type { ResourceSource } from '../../kube/port.js';
@@ -11,9 +11,19 @@ export const resourcesUrlOf = (options: { resources?: string }): string => optio
 
 const kube = () => Promise.all([import('../../kube/open.js'), import('../../kube/cli/manifests.js'), import('../../kube/cli/output.js')]);
 
-const withSource = async <T>(options: { resources?: string }, work: (source: ResourceSource) => Promise<T>): Promise<T> => {
-  const { openResourceSource } = await import('../../kube/open.js');
-  const source = await openResourceSource(resourcesUrlOf(options));
+/**
+ * `create: false` for commands that only read or remove: opening a missing embedded store would
+ * create it (and its folders), so a typo in --resources left an empty store behind and answered
+ * "No resources found." Same rule, and same exit 2, as a missing event store (context.ts).
+ */
+const withSource = async <T>(options: { resources?: string }, access: { create: boolean }, work: (source: ResourceSource) => Promise<T>): Promise<T> => {
+  const { openResourceSource, parseSourceSpec } = await import('../../kube/open.js');
+  const spec = resourcesUrlOf(options);
+  const location = parseSourceSpec(spec);
+  if (!access.create && location.kind === 'embedded' && location.path !== ':memory:' && !existsSync(location.path)) {
+    throw new UsageError(`no resource store at ${location.path} (apply a manifest with \`regent apply -f\`, start Regent with \`npm start\`, or pass --resources embedded:<path>)`);
+  }
+  const source = await openResourceSource(spec);
   try {
     return await work(source);
   } finally {
@@ -30,16 +40,16 @@ export const registerResourceCommands = (program: Command, _globals: () => Globa
     .requiredOption('-f, --filename <file>', 'a manifest file (repeatable; - for stdin)', collect)
     .option('--resources <url>', 'resource source: embedded:<path> (default embedded:./data/resources.db, or $REGENT_RESOURCES) | kubernetes[:<context>]')
     .action(async (options: { filename: string[]; resources?: string }) => {
-      const texts = options.filename.map((file) => {
+      const files = options.filename.map((file) => {
         try {
-          return readFileSync(file === '-' ? 0 : file, 'utf8');
+          return { file, text: readFileSync(file === '-' ? 0 : file, 'utf8') };
         } catch {
           throw new UsageError(`cannot read ${file}`);
         }
       });
-      const [, { applyManifests, describeApplyOutcome }] = await kube();
-      await withSource(options, async (source) => {
-        for (const text of texts) for (const outcome of await applyManifests(source, text)) {
+      const [, { applyManifestFiles, describeApplyOutcome }] = await kube();
+      await withSource(options, { create: true }, async (source) => {
+        for (const outcome of await applyManifestFiles(source, files)) {
           console.log(describeApplyOutcome(outcome));
           for (const warning of outcome.warnings) console.error(`Warning: ${warning}`);
         }
@@ -54,7 +64,7 @@ export const registerResourceCommands = (program: Command, _globals: () => Globa
     .action(async (kind: string, name: string | undefined, options: { namespace?: string; output: string; resources?: string }) => {
       if (!['table', 'yaml', 'json'].includes(options.output)) throw new UsageError(`-o ${options.output}: expected table, yaml or json`);
       const [, { getResources }, { formatObjects }] = await kube();
-      await withSource(options, async (source) => {
+      await withSource(options, { create: false }, async (source) => {
         const found = await getResources(source, kind, name, options.namespace === undefined ? {} : { namespace: options.namespace });
         if (found.items.length === 0 && options.output === 'table') return void console.log(`No resources found.`);
         console.log(formatObjects(found.kind, found.items, options.output as OutputFormat, { single: name !== undefined, showNamespace: options.namespace === undefined && name === undefined }));
@@ -67,6 +77,6 @@ export const registerResourceCommands = (program: Command, _globals: () => Globa
     .option('--resources <url>', 'resource source (see apply)')
     .action(async (kind: string, name: string, options: { namespace: string; resources?: string }) => {
       const [, { deleteResource }] = await kube();
-      await withSource(options, async (source) => console.log((await deleteResource(source, kind, name, options.namespace)).message));
+      await withSource(options, { create: false }, async (source) => console.log((await deleteResource(source, kind, name, options.namespace)).message));
     });
 };

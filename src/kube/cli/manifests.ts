@@ -2,8 +2,9 @@
  * The operations behind `regent apply -f`, `regent get` and `regent delete`, written against the
  * port so the CLI works the same on the embedded store and on a cluster.
  *
- * applyManifests validates every document before it applies any, so a typo in the third document
- * does not leave the first two applied; it then applies them in document order.
+ * applyManifests (one text) and applyManifestFiles (every `-f`) validate every document before they
+ * apply any, so a typo in the third document does not leave the first two applied; they then apply
+ * them in order. Every problem names its file (when known) and document.
  */
 import { parseAllDocuments } from 'yaml';
 import { API_VERSION, type InputOf, type KindName, type ObjectOf } from '../../resources/index.js';
@@ -23,54 +24,95 @@ export interface ApplyOutcome {
 export interface ManifestOptions {
   /** Namespace for documents that name none. Default `default`. */
   readonly namespace?: string;
+  /** The file the text came from (`-` for stdin), named in every problem so `-f a.yaml -f b.yaml` says which. */
+  readonly file?: string;
+}
+
+/** One manifest file's text, and the name the user gave it (`-` for stdin; none for a text of unknown origin). */
+export interface ManifestFile {
+  readonly file?: string;
+  readonly text: string;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Parses multi-document YAML into validated inputs; throws BadRequest or Invalid naming the document. */
-export const parseManifests = (yamlText: string, options: ManifestOptions = {}): InputOf<KindName>[] => {
-  const documents = parseAllDocuments(yamlText);
-  const inputs: InputOf<KindName>[] = [];
-  const problems: string[] = [];
-  const causes: Invalid['causes'][number][] = [];
-  documents.forEach((doc, index) => {
-    const where = `document ${index + 1}`;
-    if (doc.errors.length > 0) {
-      problems.push(`${where}: ${doc.errors[0]?.message ?? 'invalid YAML'}`);
-      return;
-    }
+interface Parsed {
+  readonly documents: { readonly where: string; readonly input: InputOf<KindName> }[];
+  readonly problems: string[];
+  readonly causes: Invalid['causes'][number][];
+}
+
+/** The yaml library's message ends in a code frame over several lines; its first line already names the line and column. */
+const yamlProblem = (message: string | undefined): string => (message ?? 'invalid YAML').split('\n')[0]!.replace(/:$/, '');
+
+const parseDocuments = (yamlText: string, options: ManifestOptions): Parsed => {
+  const parsed: Parsed = { documents: [], problems: [], causes: [] };
+  parseAllDocuments(yamlText).forEach((doc, index) => {
+    const where = `${options.file === undefined ? '' : `${options.file}: `}document ${index + 1}`;
+    if (doc.errors.length > 0) return void parsed.problems.push(`${where}: ${yamlProblem(doc.errors[0]?.message)}`);
     const value: unknown = doc.toJS();
     if (value === null || value === undefined) return; // an empty document (a trailing ---)
-    if (!isObject(value)) return void problems.push(`${where}: not an object`);
+    if (!isObject(value)) return void parsed.problems.push(`${where}: not an object`);
     if (value.apiVersion !== API_VERSION || typeof value.kind !== 'string' || !isKindName(value.kind)) {
-      return void problems.push(`${where}: not a Regent resource (apiVersion ${JSON.stringify(value.apiVersion)}, kind ${JSON.stringify(value.kind)}); expected apiVersion ${API_VERSION}`);
+      return void parsed.problems.push(`${where}: not a Regent resource (apiVersion ${JSON.stringify(value.apiVersion)}, kind ${JSON.stringify(value.kind)}); expected apiVersion ${API_VERSION}`);
     }
     const metadata = isObject(value.metadata) ? value.metadata : {};
     const input = { ...value, metadata: { ...metadata, namespace: (metadata.namespace as string | undefined) ?? options.namespace ?? 'default' } };
     const result = definitionOf(value.kind).validate(input);
     if (!result.ok) {
-      problems.push(`${where}: ${result.message}`);
-      causes.push(...result.errors);
+      parsed.problems.push(`${where}: ${result.message}`);
+      parsed.causes.push(...result.errors);
       return;
     }
-    inputs.push(input as InputOf<KindName>);
+    parsed.documents.push({ where, input: input as InputOf<KindName> });
   });
-  if (problems.length > 0) {
-    const message = problems.join('\n');
-    throw causes.length > 0 ? new Invalid(message, causes) : new BadRequest(message);
-  }
-  return inputs;
+  return parsed;
 };
 
-/** Creates or updates every Regent resource in a multi-document YAML text (spec, labels, annotations). */
-export const applyManifests = async (source: ResourceSource, yamlText: string, options: ManifestOptions = {}): Promise<ApplyOutcome[]> => {
+/** Throws BadRequest or Invalid listing every problem, one per line. */
+const refuseProblems = (parsed: readonly Parsed[]): void => {
+  const problems = parsed.flatMap((p) => p.problems);
+  const causes = parsed.flatMap((p) => p.causes);
+  if (problems.length === 0) return;
+  const message = problems.join('\n');
+  throw causes.length > 0 ? new Invalid(message, causes) : new BadRequest(message);
+};
+
+/** Parses multi-document YAML into validated inputs; throws BadRequest or Invalid naming the file and document. */
+export const parseManifests = (yamlText: string, options: ManifestOptions = {}): InputOf<KindName>[] => {
+  const parsed = parseDocuments(yamlText, options);
+  refuseProblems([parsed]);
+  return parsed.documents.map((d) => d.input);
+};
+
+/**
+ * Creates or updates every Regent resource in several manifest files (spec, labels, annotations).
+ * Every document of every file is validated first, so an invalid document in the second file does
+ * not leave the first file applied.
+ */
+export const applyManifestFiles = async (source: ResourceSource, files: readonly ManifestFile[], options: Omit<ManifestOptions, 'file'> = {}): Promise<ApplyOutcome[]> => {
+  const parsed = files.map(({ file, text }) => parseDocuments(text, file === undefined ? options : { ...options, file }));
+  refuseProblems(parsed);
   const outcomes: ApplyOutcome[] = [];
-  for (const input of parseManifests(yamlText, options)) {
-    const result = await source.apply(input);
+  for (const { where, input } of parsed.flatMap((p) => p.documents)) {
+    let result: ApplyResult;
+    try {
+      result = await source.apply(input);
+    } catch (error) {
+      // A rule only the store checks (an immutable field): name the document, as a schema error does.
+      if (error instanceof Invalid) throw new Invalid(`${where}: ${error.message}`, error.causes);
+      throw error;
+    }
     const { namespace, name } = result.object.metadata;
     outcomes.push({ kind: input.kind, namespace, name, action: result.action, warnings: result.warnings, object: result.object });
   }
   return outcomes;
+};
+
+/** Creates or updates every Regent resource in a multi-document YAML text (spec, labels, annotations). */
+export const applyManifests = async (source: ResourceSource, yamlText: string, options: ManifestOptions = {}): Promise<ApplyOutcome[]> => {
+  const { file, ...rest } = options;
+  return applyManifestFiles(source, [file === undefined ? { text: yamlText } : { file, text: yamlText }], rest);
 };
 
 /** kubectl's wording: `server.regent.dev/web-1 created`. */
