@@ -6,7 +6,8 @@ import { manualClock, realClock } from './clock.js';
 import type { SimClock } from './clock.js';
 import type { SimDelays } from './config.js';
 import { SimControl } from './control.js';
-import { loadSimState, saveSimState } from './persistence.js';
+import { loadSimState, saveSimState, takeSimStateOwnership } from './persistence.js';
+import type { SimStateOwner, SimStateOwnership } from './persistence.js';
 import { credentials, seedIdentity } from './keystone/seed.js';
 import type { SeedCredential, SeedUser } from './keystone/seed.js';
 import { buildRouter } from './routes.js';
@@ -21,6 +22,8 @@ export type { FaultSpec } from './faults.js';
 export type { SeedCredential } from './keystone/seed.js';
 export { SimControl } from './control.js';
 export { SEED } from './seed.js';
+export { SimStateOwned, SimStateLockUnreadable, lockPathOf, pidAlive, readSimStateOwner } from './persistence.js';
+export type { SimStateOwner } from './persistence.js';
 
 export interface SimulatorOptions {
   /** 0 = ephemeral (default). */
@@ -36,6 +39,10 @@ export interface SimulatorOptions {
   /**
    * Keep the cloud in this file: loaded at start when it exists (instead of the seed), written at
    * close. Meant for the real clock (the demo); see persistence.ts for what is kept.
+   *
+   * Only one simulator owns a state file: the start takes `<statePath>.lock` (pid, url, start time) and
+   * throws SimStateOwned, having loaded and written nothing, when a live process holds it; the lock of an
+   * exited process is taken over (`stateOwnership.staleOwner`). Close saves, then releases the lock.
    */
   statePath?: string;
 }
@@ -53,6 +60,8 @@ export interface RunningSimulator {
   calls(filter?: CallFilter): CallRecord[];
   /** Everything /_sim offers, in-process. */
   control: SimControl;
+  /** With `statePath`: the lock this simulator holds (and whose stale holder it replaced, if any). */
+  stateOwnership?: { lockPath: string; staleOwner?: SimStateOwner };
   close(): Promise<void>;
 }
 
@@ -67,12 +76,24 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     if (seedAll) seedCloud(sim);
     else seedMinimal(sim);
   };
-  if (!options.statePath || !loadSimState(sim, options.statePath)) reseed();
   const control = new SimControl(sim, reseed);
   const http = await listen(sim, buildRouter(), control, options.port ?? 0);
   const url = `http://127.0.0.1:${http.port}`;
   sim.baseUrl = url;
+  // Listening first, so the lock can name the url; nothing between here and the return awaits, so no
+  // request is served before the records are loaded or seeded.
+  const statePath = options.statePath;
+  let ownership: SimStateOwnership | undefined;
+  try {
+    if (statePath) ownership = takeSimStateOwnership(statePath, url);
+    if (!statePath || !loadSimState(sim, statePath)) reseed();
+  } catch (error) {
+    ownership?.release();
+    await http.close();
+    throw error;
+  }
   const creds = credentials();
+  let closing: Promise<void> | undefined;
   return {
     url,
     authUrl: `${url}/identity/v3`,
@@ -81,12 +102,24 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     cloudsYaml: () => cloudsYaml(`${url}/identity/v3`, creds),
     calls: (filter) => sim.calls.list(filter),
     control,
-    close: async () => {
+    ...(ownership ? { stateOwnership: { lockPath: ownership.lockPath, ...(ownership.staleOwner ? { staleOwner: ownership.staleOwner } : {}) } } : {}),
+    close: () => (closing ??= (async () => {
       await http.close();
-      if (options.statePath) await saveSimState(sim, options.statePath);
-    },
+      if (!statePath || !ownership) return;
+      try {
+        await saveSimState(sim, statePath);
+      } finally {
+        ownership.release();
+      }
+    })()),
   };
 }
+
+/**
+ * The clouds.yaml of a simulator this process did not start (another process owns its state file):
+ * the seed users and passwords are fixed (keystone/seed.ts), and a kept cloud keeps them.
+ */
+export const simulatorCloudsYaml = (url: string): string => cloudsYaml(`${url}/identity/v3`, credentials());
 
 export function cloudsYaml(authUrl: string, creds: Record<SeedUser, SeedCredential>): string {
   const clouds: Record<string, unknown> = {};

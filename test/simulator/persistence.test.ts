@@ -1,9 +1,12 @@
 import { expect } from 'chai';
 import axios from 'axios';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSimulator, SEED } from '../../src/simulator/index.js';
+import { pathToFileURL } from 'node:url';
+import { startSimulator, SimStateOwned, SEED } from '../../src/simulator/index.js';
+import type { RunningSimulator } from '../../src/simulator/index.js';
 
 const token = async (authUrl: string, password: string) => {
   const response = await axios.post(`${authUrl}/auth/tokens`, {
@@ -54,6 +57,119 @@ describe('simulator: a kept cloud (statePath)', function () {
     } finally {
       await sim.close();
       rmSync(join(tmpdir(), `regent-missing-${process.pid}`), { recursive: true, force: true });
+    }
+  });
+});
+
+const serverNames = (sim: RunningSimulator): string[] => [...sim.control.sim.nova.servers.values()].map((s) => s.name);
+
+/**
+ * A simulator owner that crashes in the middle of its save: fs is instrumented (syncBuiltinESMExports makes
+ * the patched functions what `import { renameSync } from 'node:fs'` sees) to print every fsync and rename,
+ * and the process SIGKILLs itself at the rename onto the state file — after the temp is written, before
+ * the file is replaced.
+ */
+const CRASH_AT_RENAME = `
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+const statePath = process.argv[1];
+const log = (line) => fs.writeSync(1, line + '\\n');
+const paths = new Map();
+const { openSync, fsyncSync, renameSync, writeFileSync } = fs;
+fs.openSync = (p, ...rest) => { const fd = openSync(p, ...rest); paths.set(fd, String(p)); return fd; };
+fs.fsyncSync = (fd) => { log('fsync ' + (paths.get(fd) ?? fd)); return fsyncSync(fd); };
+fs.writeFileSync = (p, ...rest) => { log('writeFile ' + p); return writeFileSync(p, ...rest); };
+fs.renameSync = (from, to) => {
+  log('rename ' + from + ' ' + to);
+  if (String(to) === statePath) process.kill(process.pid, 'SIGKILL');
+  return renameSync(from, to);
+};
+syncBuiltinESMExports();
+const { startSimulator } = await import(${JSON.stringify(pathToFileURL(join(process.cwd(), 'src/simulator/index.js')).href)});
+const sim = await startSimulator({ clock: 'real', statePath });
+sim.control.createServers({ count: 1, name: 'after' });
+await sim.close();
+`;
+
+const runChild = (code: string, args: string[]): Promise<{ pid: number; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> =>
+  new Promise((resolve) => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, ...args], { cwd: process.cwd(), env: { PATH: process.env.PATH ?? '' } });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (c: Buffer) => { stdout += c.toString('utf8'); });
+    proc.stderr.on('data', (c: Buffer) => { stderr += c.toString('utf8'); });
+    proc.on('exit', (exitCode, signal) => resolve({ pid: proc.pid as number, code: exitCode, signal, stdout, stderr }));
+  });
+
+describe('simulator: one owner per state file, atomic saves', function () {
+  this.timeout(20_000);
+  let dir: string;
+  let statePath: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'regent-sim-owner-'));
+    statePath = join(dir, 'simulator.json');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a second simulator on a state file a live process owns throws SimStateOwned (pid, url) and loads and writes nothing', async () => {
+    const owner = await startSimulator({ clock: 'real', statePath });
+    try {
+      owner.control.createServers({ count: 1, name: 'owned' });
+      const error = await startSimulator({ clock: 'real', statePath }).then(() => undefined, (e: unknown) => e);
+      expect(error).to.be.instanceOf(SimStateOwned);
+      expect((error as SimStateOwned).owner).to.include({ pid: process.pid, url: owner.url });
+      expect((error as SimStateOwned).lockPath).to.equal(`${statePath}.lock`);
+      expect(existsSync(statePath)).to.equal(false);
+    } finally {
+      await owner.close();
+    }
+    expect(existsSync(`${statePath}.lock`), 'released after the save').to.equal(false);
+    const next = await startSimulator({ clock: 'real', statePath });
+    try {
+      expect(serverNames(next)).to.include('owned');
+    } finally {
+      await next.close();
+    }
+  });
+
+  it('a save never shares a temp file: another writer\'s simulator.json.tmp is left as it was, and the file is replaced whole', async () => {
+    const foreign = '{"format":1,"half-written by another process';
+    writeFileSync(`${statePath}.tmp`, foreign);
+    const sim = await startSimulator({ clock: 'real', statePath });
+    sim.control.createServers({ count: 1, name: 'mine' });
+    await sim.close();
+    expect(readFileSync(`${statePath}.tmp`, 'utf8')).to.equal(foreign);
+    const saved = JSON.parse(readFileSync(statePath, 'utf8')) as { format: number };
+    expect(saved.format).to.equal(1);
+    expect(readdirSync(dir).sort()).to.deep.equal(['simulator.json', 'simulator.json.tmp']);
+  });
+
+  it('a crash mid-save (killed at the rename) leaves the previous file whole; its own temp was fsynced first; the next owner loads the previous state and removes the temp', async () => {
+    const first = await startSimulator({ clock: 'real', statePath });
+    first.control.createServers({ count: 1, name: 'before' });
+    await first.close();
+    const previous = readFileSync(statePath);
+
+    const crashed = await runChild(CRASH_AT_RENAME, [statePath]);
+    expect(crashed.signal, crashed.stderr).to.equal('SIGKILL');
+    const trace = crashed.stdout.trim().split('\n');
+    const rename = trace.find((l) => l.startsWith('rename ') && l.endsWith(` ${statePath}`));
+    expect(rename, trace.join('\n')).to.be.a('string');
+    const temp = (rename as string).split(' ')[1] as string;
+    expect(temp).to.match(new RegExp(`^${dir}/simulator\\.json\\.\\d+\\.[0-9a-f]{12}\\.tmp$`));
+    expect(trace.indexOf(`fsync ${temp}`), 'the temp is fsynced before it is renamed').to.be.within(0, trace.indexOf(rename as string) - 1);
+
+    expect(readFileSync(statePath).equals(previous), 'the previous file is whole').to.equal(true);
+    expect(existsSync(temp), 'the crash left its temp behind').to.equal(true);
+    expect(readFileSync(temp, 'utf8')).to.contain('"after"');
+
+    const next = await startSimulator({ clock: 'real', statePath });
+    try {
+      expect(next.stateOwnership?.staleOwner?.pid, "the crashed owner's lock is taken over").to.equal(crashed.pid);
+      expect(serverNames(next)).to.include('before').and.not.to.include('after');
+      expect(existsSync(temp), 'a leftover temp is removed by the next owner').to.equal(false);
+    } finally {
+      await next.close();
     }
   });
 });
