@@ -5,6 +5,7 @@ import { decodeAttachment, decodeNovaVolumeAttachment, decodeVolume } from '../.
 import { decodeListener, decodeLoadBalancer } from '../../src/openstack/decoders/octavia.js';
 import { decodeImage } from '../../src/openstack/decoders/image.js';
 import { valueOr } from '../../src/openstack/decoders/field.js';
+import { decodeInstanceAction } from '../../src/openstack/decoders/instance-action.js';
 
 const server = (over: Record<string, unknown> = {}, drop: string[] = []): Record<string, unknown> => {
   const base: Record<string, unknown> = {
@@ -157,5 +158,42 @@ describe('decoders', () => {
       expect(i.properties).to.deep.equal({ architecture: 'x86_64', hw_firmware_type: 'uefi' });
       expect(i.status).to.deep.equal({ kind: 'value', value: 'active' });
     });
+  });
+});
+
+describe('decoders: Nova instance actions', () => {
+  const action = (over: Record<string, unknown> = {}, drop: string[] = []): Record<string, unknown> => {
+    const base: Record<string, unknown> = {
+      action: 'rebuild', instance_uuid: 'srv-1', message: null, project_id: 'p1', request_id: 'req-4f1c', start_time: '2024-05-01T10:00:00.000000',
+      user_id: 'u1', updated_at: '2024-05-01T10:00:03.000000', ...over,
+    };
+    for (const key of drop) delete base[key];
+    return base;
+  };
+
+  it('keeps action, request id, start_time as Nova printed it and a null message', () => {
+    expect(decodeInstanceAction(action())).to.deep.equal({
+      action: 'rebuild', requestId: 'req-4f1c', startTime: '2024-05-01T10:00:00.000000', message: null,
+      fields: { startTime: { kind: 'value', value: '2024-05-01T10:00:00.000000' }, message: { kind: 'value', value: null } },
+    });
+  });
+
+  it('a failed action keeps its message', () => {
+    expect(decodeInstanceAction(action({ message: 'Error' })).message).to.equal('Error');
+  });
+
+  it('a missing or odd start_time or message is null in the plain fields and absent or unreadable in `fields`, never guessed', () => {
+    const missing = decodeInstanceAction(action({}, ['start_time', 'message']));
+    expect(missing.startTime).to.equal(null);
+    expect(missing.fields).to.deep.equal({ startTime: { kind: 'absent' }, message: { kind: 'absent' } });
+    const odd = decodeInstanceAction(action({ start_time: 'yesterday', message: 42 }));
+    expect(odd.startTime).to.equal(null);
+    expect(odd.fields).to.deep.equal({ startTime: { kind: 'unreadable', raw: 'yesterday' }, message: { kind: 'unreadable', raw: 42 } });
+  });
+
+  it('an action without its name or request id (missing, empty, not a string) cannot be read at all', () => {
+    for (const bad of [action({}, ['action']), action({}, ['request_id']), action({ request_id: '' }), action({ action: 7 }), null, 'rebuild']) {
+      expect(() => decodeInstanceAction(bad)).to.throw(UnreadableResponse);
+    }
   });
 });

@@ -119,6 +119,66 @@ describe('nova over HTTP (simulator)', function () {
     expect(done.taskState).to.deep.equal({ kind: 'value', value: null });
   });
 
+  it('listInstanceActions: create, then the rebuild under its 202\'s request id, newest first; a refused (409) rebuild adds none', async () => {
+    const id = await boot(demo, uniqueName('actions'));
+    await settle(sim);
+    const accepted = await demo.nova.rebuildServer(id, fx.image2Id);
+    expect(await rejectionOf(demo.nova.rebuildServer(id, fx.imageId))).to.be.instanceOf(Conflict);
+    const actions = await demo.nova.listInstanceActions(id);
+    expect(actions.map((a) => a.action)).to.deep.equal(['rebuild', 'create']);
+    expect(actions[0]?.requestId).to.equal(accepted.requestId);
+    expect(actions[1]?.requestId).to.match(/^req-[0-9a-f-]{36}$/);
+    for (const a of actions) {
+      expect(a.startTime).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/);
+      expect(a.message).to.equal(null);
+      expect(a.fields).to.deep.equal({ startTime: { kind: 'value', value: a.startTime }, message: { kind: 'value', value: null } });
+    }
+    const call = sim.calls({ method: 'GET', pathIncludes: `/servers/${id}/os-instance-actions` }).at(-1);
+    expect(call?.versions?.['OpenStack-API-Version']).to.equal('compute 2.90');
+    expect(await rejectionOf(demo.nova.listInstanceActions('00000000-0000-0000-0000-000000000000'))).to.be.instanceOf(NotFound);
+  });
+
+  it('listInstanceActions follows Nova\'s top-level `links` page by page (2.58+) and returns what one page returns', async () => {
+    const id = await boot(demo, uniqueName('action-pages'));
+    await settle(sim);
+    await demo.nova.stopServer(id);
+    await settle(sim);
+    await demo.nova.startServer(id);
+    await settle(sim);
+    const whole = await demo.nova.listInstanceActions(id);
+    expect(whole.map((a) => a.action)).to.deep.equal(['start', 'stop', 'create']);
+    const before = sim.calls({ method: 'GET', pathIncludes: `/servers/${id}/os-instance-actions` }).length;
+    expect(await demo.nova.listInstanceActions(id, { pageSize: 1 })).to.deep.equal(whole);
+    const pages = sim.calls({ method: 'GET', pathIncludes: `/servers/${id}/os-instance-actions` }).slice(before);
+    // three full pages, then the empty page a full last page leads to
+    expect(pages.map((c) => new URLSearchParams(c.query).get('marker'))).to.deep.equal([null, whole[0]?.requestId, whole[1]?.requestId, whole[2]?.requestId]);
+  });
+
+  it('listInstanceActions: an action without action or request_id makes the answer UnreadableResponse; an odd start_time is unreadable, not guessed; a paging loop is refused', async () => {
+    const path = '/servers/s-1/os-instance-actions';
+    await fault(sim, { method: 'GET', path, status: 200, body: { instanceActions: [{ action: 'rebuild', request_id: 'req-1' }, { action: 'create' }] } });
+    const noId = await rejectionOf(demo.nova.listInstanceActions('s-1'));
+    expect(noId).to.be.instanceOf(UnreadableResponse);
+    expect((noId as UnreadableResponse).problems).to.deep.equal(['request_id: expected NonEmptyString, got undefined']);
+    await fault(sim, { method: 'GET', path, status: 200, body: { instanceActions: [{ request_id: 'req-1', start_time: '2024-05-01T10:00:00.000000' }] } });
+    expect(await rejectionOf(demo.nova.listInstanceActions('s-1'))).to.be.instanceOf(UnreadableResponse);
+    await fault(sim, { method: 'GET', path, status: 200, body: { actions: [] } });
+    expect(await rejectionOf(demo.nova.listInstanceActions('s-1'))).to.be.instanceOf(UnreadableResponse);
+
+    await fault(sim, { method: 'GET', path, status: 200, body: { instanceActions: [{ action: 'rebuild', request_id: 'req-1', start_time: 'soon' }] } });
+    const [odd] = await demo.nova.listInstanceActions('s-1');
+    expect(odd).to.deep.equal({
+      action: 'rebuild', requestId: 'req-1', startTime: null, message: null,
+      fields: { startTime: { kind: 'unreadable', raw: 'soon' }, message: { kind: 'absent' } },
+    });
+
+    const loop = { instanceActions: [{ action: 'stop', request_id: 'req-a' }], links: [{ rel: 'next', href: `${sim.url}/compute/v2.1${path}?limit=1&marker=req-a` }] };
+    await fault(sim, { method: 'GET', path, status: 200, body: loop, count: 3 });
+    const looping = await rejectionOf(demo.nova.listInstanceActions('s-1', { pageSize: 1 }));
+    expect(looping).to.be.instanceOf(UnreadableResponse);
+    expect((looping as UnreadableResponse).problems).to.deep.equal(['next link repeats a marker']);
+  });
+
   it('answers that do not decode: an odd field is unreadable, a body without servers or ids is UnreadableResponse, a paging loop is refused', async () => {
     const odd = { id: 'x', name: 'odd', status: 'HALF_BUILT', image: null, 'OS-SRV-USG:launched_at': 'soon' };
     await fault(sim, { method: 'GET', path: '/servers/x$', status: 200, body: { server: odd } });

@@ -1,14 +1,14 @@
 /**
  * Every Nova call of the client layer against real Nova, each answer decoded by Regent's decoders:
  * servers (create, show, paged detail list, exact find/lookup, metadata, delete), actions (stop, start,
- * reboot, console output, remote console, snapshot, reset state), flavors and extra specs, keypairs,
+ * reboot, console output, remote console, snapshot, reset state), instance actions, flavors and extra specs, keypairs,
  * server groups, and the admin reads (compute services, hypervisors, aggregates). Volume attachments are
  * in cinder.openstack.ts; the rebuild is in rebuild.openstack.ts.
  */
 import { expect } from 'chai';
 import { generateKeyPairSync } from 'node:crypto';
 import type { Context } from 'mocha';
-import { NotFound } from '../../src/openstack/errors.js';
+import { Conflict, NotFound } from '../../src/openstack/errors.js';
 import type { OpenStackSession } from '../../src/openstack/session.js';
 import { expectDecoded } from './support/decoded.js';
 import { realRun, type Fixtures, type RealRun } from './support/run.js';
@@ -127,6 +127,33 @@ describe('nova client against real Nova', function () {
     expect(viewOf(await nova.getServer(server.id))).to.deep.include({ status: 'ERROR', vmState: 'error' });
     await admin.nova.resetServerState(server.id, 'active');
     expect(viewOf(await nova.getServer(server.id))).to.deep.include({ status: 'ACTIVE', vmState: 'active' });
+  });
+
+  it('instance actions: a create, then a rebuild under the 202\'s request id (newest first); a rebuild refused with 409 adds none; paged by `links`; still listed once the server is deleted', async function () {
+    const faults = run.faults;
+    if (!faults) this.skip(); // the 409 needs the rebuild held in its task (the sandbox's spawn delay)
+    const target = await run.bootServer('nova-actions');
+    await run.waitActive(target.id);
+    const created = await nova.listInstanceActions(target.id);
+    expect(created.map((a) => a.action)).to.deep.equal(['create']);
+    (faults as NonNullable<RealRun['faults']>).set('nova', { delay: { spawn: 3 } });
+    const accepted = await nova.rebuildServer(target.id, fx.imageB);
+    expect(accepted.requestId).to.match(/^req-[0-9a-f-]{36}$/);
+    const refused = await rejectionOf(nova.rebuildServer(target.id, fx.imageA));
+    expect(refused).to.be.instanceOf(Conflict);
+    const actions = await nova.listInstanceActions(target.id);
+    expect(actions.map((a) => [a.action, a.requestId])).to.deep.equal([['rebuild', accepted.requestId], ['create', created[0]?.requestId]]);
+    for (const a of actions) {
+      expect(a.startTime, `${a.action} start_time`).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/);
+      expect(a.fields.startTime.kind).to.equal('value');
+      expect(a.fields.message).to.deep.equal({ kind: 'value', value: null });
+    }
+    await run.waitActive(target.id);
+    expect((await nova.listInstanceActions(target.id)).map((a) => a.requestId), 'the 409 left no trace, also once the rebuild settled').to.deep.equal([accepted.requestId, created[0]?.requestId]);
+    expect(await nova.listInstanceActions(target.id, { pageSize: 1 }), 'one action per page, following links').to.deep.equal(await nova.listInstanceActions(target.id));
+
+    await run.deleteServerAndWait(run.tenant, target.id);
+    expect((await nova.listInstanceActions(target.id)).map((a) => a.action), 'compute ≥ 2.21 lists a deleted server\'s actions').to.deep.equal(['delete', 'rebuild', 'create']);
   });
 
   it('flavors: list, show, find by exact name, extra specs (admin write, member read)', async function () {

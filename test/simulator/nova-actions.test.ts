@@ -110,6 +110,55 @@ describe('simulator: Nova server actions', () => {
     expect(r.data.conflictingRequest.message).to.contain('vm_state building');
   });
 
+  const actions = async (mv = 'compute 2.96', query = '') =>
+    http.get(`${hs.nova}/servers/${id}/os-instance-actions${query}`, { headers: await hs.h('demo', mv) });
+
+  it('os-instance-actions: every accepted rebuild is recorded under its 202\'s request id; a refused one (409 task in progress, 400 bad image) records nothing, as Nova checks before _record_action_start', async () => {
+    const create = (await actions()).data.instanceActions as Array<Record<string, unknown>>;
+    expect(create.map((a) => a.action)).to.deep.equal(['create']);
+    const first = await act({ rebuild: { imageRef: SEED.images.debian } });
+    expect(first.status).to.equal(202);
+    const refused = await act({ rebuild: { imageRef: SEED.images.debian } });
+    expect(refused.status).to.equal(409);
+    const badImage = await act({ rebuild: { imageRef: '00000000-0000-0000-0000-000000000000' } });
+    expect(badImage.status).to.equal(409); // the task-state check comes first on Nova too
+    hs.advance(1_000);
+    expect((await act({ rebuild: { imageRef: '00000000-0000-0000-0000-000000000000' } })).status).to.equal(400);
+    const second = await act({ rebuild: { imageRef: SEED.images.cirros } });
+    expect(second.status).to.equal(202);
+    const listed = (await actions()).data.instanceActions as Array<Record<string, unknown>>;
+    expect(listed.map((a) => [a.action, a.request_id])).to.deep.equal([
+      ['rebuild', second.headers['x-openstack-request-id']], ['rebuild', first.headers['x-openstack-request-id']], ['create', create[0]?.request_id],
+    ]);
+    expect(listed[0]).to.include({ instance_uuid: id, message: null });
+    expect(listed[0]?.start_time).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/);
+    expect(listed[0]?.updated_at, '2.58+').to.be.a('string');
+    expect((await actions('compute 2.57')).data.instanceActions[0]).to.not.have.property('updated_at');
+  });
+
+  it('os-instance-actions pages from 2.58: limit and marker (a request id), a top-level `links` next on a full page; an unknown marker is a 400', async () => {
+    await act({ 'os-stop': null });
+    hs.advance(300);
+    await act({ 'os-start': null });
+    hs.advance(300);
+    const all = ((await actions()).data.instanceActions as Array<{ action: string; request_id: string }>);
+    expect(all.map((a) => a.action)).to.deep.equal(['start', 'stop', 'create']);
+    const p1 = await actions('compute 2.96', '?limit=2');
+    expect(p1.data.instanceActions.map((a: { action: string }) => a.action)).to.deep.equal(['start', 'stop']);
+    expect(p1.data).to.not.have.property('instanceActions_links');
+    const next = new URL(p1.data.links[0].href as string);
+    expect(p1.data.links[0].rel).to.equal('next');
+    expect(next.pathname).to.equal(`/compute/v2.1/servers/${id}/os-instance-actions`);
+    expect(next.searchParams.get('marker')).to.equal(all[1]?.request_id);
+    const p2 = await actions('compute 2.96', `?limit=2&marker=${all[1]?.request_id}`);
+    expect(p2.data.instanceActions.map((a: { action: string }) => a.action)).to.deep.equal(['create']);
+    expect(p2.data).to.not.have.property('links');
+    expect((await actions('compute 2.57', '?limit=1')).data.instanceActions, 'no paging below 2.58').to.have.length(3);
+    const unknown = await actions('compute 2.96', '?marker=req-nope');
+    expect(unknown.status).to.equal(400);
+    expect(unknown.data.badRequest.message, 'worded as Zed words it').to.equal('Marker None could not be found.');
+  });
+
   it('boot rules: a server can stay BUILD forever (never launched) or fail into ERROR without ever launching', async () => {
     hs.sim.control.configure({ nova: { bootRules: [{ match: '-stuck$', outcome: 'never' }, { match: '-fail$', outcome: 'error' }] } });
     const stuck = await bootServer(hs, 'demo', 'a-stuck');

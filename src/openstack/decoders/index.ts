@@ -5,3 +5,4 @@ export * from './octavia.js';
 export * from './image.js';
 export * from './compute.js';
 export * from './network.js';
+export * from './instance-action.js';

@@ -4,6 +4,7 @@ import type { BoundClient } from '../bind.js';
 import { bindClient } from '../bind.js';
 import { createServer, deleteServer, findServerByName, getServer, listServers, lookupServerByName, mergeServerMetadata, replaceServerMetadata } from './servers.js';
 import { createRemoteConsole, createServerImage, getConsoleOutput, rebootServer, rebuildServer, resetServerState, startServer, stopServer } from './actions.js';
+import { listInstanceActions } from './instance-actions.js';
 import { attachVolume, detachVolume, getVolumeAttachment, listVolumeAttachments } from './attachments.js';
 import { createFlavor, deleteFlavor, findFlavorByName, getFlavor, getFlavorExtraSpecs, listFlavors, setFlavorExtraSpecs } from './flavors.js';
 import { deleteKeypair, getKeypair, importKeypair, listKeypairs } from './keypairs.js';
@@ -15,6 +16,7 @@ import { addAggregateHost, createAggregate, deleteAggregate, findAggregateByName
 const novaFunctions = {
   listServers, getServer, findServerByName, lookupServerByName, createServer, deleteServer, mergeServerMetadata, replaceServerMetadata,
   rebuildServer, startServer, stopServer, rebootServer, createServerImage, getConsoleOutput, createRemoteConsole, resetServerState,
+  listInstanceActions,
   listVolumeAttachments, getVolumeAttachment, attachVolume, detachVolume,
   listFlavors, getFlavor, findFlavorByName, createFlavor, deleteFlavor, getFlavorExtraSpecs, setFlavorExtraSpecs,
   listKeypairs, getKeypair, importKeypair, deleteKeypair,
@@ -29,6 +31,7 @@ export const createNovaClient = (http: HttpSession): NovaClient => bindClient(ht
 
 export * from './servers.js';
 export * from './actions.js';
+export * from './instance-actions.js';
 export * from './attachments.js';
 export * from './flavors.js';
 export * from './keypairs.js';

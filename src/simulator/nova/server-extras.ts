@@ -3,6 +3,7 @@ import { requireWriter } from '../auth.js';
 import { SimError, noContent, ok } from '../http.js';
 import { isoMicros } from '../ids.js';
 import { atLeast } from '../microversion.js';
+import { page, parseLimit, withMarker } from '../paging.js';
 import type { Ctx, Registrar } from '../router.js';
 import { isObj } from '../validate.js';
 import { checkMetadataKeys } from './metadata.js';
@@ -11,6 +12,8 @@ import type { Server } from './model.js';
 import { findServer } from './servers.js';
 
 const META_STATES = ['active', 'paused', 'suspended', 'stopped'];
+/** Nova's max_limit: a page of instance actions holds at most this many. */
+const ACTIONS_MAX_LIMIT = 1000;
 
 function metaBody(ctx: Ctx, key: 'metadata' | 'meta'): Record<string, string> {
   const b = ctx.req.body;
@@ -153,9 +156,21 @@ export function registerServerExtras(r: Registrar): void {
     action: a.action, instance_uuid: s.id, message: a.message, project_id: a.projectId, request_id: a.requestId,
     start_time: isoMicros(a.startTime), user_id: a.userId, ...(atLeast(ctx.mv, '2.58') ? { updated_at: isoMicros(a.startTime) } : {}),
   });
+  // Newest first. From 2.58 Nova pages the list (limit, marker = a request_id; max_limit 1000) and adds a
+  // top-level `links` (not `instanceActions_links`) with rel=next whenever a page is full.
   r.get('/servers/:id/os-instance-actions', (ctx) => {
     const s = findServer(ctx, ctx.p('id'));
-    return ok({ instanceActions: [...s.actions].reverse().map((a) => actionView(ctx, s, a)) });
+    const newestFirst = [...s.actions].reverse();
+    if (!atLeast(ctx.mv, '2.58')) return ok({ instanceActions: newestFirst.map((a) => actionView(ctx, s, a)) });
+    const limit = parseLimit(ctx.q('limit'), ACTIONS_MAX_LIMIT, `Invalid input for query parameters limit. Value: ${ctx.q('limit') ?? ''}. '${ctx.q('limit') ?? ''}' does not match '^[0-9]*$'`) ?? ACTIONS_MAX_LIMIT;
+    // Zed's wording: its DB layer overwrites the marker with the (missing) action before formatting it.
+    const pg = page(newestFirst, (a) => a.requestId, limit, ctx.q('marker'), () => new SimError(400, 'Marker None could not be found.'));
+    const body: Record<string, unknown> = { instanceActions: pg.items.map((a) => actionView(ctx, s, a)) };
+    const last = pg.items[pg.items.length - 1];
+    if (last && pg.items.length === limit) {
+      body.links = [{ rel: 'next', href: ctx.sim.url(`/compute/v2.1/servers/${s.id}/os-instance-actions?${withMarker(ctx.req.query, last.requestId, undefined)}`) }];
+    }
+    return ok(body);
   });
   r.get('/servers/:id/os-instance-actions/:rid', (ctx) => {
     const s = findServer(ctx, ctx.p('id'));
