@@ -13,14 +13,20 @@
  *   submit. Only the reconciler creates, replaces, clears the marker or parks.
  * - `observed` (monitor): M1–M5, rank-advance only, by attribution on the image ref. Also records
  *   observed health, latches provisionedAt and records the MAC.
- * - `rebuild.*` (effect): Nova's answer to the one destructive step (E1–E3).
+ * - `rebuild.*` (effect): Nova's answer to the one destructive step (E1–E4).
+ *
+ * A submission whose answer never came (E4: timeout, reset, 5xx, cancelled; or a crash, which leaves
+ * no answer at all) is an unknown outcome, not a refusal (U1–U4): nothing is submitted again until
+ * the image ref shows the rebuild was accepted, or Nova's instance-action record shows no rebuild since
+ * the decision once a window longer than any request's lifetime has passed.
  *
  * Each transition names its outcome; the reconciler maps outcomes to dispositions
  * (src/controllers/server-rebuild/disposition.ts). Labels (R0…, M1…, E1…) are used in test titles.
  */
 import { assign, setup } from 'xstate';
 import { declaredAction, outcome, type MachineDefinition } from './definition.js';
-import { ServerRebuildStimulus } from './server-rebuild/stimuli.js';
+import { ServerRebuildStimulus, type RebuildActions } from './server-rebuild/stimuli.js';
+import { atLeastAfter } from './time.js';
 import { ACCEPTED_STAMP, healthFromStatus, type Health } from './server-rebuild/health.js';
 import {
   convergedOn,
@@ -43,6 +49,30 @@ export interface Marker {
   state: MarkerState;
 }
 
+/**
+ * "A window longer than any request's lifetime": Regent's OpenStack client gives up on a request
+ * after 30 s (src/openstack/http.ts DEFAULT_TIMEOUT_MS) and never retries a POST; four times that
+ * leaves room for a request held in a proxy in front of Nova after the client gave up.
+ */
+export const UNKNOWN_OUTCOME_WINDOW_MS = 120_000;
+
+/** A decided rebuild whose answer is not (yet) known. */
+export interface OutstandingSubmission {
+  imageId: string;
+  /** The deciding pass's clock; null when that pass carried none (events recorded before it did). */
+  decidedAt: string | null;
+  /** Request ids of the rebuild actions Nova had recorded when it was decided; null when unreadable. */
+  baseline: string[] | null;
+  /** pending: decided, no answer recorded (a crash leaves it so); unknown: the answer never came. */
+  answer: 'pending' | 'unknown';
+  /** Why the answer is unknown (timeout, HTTP 503, cancelled, …); null while pending. */
+  reason: string | null;
+  /** When a pass first found it unanswered: recorded once, the window's start when decidedAt is null. */
+  waitingSince: string | null;
+  /** Why no evidence can settle it (user action required); null while evidence may still come. */
+  unresolvable: string | null;
+}
+
 export interface ServerRebuildContext {
   serverId: string;
   /** The write-ahead rebuild intent; null when none stands. */
@@ -52,7 +82,14 @@ export interface ServerRebuildContext {
   /** Nova rebuild requests decided for the standing target (reset on arm). */
   submissions: number;
   /** Nova's answer to the last submission for the standing target. */
-  lastSubmission: 'accepted' | 'conflict' | 'rejected' | null;
+  lastSubmission: 'accepted' | 'conflict' | 'rejected' | 'unknown' | null;
+  /**
+   * A submission with no definitive answer: while it stands nothing is submitted blindly (U1–U4).
+   * It survives a re-arm from Initiated, because the unanswered request may still land.
+   */
+  outstanding: OutstandingSubmission | null;
+  /** The spec generation the last reconciler pass decided from (server-api.md: provisioned means settled). */
+  decidedGeneration: number | null;
   /** Observed health (phase, Healthy, Active); written by the monitor, or by the reconciler on accept/park. */
   health: Health | null;
   /** Nova launched_at the first time the server was seen booted: write-once, never cleared. */
@@ -70,6 +107,31 @@ const rankOf = (context: ServerRebuildContext): number => (context.marker ? RANK
 const desired = (event: Event): string => (event.type === 'reconcile' ? event.desiredImage : '');
 
 const reconcileServer = (event: Event): ServerFacts => (event as Reconcile).server;
+const passTime = (event: Event): string | null => (event.type === 'reconcile' ? (event.at ?? null) : null);
+const actionsOf = (event: Event): RebuildActions | undefined => (event.type === 'reconcile' ? event.rebuildActions : undefined);
+const imageOf = (event: Event): string => ('imageId' in event ? event.imageId : '');
+
+/** The window of an outstanding submission has passed on this pass's clock (unknown times never pass). */
+const windowElapsed = (context: ServerRebuildContext, event: Event): boolean => {
+  const o = context.outstanding;
+  return o !== null && atLeastAfter(o.decidedAt ?? o.waitingSince, passTime(event), UNKNOWN_OUTCOME_WINDOW_MS);
+};
+
+/** Rebuild actions Nova recorded since the decision (ids not in the baseline); null when there is no evidence. */
+const rebuildsSinceDecision = (context: ServerRebuildContext, event: Event): string[] | null => {
+  const actions = actionsOf(event);
+  const baseline = context.outstanding?.baseline;
+  if (!actions || actions.kind !== 'read' || !baseline) return null;
+  return actions.requestIds.filter((id) => !baseline.includes(id));
+};
+
+/** Why an outstanding submission for the standing target can never be settled by evidence. */
+const unresolvableWhy = (context: ServerRebuildContext, event: Event): string => {
+  const actions = actionsOf(event);
+  if (!context.outstanding?.baseline) return "Nova's instance-action record was not readable when the rebuild was decided";
+  if (!actions || actions.kind !== 'read') return `Nova's instance-action record is not readable${actions ? ` (${actions.why})` : ''}`;
+  return 'Nova recorded a rebuild since the decision, but the server is not on the target image';
+};
 
 /** The monitor's writes: observed health, the provisionedAt latch, the MAC once ACTIVE. */
 const observedWrites = (context: ServerRebuildContext, server: ServerFacts): Partial<ServerRebuildContext> => ({
@@ -78,20 +140,72 @@ const observedWrites = (context: ServerRebuildContext, server: ServerFacts): Par
   macAddress: server.status === 'ACTIVE' && server.macAddress ? server.macAddress : context.macAddress,
 });
 
+/** Results that arrive after the marker moved past Initiated: recorded, never a retreat or a stamp. */
+const LATE_RESULTS = {
+  'rebuild.accepted': { guard: 'resultForTarget', actions: { type: 'recordSubmissionResult', params: { result: 'accepted' } } },
+  'rebuild.outcomeUnknown': { guard: 'resultForTarget', actions: { type: 'recordSubmissionResult', params: { result: 'unknown' } } },
+} as const;
+
 export const serverRebuildMachine = setup({
   types: {} as { context: ServerRebuildContext; events: Event; input: { stream: string } },
   actions: {
     // The only places the marker changes: arm/re-arm and clear (reconciler), setMarker (rank advance or park).
-    arm: assign(({ event }) => ({
+    arm: assign(({ context, event }) => ({
       marker: { targetImageID: desired(event), state: 'Initiated' as const },
       parked: false,
       submissions: 0,
       lastSubmission: null,
+      // U3: an unanswered submission may still land: the new target waits for it too.
+      outstanding: context.outstanding,
     })),
-    clearMarker: assign({ marker: null, parked: false, submissions: 0, lastSubmission: null }),
-    setMarker: assign(({ context }, params: { state: MarkerState }) => ({ marker: { targetImageID: target(context), state: params.state } })),
-    countSubmission: assign(({ context }) => ({ submissions: context.submissions + 1, lastSubmission: null })),
-    recordSubmissionResult: assign((_, params: { result: 'accepted' | 'conflict' | 'rejected' }) => ({ lastSubmission: params.result })),
+    // Convergence on the target settles an unanswered submission for it (accepted); one for a superseded
+    // image stays until it is settled (U3), so a late landing is never met by a blind re-arm and submit.
+    clearMarker: assign(({ context }) => ({
+      marker: null,
+      parked: false,
+      submissions: 0,
+      lastSubmission: null,
+      outstanding: context.outstanding && context.outstanding.imageId !== target(context) ? context.outstanding : null,
+    })),
+    // Past Initiated an unanswered submission for the target is settled: the marker only got there on
+    // evidence of acceptance (the ref on the target). One for a superseded image stays (U3).
+    setMarker: assign(({ context }, params: { state: MarkerState }) => ({
+      marker: { targetImageID: target(context), state: params.state },
+      ...(params.state !== 'Initiated' && context.outstanding?.imageId === target(context) ? { outstanding: null } : {}),
+    })),
+    countSubmission: assign(({ context, event }) => {
+      const actions = actionsOf(event);
+      return {
+        submissions: context.submissions + 1,
+        lastSubmission: null,
+        outstanding: {
+          imageId: target(context),
+          decidedAt: passTime(event),
+          baseline: actions?.kind === 'read' ? [...actions.requestIds] : null,
+          answer: 'pending' as const,
+          reason: null,
+          waitingSince: null,
+          unresolvable: null,
+        },
+      };
+    }),
+    // A definitive answer settles the unanswered submission it answers, never another image's.
+    recordSubmissionResult: assign(({ context, event }, params: { result: 'accepted' | 'conflict' | 'rejected' | 'unknown' }) => ({
+      lastSubmission: params.result,
+      outstanding: params.result !== 'unknown' && context.outstanding?.imageId === imageOf(event) ? null : context.outstanding,
+    })),
+    recordOutcomeUnknown: assign(({ context, event }) => ({
+      lastSubmission: 'unknown' as const,
+      outstanding: context.outstanding && event.type === 'rebuild.outcomeUnknown' ? { ...context.outstanding, answer: 'unknown' as const, reason: event.reason } : context.outstanding,
+    })),
+    settleOutstanding: assign({ outstanding: null }),
+    recordWaiting: assign(({ context, event }) => ({
+      outstanding: context.outstanding && context.outstanding.waitingSince === null ? { ...context.outstanding, waitingSince: passTime(event) } : context.outstanding,
+    })),
+    recordUnresolvable: assign(({ context, event }) => ({
+      outstanding: context.outstanding ? { ...context.outstanding, waitingSince: context.outstanding.waitingSince ?? passTime(event), unresolvable: unresolvableWhy(context, event) } : null,
+    })),
+    noteGeneration: assign(({ context, event }) => ({ decidedGeneration: event.type === 'reconcile' && event.generation !== undefined ? event.generation : context.decidedGeneration })),
     // The fixed accepted stamp, never derived from the rebuild response body.
     writeAcceptedStamp: assign({ health: ACCEPTED_STAMP }),
     // A park records the fresh-read health (the reconciler decides).
@@ -131,8 +245,30 @@ export const serverRebuildMachine = setup({
     acceptedAndRunning: ({ context, event }) => refIs(reconcileServer(event), target(context)) && taskActive(reconcileServer(event)),
     // R10: "a foreign or blocking op holding the task busy while the marker is still Initiated".
     foreignTaskBusy: ({ event }) => taskActive(reconcileServer(event)),
-    // R11: "gated on an Initiated marker read back durable plus a quiescent server" and ref ≠ target.
-    quiescentOffTarget: ({ context, event }) => refOff(reconcileServer(event), target(context)) && quiescentForSubmit(reconcileServer(event)),
+    // R11: "gated on an Initiated marker read back durable plus a quiescent server" and ref ≠ target,
+    // and no earlier submission whose answer never came (U1).
+    quiescentOffTargetNothingOutstanding: ({ context, event }) =>
+      context.outstanding === null && refOff(reconcileServer(event), target(context)) && quiescentForSubmit(reconcileServer(event)),
+    // U2: evidence that the unanswered submission did not take effect: the window has passed, the ref is
+    // still off target and Nova recorded no rebuild since the decision. Only then may it be submitted again.
+    noRebuildSinceDecision: ({ context, event }) => {
+      const s = reconcileServer(event);
+      return (
+        context.outstanding?.imageId === target(context) &&
+        windowElapsed(context, event) &&
+        refOff(s, target(context)) &&
+        quiescentForSubmit(s) &&
+        rebuildsSinceDecision(context, event)?.length === 0
+      );
+    },
+    // U3: an unanswered submission for a superseded target can no longer land once the window has
+    // passed, or it visibly landed (the ref shows its image): the new target proceeds.
+    staleSubmissionSettled: ({ context, event }) =>
+      context.outstanding !== null && context.outstanding.imageId !== target(context) && (windowElapsed(context, event) || refIs(reconcileServer(event), context.outstanding.imageId)),
+    // U4: the window has passed and no evidence can show the submission did not take effect: never resubmit.
+    outcomeUnresolvable: ({ context, event }) =>
+      context.outstanding?.imageId === target(context) && windowElapsed(context, event) && rebuildsSinceDecision(context, event)?.length !== 0,
+    submissionOutstanding: ({ context }) => context.outstanding !== null,
 
     // M1: "with ref == target, ERROR → Failed".
     observedRefOnTargetErrored: ({ context, event }) => refIs(serverOf(event) as ServerFacts, target(context)) && isError(serverOf(event) as ServerFacts),
@@ -148,8 +284,10 @@ export const serverRebuildMachine = setup({
     // M5: "with an unreadable ref, only durable acceptance plus ERROR → Failed".
     observedUnreadableRefErrored: ({ event }) => !refReadable(serverOf(event) as ServerFacts) && isError(serverOf(event) as ServerFacts),
 
-    // E1–E3: results about the standing target only.
+    // E1–E4: results about the standing target only.
     resultForTarget: ({ context, event }) => 'imageId' in event && event.imageId === target(context),
+    // U3: a definitive answer about a superseded target's outstanding submission settles it.
+    resultForOutstanding: ({ context, event }) => context.outstanding !== null && imageOf(event) === context.outstanding.imageId,
   },
 }).createMachine({
   id: 'serverRebuild',
@@ -159,45 +297,56 @@ export const serverRebuildMachine = setup({
     parked: false,
     submissions: 0,
     lastSubmission: null,
+    outstanding: null,
+    decidedGeneration: null,
     health: null,
     provisionedAt: null,
     macAddress: null,
   }),
   initial: 'noMarker',
   // Monitor observations that advance nothing still record observed health (changes only).
+  // Every reconciler pass records the spec generation it decided from ('noteGeneration', first on each
+  // reconcile transition): status reports observedGeneration from the stream, never from the object.
   on: { observed: { actions: 'recordObservation' } },
   states: {
     noMarker: {
       on: {
         reconcile: [
-          { guard: 'imageChangeBeforeFirstBoot', actions: outcome('deferred') }, // R0
-          { guard: 'refUnreadable', actions: outcome('refUnreadable') }, // R2: no success over a dropped image change
-          { guard: 'desiredDiffersFromRef', target: 'Initiated', actions: ['arm', outcome('armed')] }, // R3: the yield after is the durable commit point
-          { actions: outcome('inSync') }, // R4: a marker-less ERROR never becomes a rebuild
+          { guard: 'imageChangeBeforeFirstBoot', actions: ['noteGeneration', outcome('deferred')] }, // R0
+          { guard: 'refUnreadable', actions: ['noteGeneration', outcome('refUnreadable')] }, // R2: no success over a dropped image change
+          { guard: 'desiredDiffersFromRef', target: 'Initiated', actions: ['noteGeneration', 'arm', outcome('armed')] }, // R3: the yield after is the durable commit point
+          { guard: 'staleSubmissionSettled', actions: ['noteGeneration', 'settleOutstanding', outcome('staleSubmissionSettled')] }, // U3
+          { guard: 'submissionOutstanding', actions: ['noteGeneration', 'recordWaiting', outcome('awaitingEvidence')] }, // U3: in sync, but a request for another image may still land
+          { actions: ['noteGeneration', outcome('inSync')] }, // R4: a marker-less ERROR never becomes a rebuild
         ],
       },
     },
     Initiated: {
       on: {
         reconcile: [
-          { guard: 'imageChangeBeforeFirstBoot', actions: outcome('deferred') }, // R0
-          { guard: 'markerTargetIsNotDesired', target: 'Initiated', reenter: true, actions: ['arm', outcome('rearmed')] }, // R1
-          { guard: 'attributableFailure', target: 'Failed', actions: [{ type: 'setMarker', params: { state: 'Failed' } }, 'recordParkHealth', outcome('failureStamped')] }, // R6
-          { guard: 'refUnreadable', actions: outcome('refUnreadable') }, // R7
-          { guard: 'converged', target: 'noMarker', actions: ['clearMarker', outcome('cleared')] }, // R8
-          { guard: 'acceptedAndRunning', target: 'Rebuilding', actions: [{ type: 'setMarker', params: { state: 'Rebuilding' } }, outcome('acceptanceRecorded')] }, // R9
-          { guard: 'foreignTaskBusy', actions: outcome('foreignTaskBusy') }, // R10
+          { guard: 'imageChangeBeforeFirstBoot', actions: ['noteGeneration', outcome('deferred')] }, // R0
+          { guard: 'markerTargetIsNotDesired', target: 'Initiated', reenter: true, actions: ['noteGeneration', 'arm', outcome('rearmed')] }, // R1
+          { guard: 'attributableFailure', target: 'Failed', actions: ['noteGeneration', { type: 'setMarker', params: { state: 'Failed' } }, 'recordParkHealth', outcome('failureStamped')] }, // R6
+          { guard: 'refUnreadable', actions: ['noteGeneration', outcome('refUnreadable')] }, // R7
+          { guard: 'converged', target: 'noMarker', actions: ['noteGeneration', 'clearMarker', outcome('cleared')] }, // R8
+          { guard: 'acceptedAndRunning', target: 'Rebuilding', actions: ['noteGeneration', { type: 'setMarker', params: { state: 'Rebuilding' } }, outcome('acceptanceRecorded')] }, // R9 (also U1's evidence of acceptance)
+          { guard: 'foreignTaskBusy', actions: ['noteGeneration', outcome('foreignTaskBusy')] }, // R10
           {
-            guard: 'quiescentOffTarget', // R11: the single destructive step
+            guard: 'quiescentOffTargetNothingOutstanding', // R11: the single destructive step
             target: 'Initiated',
             reenter: true,
-            actions: [
-              'countSubmission',
-              { type: 'nova.rebuild', params: ({ context }) => ({ serverId: context.serverId, imageId: target(context) }) },
-              outcome('submitted'),
-            ],
+            actions: ['noteGeneration', 'countSubmission', { type: 'nova.rebuild', params: ({ context }) => ({ serverId: context.serverId, imageId: target(context) }) }, outcome('submitted')],
           },
-          { actions: outcome('waiting') }, // R12: e.g. ref on target, task unknown or status unsettled
+          {
+            guard: 'noRebuildSinceDecision', // U2: submitted again only on evidence, recorded in this event
+            target: 'Initiated',
+            reenter: true,
+            actions: ['noteGeneration', 'countSubmission', { type: 'nova.rebuild', params: ({ context }) => ({ serverId: context.serverId, imageId: target(context) }) }, outcome('resubmittedOnEvidence')],
+          },
+          { guard: 'staleSubmissionSettled', actions: ['noteGeneration', 'settleOutstanding', outcome('staleSubmissionSettled')] }, // U3
+          { guard: 'outcomeUnresolvable', actions: ['noteGeneration', 'recordUnresolvable', outcome('outcomeUnresolvable')] }, // U4
+          { guard: 'submissionOutstanding', actions: ['noteGeneration', 'recordWaiting', outcome('awaitingEvidence')] }, // U1: the wait is recorded once
+          { actions: ['noteGeneration', outcome('waiting')] }, // R12: e.g. ref on target, task unknown or status unsettled
         ],
         observed: [
           { guard: 'observedRefOnTargetErrored', target: 'Failed', actions: ['recordObservation', { type: 'setMarker', params: { state: 'Failed' } }, outcome('observedFailed')] }, // M1
@@ -208,22 +357,31 @@ export const serverRebuildMachine = setup({
         'rebuild.accepted': [
           // E1: on 2xx advance to Rebuilding and write the fixed accepted stamp
           { guard: 'resultForTarget', target: 'Rebuilding', actions: [{ type: 'setMarker', params: { state: 'Rebuilding' } }, { type: 'recordSubmissionResult', params: { result: 'accepted' } }, 'writeAcceptedStamp', outcome('accepted')] },
+          { guard: 'resultForOutstanding', actions: ['settleOutstanding', outcome('staleSubmissionSettled')] }, // U3
         ],
         // E2: a 409 is pre-acceptance: the marker stays Initiated
-        'rebuild.conflict': { guard: 'resultForTarget', actions: [{ type: 'recordSubmissionResult', params: { result: 'conflict' } }, outcome('conflict')] },
+        'rebuild.conflict': [
+          { guard: 'resultForTarget', actions: [{ type: 'recordSubmissionResult', params: { result: 'conflict' } }, outcome('conflict')] },
+          { guard: 'resultForOutstanding', actions: ['settleOutstanding', outcome('staleSubmissionSettled')] }, // U3
+        ],
         // E3: refused outright: stays Initiated; the controller backs off
-        'rebuild.rejected': { guard: 'resultForTarget', actions: [{ type: 'recordSubmissionResult', params: { result: 'rejected' } }, outcome('rejected')] },
+        'rebuild.rejected': [
+          { guard: 'resultForTarget', actions: [{ type: 'recordSubmissionResult', params: { result: 'rejected' } }, outcome('rejected')] },
+          { guard: 'resultForOutstanding', actions: ['settleOutstanding', outcome('staleSubmissionSettled')] }, // U3
+        ],
+        // E4: the answer never came: an unknown outcome, not a refusal (U1)
+        'rebuild.outcomeUnknown': { guard: 'resultForOutstanding', actions: ['recordOutcomeUnknown', outcome('outcomeUnknown')] },
       },
     },
     Rebuilding: {
       on: {
         reconcile: [
-          { guard: 'markerTargetIsNotDesired', target: 'Initiated', actions: ['arm', outcome('rearmed')] }, // R1
-          { guard: 'attributableFailure', target: 'Failed', actions: [{ type: 'setMarker', params: { state: 'Failed' } }, 'recordParkHealth', outcome('failureStamped')] }, // R6
-          { guard: 'refUnreadable', actions: outcome('refUnreadable') }, // R7
-          { guard: 'converged', target: 'noMarker', actions: ['clearMarker', outcome('cleared')] }, // R8
-          { guard: 'acceptedAndRunning', actions: outcome('rebuildInProgress') }, // R9: complete; the monitor's terminal advance wakes the next pass
-          { actions: outcome('waiting') }, // R12
+          { guard: 'markerTargetIsNotDesired', target: 'Initiated', actions: ['noteGeneration', 'arm', outcome('rearmed')] }, // R1
+          { guard: 'attributableFailure', target: 'Failed', actions: ['noteGeneration', { type: 'setMarker', params: { state: 'Failed' } }, 'recordParkHealth', outcome('failureStamped')] }, // R6
+          { guard: 'refUnreadable', actions: ['noteGeneration', outcome('refUnreadable')] }, // R7
+          { guard: 'converged', target: 'noMarker', actions: ['noteGeneration', 'clearMarker', outcome('cleared')] }, // R8
+          { guard: 'acceptedAndRunning', actions: ['noteGeneration', outcome('rebuildInProgress')] }, // R9: complete; the monitor's terminal advance wakes the next pass
+          { actions: ['noteGeneration', outcome('waiting')] }, // R12
         ],
         observed: [
           { guard: 'observedRefOnTargetErrored', target: 'Failed', actions: ['recordObservation', { type: 'setMarker', params: { state: 'Failed' } }, outcome('observedFailed')] }, // M1
@@ -232,40 +390,43 @@ export const serverRebuildMachine = setup({
           { guard: 'observedUnreadableRefErrored', target: 'Failed', actions: ['recordObservation', { type: 'setMarker', params: { state: 'Failed' } }, outcome('observedFailed')] }, // M5
           { actions: 'recordObservation' },
         ],
-        'rebuild.accepted': { guard: 'resultForTarget', actions: { type: 'recordSubmissionResult', params: { result: 'accepted' } } }, // E1 after the monitor: no retreat, no stamp over a newer observation
+        ...LATE_RESULTS, // E1/E4 after the monitor: no retreat, no stamp over a newer observation
       },
     },
     Succeeded: {
       on: {
         reconcile: [
-          { guard: 'markerTargetIsNotDesired', target: 'Initiated', actions: ['arm', outcome('rearmed')] }, // R1
+          { guard: 'markerTargetIsNotDesired', target: 'Initiated', actions: ['noteGeneration', 'arm', outcome('rearmed')] }, // R1
           // R6: the reconciler's park may overwrite a Succeeded stamped moments before an ERROR arrived
-          { guard: 'attributableFailure', target: 'Failed', actions: [{ type: 'setMarker', params: { state: 'Failed' } }, 'recordParkHealth', outcome('failureStamped')] },
-          { guard: 'refUnreadable', actions: outcome('refUnreadable') }, // R7
-          { guard: 'converged', target: 'noMarker', actions: ['clearMarker', outcome('cleared')] }, // R8
-          { actions: outcome('terminalUnsettled') }, // a terminal marker can never rank-advance again: yield, carrying liveness
+          { guard: 'attributableFailure', target: 'Failed', actions: ['noteGeneration', { type: 'setMarker', params: { state: 'Failed' } }, 'recordParkHealth', outcome('failureStamped')] },
+          { guard: 'refUnreadable', actions: ['noteGeneration', outcome('refUnreadable')] }, // R7
+          { guard: 'converged', target: 'noMarker', actions: ['noteGeneration', 'clearMarker', outcome('cleared')] }, // R8
+          { actions: ['noteGeneration', outcome('terminalUnsettled')] }, // a terminal marker can never rank-advance again: yield, carrying liveness
         ],
-        'rebuild.accepted': { guard: 'resultForTarget', actions: { type: 'recordSubmissionResult', params: { result: 'accepted' } } },
+        ...LATE_RESULTS,
       },
     },
     Failed: {
       initial: 'stamped',
-      on: { 'rebuild.accepted': { guard: 'resultForTarget', actions: { type: 'recordSubmissionResult', params: { result: 'accepted' } } } },
+      on: { ...LATE_RESULTS },
       states: {
         stamped: {
           on: {
             reconcile: [
-              { guard: 'markerTargetIsNotDesired', target: '#serverRebuild.Initiated', actions: ['arm', outcome('rearmed')] }, // R1: a different image is the designed recovery
-              // R5: "only a pass that reads Failed back issues the terminal user-action-required outcome"
-              { target: 'parked', actions: ['markParked', outcome('parked')] },
+              { guard: 'markerTargetIsNotDesired', target: '#serverRebuild.Initiated', actions: ['noteGeneration', 'arm', outcome('rearmed')] }, // R1: a different image is the designed recovery
+              // R5: "only a pass that reads Failed back issues the terminal user-action-required outcome";
+              // "the park records the fresh-read health and retains the marker"
+              { target: 'parked', actions: ['noteGeneration', 'markParked', 'recordParkHealth', outcome('parked')] },
             ],
           },
         },
         parked: {
           on: {
             reconcile: [
-              { guard: 'markerTargetIsNotDesired', target: '#serverRebuild.Initiated', actions: ['arm', outcome('rearmed')] }, // R1, also over a parked Failed
-              { actions: outcome('parked') }, // stays parked: recovery is a new image or a replacement, never an automatic retry
+              { guard: 'markerTargetIsNotDesired', target: '#serverRebuild.Initiated', actions: ['noteGeneration', 'arm', outcome('rearmed')] }, // R1, also over a parked Failed
+              // stays parked: recovery is a new image or a replacement, never an automatic retry; each
+              // pass that issues the park records its own fresh read (R5)
+              { actions: ['noteGeneration', 'recordParkHealth', outcome('parked')] },
             ],
           },
         },
@@ -277,7 +438,8 @@ export const serverRebuildMachine = setup({
 /** The definition the engine and the registry use. */
 export const serverRebuildDefinition: MachineDefinition = {
   id: 'serverRebuild',
-  version: 1,
+  // v2: unknown outcomes (U1–U4), the park's fresh-read health (R5), the decided generation.
+  version: 2,
   schemaVersion: 1,
   streamPrefix: 'server-rebuild-',
   machine: serverRebuildMachine,

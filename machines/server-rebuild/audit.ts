@@ -12,7 +12,7 @@ import type { AnyMachineSnapshot } from 'xstate';
 import type { MachineAudit, Stimulus } from '../definition.js';
 import { RANK, type ServerRebuildContext } from '../server-rebuild.js';
 import type { ImageRef, LaunchedAt, ServerFacts, TaskState } from './observation.js';
-import type { ServerRebuildStimulus } from './stimuli.js';
+import type { RebuildActions, ServerRebuildStimulus } from './stimuli.js';
 
 const SERVER = 'audit-server';
 const OBSERVED_AT = '2026-01-01T00:00:00Z';
@@ -26,6 +26,9 @@ const imageRefs: ImageRef[] = [
 ];
 const launches: LaunchedAt[] = [{ kind: 'launched', at: '2026-01-01T00:00:00Z' }, { kind: 'never' }];
 const statuses: Array<string | null> = ['ACTIVE', 'SHUTOFF', 'ERROR', 'REBUILD', 'BUILD', null];
+/** A pass at T0 and one past the unknown-outcome window. */
+const CLOCKS = ['2026-01-01T00:00:00.000Z', '2026-01-01T00:05:00.000Z'];
+const RECORDS: RebuildActions[] = [{ kind: 'read', requestIds: [] }, { kind: 'read', requestIds: ['req-later'] }, { kind: 'unreadable', why: 'HTTP 403' }];
 
 /** Every decision-relevant observation of one server. */
 export const serverRebuildFacts = (): ServerFacts[] => {
@@ -44,11 +47,21 @@ export const serverRebuildAlphabet = (): ServerRebuildStimulus[] => {
     events.push({ type: 'reconcile', source: 'reconciler', desiredImage: 'A', server }, { type: 'reconcile', source: 'reconciler', desiredImage: 'B', server });
     events.push({ type: 'observed', source: 'monitor', server, observedAt: OBSERVED_AT });
   }
+  // The unknown-outcome rule: passes with a clock (T0, and past the window) and each kind of instance-action record.
+  for (const status of ['ACTIVE', 'ERROR'])
+    for (const imageRef of imageRefs.slice(0, 3))
+      for (const desiredImage of ['A', 'B'])
+        for (const at of CLOCKS)
+          for (const rebuildActions of RECORDS) {
+            const server: ServerFacts = { id: SERVER, status, taskState: { kind: 'idle' }, imageRef, launchedAt: launches[0] as LaunchedAt, macAddress: 'fa:16:3e:00:00:01' };
+            events.push({ type: 'reconcile', source: 'reconciler', desiredImage, server, at, rebuildActions });
+          }
   for (const imageId of ['A', 'B']) {
     events.push(
       { type: 'rebuild.accepted', source: 'effect', imageId, requestId: 'req-audit' },
       { type: 'rebuild.conflict', source: 'effect', imageId, message: 'a task holds the server (409)' },
       { type: 'rebuild.rejected', source: 'effect', imageId, status: 400, reason: 'BadRequest' },
+      { type: 'rebuild.outcomeUnknown', source: 'effect', imageId, reason: 'no answer within the client timeout' },
     );
   }
   return events;
@@ -58,10 +71,12 @@ const contextOf = (snapshot: AnyMachineSnapshot): ServerRebuildContext => snapsh
 
 export const serverRebuildAudit: MachineAudit = {
   alphabet: (): readonly Stimulus[] => serverRebuildAlphabet(),
-  // Health, MAC, provisionedAt and the submission counter are data, not control state.
+  // Health, MAC, provisionedAt, the submission counter, the last answer and the recorded reasons are
+  // data no guard reads; the unanswered submission is control state (its image, clock and baseline).
   stateKey: (snapshot) => {
     const c = contextOf(snapshot);
-    return JSON.stringify([snapshot.value, c.marker, c.parked, c.lastSubmission]);
+    const o = c.outstanding;
+    return JSON.stringify([snapshot.value, c.marker, c.parked, o && [o.imageId, o.decidedAt ?? `waiting since ${o.waitingSince}`, o.baseline, o.answer]]);
   },
   intentOf: (snapshot) => {
     const marker = contextOf(snapshot).marker;

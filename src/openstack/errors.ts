@@ -21,6 +21,7 @@ export type OpenStackErrorReason =
   | 'server-error'
   | 'timeout'
   | 'request-failed'
+  | 'cancelled'
   | 'unexpected-status'
   | 'unreadable-response'
   | 'duplicate-name'
@@ -146,6 +147,19 @@ export class RequestFailed extends OpenStackError {
     const out = super.toJSON();
     if (this.code !== undefined) out.code = this.code;
     return out;
+  }
+}
+
+/**
+ * Regent itself abandoned the request (it is stopping, or lost leadership): a request already sent may
+ * still be carried out by the service, so for a mutation the outcome is unknown, never "not done".
+ */
+export class Cancelled extends OpenStackError {
+  readonly reason = 'cancelled' as const;
+  readonly why: string;
+  constructor(why: string, context: RequestContext = {}) {
+    super(`request cancelled: ${why}`, context);
+    this.why = why;
   }
 }
 

@@ -16,7 +16,8 @@ import type { AxiosInstance, AxiosResponse } from 'axios';
 import type { Logger } from '../log/logger.js';
 import { silentLogger } from '../log/logger.js';
 import type { HttpMethod, OpenStackError, RequestContext } from './errors.js';
-import { RequestFailed, Timeout, errorForStatus, faultMessage, redact } from './errors.js';
+import { Cancelled, RequestFailed, Timeout, errorForStatus, faultMessage, redact } from './errors.js';
+import type { CancelScope } from './cancel.js';
 import type { Microversions } from './microversions.js';
 import { DEFAULT_MICROVERSIONS } from './microversions.js';
 import type { RetryPolicy } from './retry.js';
@@ -78,6 +79,8 @@ export interface HttpSessionOptions {
   random?: () => number;
   /** The pinned microversions, for calls that pick a per-call version (Placement candidates, Octavia PROXYV2). */
   microversions?: Microversions;
+  /** Abandons every request in flight when cancelled (the control plane stops, or loses leadership). */
+  cancel?: CancelScope;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -113,6 +116,8 @@ interface TransportFailure {
   kind: 'transport';
   code?: string;
   timedOut: boolean;
+  /** Why the request was abandoned by Regent (set when the cancel scope fired). */
+  cancelled?: string;
 }
 
 export class HttpSession {
@@ -191,6 +196,7 @@ export class HttpSession {
       const durationMs = Date.now() - started;
 
       if ('kind' in outcome) {
+        if (outcome.cancelled !== undefined) throw new Cancelled(outcome.cancelled, { service: this.service, method: spec.method, path });
         this.logger.debug('openstack request failed', {
           service: this.service, method: spec.method, path, durationMs, code: outcome.code, timedOut: outcome.timedOut, attempt: retriesUsed + 1,
         });
@@ -235,9 +241,13 @@ export class HttpSession {
     if (hasBody && headers['Content-Type'] === undefined) {
       headers['Content-Type'] = Buffer.isBuffer(spec.body) ? 'application/octet-stream' : 'application/json';
     }
+    const scope = this.options.cancel;
+    const signal = scope?.signal;
+    if (signal?.aborted) return { kind: 'transport', timedOut: false, cancelled: scope?.reason() ?? 'cancelled' };
     try {
-      return await this.axios.request({ method: spec.method, url, headers, ...(hasBody ? { data: spec.body } : {}) });
+      return await this.axios.request({ method: spec.method, url, headers, ...(hasBody ? { data: spec.body } : {}), ...(signal ? { signal } : {}) });
     } catch (error: unknown) {
+      if (signal?.aborted) return { kind: 'transport', timedOut: false, cancelled: scope?.reason() ?? 'cancelled' };
       // Keep only the code: the AxiosError holds the config (token header, auth body).
       const code = typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string'
         ? (error as { code: string }).code : undefined;

@@ -15,6 +15,7 @@ import { httpsAgentForCloud } from './keystone/tls.js';
 import type { LoadOptions } from './keystone/clouds-reader.js';
 import { loadCloudConfig } from './keystone/clouds-reader.js';
 import { HttpSession } from './http.js';
+import type { CancelScope } from './cancel.js';
 import type { RetryPolicy } from './retry.js';
 import type { Microversions } from './microversions.js';
 import { baremetalHeaders, computeHeaders, resolveMicroversions, volumeHeaders } from './microversions.js';
@@ -47,6 +48,8 @@ export interface ConnectOptions {
   httpsAgent?: https.Agent;
   /** Use these URLs instead of the catalog's (clouds.yaml `<service>_endpoint_override`). */
   endpointOverrides?: Partial<Record<ServiceType, string>>;
+  /** Abandons every request in flight when cancelled (src/openstack/cancel.ts). */
+  cancel?: CancelScope;
   /** Test hooks for the backoff. */
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
@@ -85,6 +88,7 @@ export const connect = async (cloud: CloudConfig, options: ConnectOptions = {}):
     ...(httpsAgent !== undefined ? { httpsAgent } : {}),
     ...(options.sleep !== undefined ? { sleep: options.sleep } : {}),
     ...(options.random !== undefined ? { random: options.random } : {}),
+    ...(options.cancel !== undefined ? { cancel: options.cancel } : {}),
   };
   const authSecret = cloud.auth.type === 'password' ? cloud.auth.password : cloud.auth.secret;
   const identity = new HttpSession({ ...common, service: 'identity', baseUrl: cloud.authUrl, secrets: () => [authSecret] });

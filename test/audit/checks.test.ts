@@ -120,7 +120,7 @@ describe('audit: static checks', function () {
   it('regent check passes on the product registry and exits 3 with a counterexample on a broken candidate', () => {
     const ok = regent(['check']);
     expect(ok.code, ok.err).to.equal(0);
-    expect(ok.out).to.match(/serverRebuild v1: \d+ states/);
+    expect(ok.out).to.match(/serverRebuild v2: \d+ states/);
     expect(ok.out).to.include('all checks passed');
     const broken = regent(['--machines', 'test/audit/fixtures/broken-machines.ts', 'check', 'serverRebuild@92']);
     expect(broken.code).to.equal(3);

@@ -58,11 +58,11 @@ describe('audit: evidence export', function () {
   it('exports the machine, its statechart, the events and a hash chain; replay --file verifies it and re-decides offline', () => {
     const exported = regent(['--store', `sqlite:${db}`, 'export', REBUILD_STREAM, '--out', evidence]);
     expect(exported.code, exported.err).to.equal(0);
-    expect(exported.out).to.match(/9 events, serverRebuild v1 \(recorded by v1\), 0 value\(s\) redacted, chain head [0-9a-f]{64}/);
+    expect(exported.out).to.match(/9 events, serverRebuild v2 \(recorded by v2\), 0 value\(s\) redacted, chain head [0-9a-f]{64}/);
     const file = JSON.parse(readFileSync(evidence, 'utf8')) as EvidenceFile;
     expect(file.format).to.equal('regent-evidence/1');
-    expect(file.machine).to.include({ id: 'serverRebuild', version: 1 });
-    expect(file.machine.statechart.edges).to.have.length(44);
+    expect(file.machine).to.include({ id: 'serverRebuild', version: 2 });
+    expect(file.machine.statechart.edges).to.have.length(57);
     expect(file.machine.dot).to.match(/^digraph/);
     expect(file.events.map((e) => e.revision)).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7, 8]);
     expect(file.chain.genesis).to.equal(genesisOf(file.stream, file.machine));
@@ -73,7 +73,7 @@ describe('audit: evidence export', function () {
     const replayed = regent(['replay', '--file', evidence, '--at', '4']);
     expect(replayed.code, replayed.err).to.equal(0);
     expect(replayed.out).to.match(/hash chain: 9 links verified/);
-    expect(replayed.out).to.match(/replaying with serverRebuild v1\n/);
+    expect(replayed.out).to.match(/replaying with serverRebuild v2\n/);
     expect(replayed.out).to.include('re-decided: 9 events, no divergence');
     expect(replayed.out).to.match(/as of: +revision 4 serverRebuild\.submitted/);
     const json = JSON.parse(regent(['replay', '--file', evidence, '--json']).out) as { chain: { ok: boolean }; state: { state: string } };
@@ -111,7 +111,7 @@ describe('audit: evidence export', function () {
 
   it('a tampered header (the machine version) breaks the genesis', () => {
     const file = JSON.parse(readFileSync(evidence, 'utf8')) as EvidenceFile;
-    file.machine.version = 2;
+    file.machine.version = 1;
     const tampered = join(dir, 'header.json');
     writeFileSync(tampered, JSON.stringify(file));
     const replayed = regent(['replay', '--file', tampered]);
@@ -131,13 +131,13 @@ describe('audit: evidence export', function () {
     writeFileSync(other, JSON.stringify(file));
     const replayed = regent(['replay', '--file', other]);
     expect(replayed.code).to.equal(1);
-    expect(replayed.err.trim()).to.equal(`regent: ${other} was exported with serverRebuild v7, which is not registered (this build has v1); load it with --machines <module>`);
+    expect(replayed.err.trim()).to.equal(`regent: ${other} was exported with serverRebuild v7, which is not registered (this build has v2); load it with --machines <module>`);
   });
 
   it('replay --file with a candidate machine shows the first divergent event', () => {
     const replayed = regent(['replay', '--file', evidence, '--machine-version', 'test/audit/fixtures/server-rebuild-candidate.ts']);
     expect(replayed.code).to.equal(3);
-    expect(replayed.out).to.match(/replaying with serverRebuild v2/);
+    expect(replayed.out).to.match(/replaying with serverRebuild v3/);
     expect(replayed.out).to.match(/first divergence at revision 4 \(serverRebuild\.submitted, event [0-9a-f-]+\): ignored/);
   });
 });

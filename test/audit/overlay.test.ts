@@ -14,7 +14,7 @@ import { resolveChain, formatChain } from '../../src/audit/history/chain.js';
 import { serverRebuildDefinition } from '../../machines/server-rebuild.js';
 import { newEventId } from '../../src/events/ids.js';
 import { reconcile } from '../machines/server-rebuild-facts.js';
-import { serverRebuildV2 } from './fixtures/server-rebuild-candidate.js';
+import { serverRebuildV3 } from './fixtures/server-rebuild-candidate.js';
 import { recordRebuildHistory, REBUILD_STREAM } from './support/rebuild-history.js';
 
 const R11 = 'e--serverRebuild.Initiated--reconcile--7';
@@ -66,7 +66,7 @@ describe('audit: history overlay', function () {
   it('against a machine that no longer reproduces the history, names where and matches the rest by recorded states, listing ambiguity', async () => {
     const store = new MemoryEventStore();
     await recordRebuildHistory(store);
-    const index = await buildHistoryIndex(store, REBUILD_STREAM, { definition: serverRebuildV2 });
+    const index = await buildHistoryIndex(store, REBUILD_STREAM, { definition: serverRebuildV3 });
     expect(index.divergence).to.deep.include({ revision: 4, reason: 'ignored', expected: 'Initiated', actual: 'Initiated' });
     expect(index.divergence?.expectedEffects.map((e) => e.type)).to.deep.equal(['nova.rebuild']);
     expect(index.divergence?.actualEffects).to.deep.equal([]);

@@ -21,6 +21,8 @@ const regent = (args: string[]) => {
 };
 
 const R11 = 'e--serverRebuild.Initiated--reconcile--7';
+/** U2: the resubmission on evidence after an unknown outcome. */
+const U2 = 'e--serverRebuild.Initiated--reconcile--8';
 
 describe('audit: statechart drawing', function () {
   this.timeout(30_000);
@@ -40,19 +42,20 @@ describe('audit: statechart drawing', function () {
     expect(chart.nodes.find((n) => n.id === 'serverRebuild.Failed')).to.include({ type: 'compound', initial: 'serverRebuild.Failed.stamped' });
   });
 
-  it('R11, the destructive submit, is one edge with its guard, outcome and destructive effect', () => {
+  it('R11, the destructive submit, is one edge with its guard, outcome and destructive effect; U2 its only other, the resubmission on evidence', () => {
     const edge = chart.edges.find((e) => e.id === R11);
-    expect(edge).to.deep.include({ source: 'serverRebuild.Initiated', targets: ['serverRebuild.Initiated'], event: 'reconcile', index: 7, guard: 'quiescentOffTarget', outcome: 'submitted', reenter: true });
+    expect(edge).to.deep.include({ source: 'serverRebuild.Initiated', targets: ['serverRebuild.Initiated'], event: 'reconcile', index: 7, guard: 'quiescentOffTargetNothingOutstanding', outcome: 'submitted', reenter: true });
     expect(edge?.effects).to.deep.equal(['nova.rebuild']);
     expect(edge?.destructive).to.deep.equal(['nova.rebuild']);
-    expect(edgeLabel(edge as never)).to.equal('reconcile [quiescentOffTarget] / submitted ⚠ nova.rebuild');
-    expect(chart.edges.filter((e) => e.destructive.length > 0).map((e) => e.id)).to.deep.equal([R11]);
+    expect(edgeLabel(edge as never)).to.equal('reconcile [quiescentOffTargetNothingOutstanding] / submitted ⚠ nova.rebuild');
+    expect(chart.edges.filter((e) => e.destructive.length > 0).map((e) => e.id)).to.deep.equal([R11, U2]);
+    expect(chart.edges.find((e) => e.id === U2)).to.deep.include({ guard: 'noRebuildSinceDecision', outcome: 'resubmittedOnEvidence' });
   });
 
   it('keeps targetless transitions (the root-level observation) and transitions declared on a compound state', () => {
     expect(chart.edges.find((e) => e.source === 'serverRebuild' && e.event === 'observed')).to.deep.include({ targets: [], guard: null, outcome: null });
     expect(chart.edges.find((e) => e.source === 'serverRebuild.Failed' && e.event === 'rebuild.accepted')?.guard).to.equal('resultForTarget');
-    expect(chart.edges).to.have.length(44);
+    expect(chart.edges).to.have.length(57);
   });
 
   it('includes always transitions and names inline guards, which toJSON() leaves out', () => {
@@ -93,10 +96,10 @@ describe('audit: statechart drawing', function () {
       const out = join(dir, 'rebuild.svg');
       const svg = regent(['viz', 'serverRebuild', '--out', out]);
       expect(svg.code, svg.err).to.equal(0);
-      expect(svg.out).to.include('serverRebuild v1: 8 states, 44 transitions');
-      expect(readFileSync(out, 'utf8')).to.match(/^<\?xml[\s\S]*<svg[\s\S]*quiescentOffTarget/);
+      expect(svg.out).to.include('serverRebuild v2: 8 states, 57 transitions');
+      expect(readFileSync(out, 'utf8')).to.match(/^<\?xml[\s\S]*<svg[\s\S]*quiescentOffTargetNothingOutstanding/);
       const json = regent(['viz', 'serverRebuild', '--format', 'json']);
-      expect((JSON.parse(json.out) as { edges: unknown[] }).edges).to.have.length(44);
+      expect((JSON.parse(json.out) as { edges: unknown[] }).edges).to.have.length(57);
       expect(regent(['viz', 'serverRebuild', '--format', 'dot']).out).to.match(/^digraph "serverRebuild"/);
       const unknown = regent(['viz', 'nope']);
       expect(unknown.code).to.not.equal(0);

@@ -39,7 +39,7 @@ describe('audit web: routes', function () {
   it('the index lists the machines and every resource with its current state', async () => {
     const page = await get('/');
     expect(page.status).to.equal(200);
-    expect(page.text).to.match(/<a href="\/machines\/serverRebuild\?version=1">serverRebuild<\/a>/);
+    expect(page.text).to.match(/<a href="\/machines\/serverRebuild\?version=2">serverRebuild<\/a>/);
     expect(page.text).to.match(/<a href="\/streams\/server-rebuild-srv-1">server-rebuild-srv-1<\/a><\/td><td>serverRebuild<\/td><td><b>noMarker<\/b><\/td><td class="mono">8<\/td>/);
     expect(page.text).to.include('server-rebuild-srv-2');
     expect(page.text.match(external) ?? []).to.deep.equal([]);

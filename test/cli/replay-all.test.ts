@@ -32,8 +32,8 @@ describe('regent replay --all', function () {
     const db = join(dir, 'regent.db');
     store = ['--store', `sqlite:${db}`, '--machines', 'test/fixtures/toy-registry.ts'];
     const s = await openStore(`sqlite:${db}`);
-    await recordRebuildHistory(s); // a 409, then a second submit: v2 would not re-submit
-    await recordCleanRebuild(s, 'server-rebuild-srv-2'); // accepted at once: v2 decides the same
+    await recordRebuildHistory(s); // a 409, then a second submit: v3 would not re-submit
+    await recordCleanRebuild(s, 'server-rebuild-srv-2'); // accepted at once: v3 decides the same
     const engine = new Engine({ store: s, registry: new MachineRegistry([toyDefinition()]), handlers: { 'toy.create': async () => undefined } });
     await engine.dispatch('toy-a', { stimulus: { type: 'reconcile', source: 'reconciler', desired: 'lamp', exists: false }, actor: 'r' });
     await s.close();
@@ -44,16 +44,16 @@ describe('regent replay --all', function () {
     const { code, out, err } = regent([...store, 'replay', '--all']);
     expect(code, err).to.equal(0);
     expect(out).to.match(/replayed 3 stream\(s\), 16 event\(s\) against current machines/);
-    expect(out).to.match(/server-rebuild-srv-1\s+serverRebuild v1\s+9\s+ok/);
+    expect(out).to.match(/server-rebuild-srv-1\s+serverRebuild v2\s+9\s+ok/);
     expect(out).to.include('0 diverged, 0 quarantined, 0 skipped, 3 reproduced');
   });
 
   it('against a deliberately changed rebuild machine, names the first divergent event per stream with expected vs actual, and exits 3', () => {
     const { code, out } = regent([...store, 'replay', '--all', '--category', 'server-rebuild', '--machine-version', CANDIDATE]);
     expect(code).to.equal(3);
-    expect(out).to.match(/replayed 2 stream\(s\), 11 event\(s\) against serverRebuild v2 from .*server-rebuild-candidate\.ts \(category server-rebuild\)/);
-    expect(out).to.match(/server-rebuild-srv-1\s+serverRebuild v2\s+5\s+diverged: ignored\s+4\s+serverRebuild\.submitted\s+Initiated nova\.rebuild\s+Initiated -/);
-    expect(out).to.match(/server-rebuild-srv-2\s+serverRebuild v2\s+6\s+ok/);
+    expect(out).to.match(/replayed 2 stream\(s\), 11 event\(s\) against serverRebuild v3 from .*server-rebuild-candidate\.ts \(category server-rebuild\)/);
+    expect(out).to.match(/server-rebuild-srv-1\s+serverRebuild v3\s+5\s+diverged: ignored\s+4\s+serverRebuild\.submitted\s+Initiated nova\.rebuild\s+Initiated -/);
+    expect(out).to.match(/server-rebuild-srv-2\s+serverRebuild v3\s+6\s+ok/);
     expect(out).to.not.include('toy-a');
     expect(out).to.match(/server-rebuild-srv-1: first divergence at revision 4 \(serverRebuild\.submitted, event [0-9a-f-]+\): ignored/);
     expect(out).to.include('recorded:   to Initiated  effects [{"serverId":"srv-1","imageId":"B","type":"nova.rebuild"}]');
@@ -73,7 +73,7 @@ describe('regent replay --all', function () {
   });
 
   it('takes a registered version number as the candidate, and skips streams of machines it has no version of', () => {
-    const { code, out } = regent([...store, '--machines', CANDIDATE, 'replay', '--all', '--machine-version', '2']);
+    const { code, out } = regent([...store, '--machines', CANDIDATE, 'replay', '--all', '--machine-version', '3']);
     expect(code).to.equal(3);
     expect(out).to.match(/toy-a\s+toy\s+0\s+skipped\s+the candidate has no version of toy/);
     expect(out).to.include('1 diverged, 0 quarantined, 1 skipped, 1 reproduced');

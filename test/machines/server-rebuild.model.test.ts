@@ -9,7 +9,12 @@ import { transition, type AnyMachineSnapshot } from 'xstate';
 import { serverRebuildMachine, RANK, type Marker, type MarkerState, type ServerRebuildContext } from '../../machines/server-rebuild.js';
 import type { ServerRebuildStimulus } from '../../machines/server-rebuild/stimuli.js';
 import type { ServerFacts } from '../../machines/server-rebuild/observation.js';
-import { alphabet, STREAM } from './server-rebuild-facts.js';
+import { alphabet, STREAM, unknownOutcomeAlphabet } from './server-rebuild-facts.js';
+import { serverRebuildAudit } from '../../machines/server-rebuild/audit.js';
+
+/** "a bounded window longer than any request's lifetime": 30 s client timeout, never a retried POST. */
+const WINDOW_MS = 120_000;
+const ms = (iso: string | null | undefined) => (iso ? Date.parse(iso) : NaN);
 
 type Edge = { state: AnyMachineSnapshot; event: ServerRebuildStimulus; nextState: AnyMachineSnapshot };
 const ctx = (s: AnyMachineSnapshot) => s.context as ServerRebuildContext;
@@ -38,20 +43,36 @@ const monitorExpected = (marker: Marker | null, s: ServerFacts): MarkerState | n
   return state === 'Rebuilding' && s.status === 'ERROR' ? 'Failed' : state;
 };
 
+type Action = { type: string; params?: { imageId?: string; name?: string } };
+type EdgeWithActions = Edge & { actions: Action[] };
+
+/** Every reachable edge under an alphabet, with the actions each transition declares; explored once per run. */
+const explorations = new Map<string, EdgeWithActions[]>();
+const exploreOnce = (which: 'all facts' | 'unknown outcomes' = 'all facts'): EdgeWithActions[] => {
+  const known = explorations.get(which);
+  if (known) return known;
+  const map = getAdjacencyMap(serverRebuildMachine, {
+    input: { stream: STREAM },
+    events: which === 'all facts' ? alphabet() : unknownOutcomeAlphabet(),
+    // health, MAC, counters, the last answer and the reasons are data no guard reads: fold them out so the
+    // graph is finite and small (serverRebuildAudit.stateKey folds the same way)
+    serializeState: (s) => serverRebuildAudit.stateKey?.(s) ?? '',
+    serializeEvent: (e) => JSON.stringify(e),
+  });
+  const edges = (adjacencyMapToArray(map) as unknown as Edge[]).map((edge) => {
+    // re-run the transition to get its actions (adjacency keeps only snapshots)
+    const [, actions] = transition(serverRebuildMachine, edge.state as never, edge.event as never) as unknown as [unknown, Action[]];
+    return { ...edge, actions };
+  });
+  explorations.set(which, edges);
+  return edges;
+};
+
 describe('server-rebuild machine: model-based, every reachable state', function () {
   this.timeout(120_000);
-  let edges: Edge[];
+  let edges: EdgeWithActions[];
 
-  before(() => {
-    const map = getAdjacencyMap(serverRebuildMachine, {
-      input: { stream: STREAM },
-      events: alphabet(),
-      // health, MAC and counters are data, not control state: fold them out so the graph is finite
-      serializeState: (s) => JSON.stringify([s.value, ctx(s).marker, ctx(s).parked, ctx(s).lastSubmission]),
-      serializeEvent: (e) => JSON.stringify(e),
-    });
-    edges = adjacencyMapToArray(map) as unknown as Edge[];
-  });
+  before(() => (edges = exploreOnce()));
 
   it('explores every marker state and the park', () => {
     const values = new Set(edges.map((e) => JSON.stringify(e.nextState.value)));
@@ -156,33 +177,98 @@ describe('server-rebuild machine: the destructive step, over every reachable sta
   this.timeout(120_000);
 
   it('a rebuild is submitted only by the reconciler, from Initiated, ref ≠ target, no task running, booted, and never after an accept for the same target', () => {
-    const map = getAdjacencyMap(serverRebuildMachine, {
-      input: { stream: STREAM },
-      events: alphabet(),
-      serializeState: (s) => JSON.stringify([s.value, ctx(s).marker, ctx(s).parked, ctx(s).lastSubmission]),
-      serializeEvent: (e) => JSON.stringify(e),
-    });
     let submits = 0;
-    for (const [, node] of Object.entries(map)) {
-      for (const edge of Object.values(node.transitions) as Array<{ event: ServerRebuildStimulus }>) {
-        const e = edge.event;
-        // re-run the transition to get its actions (adjacency keeps only snapshots)
-        const [, actions] = transition(serverRebuildMachine, node.state as never, e as never) as unknown as [unknown, Array<{ type: string; params?: { imageId: string } }>];
-        const submit = actions.find((a) => a.type === 'nova.rebuild');
-        if (!submit) continue;
-        submits++;
-        const before = ctx(node.state as AnyMachineSnapshot);
-        expect(e.source).to.equal('reconciler');
-        expect(node.state.value).to.equal('Initiated');
-        const server = (e as Extract<ServerRebuildStimulus, { type: 'reconcile' }>).server;
-        expect(refId(server)).to.not.equal(undefined);
-        expect(refId(server)).to.not.equal(before.marker?.targetImageID);
-        expect(active(server)).to.equal(false);
-        expect(server.launchedAt.kind).to.equal('launched');
-        expect(before.lastSubmission).to.not.equal('accepted');
-        expect(submit.params?.imageId).to.equal(before.marker?.targetImageID);
-      }
+    for (const { state, event: e, actions } of [...exploreOnce(), ...exploreOnce('unknown outcomes')]) {
+      const submit = actions.find((a) => a.type === 'nova.rebuild');
+      if (!submit) continue;
+      submits++;
+      const before = ctx(state);
+      expect(e.source).to.equal('reconciler');
+      expect(state.value).to.equal('Initiated');
+      const server = (e as Extract<ServerRebuildStimulus, { type: 'reconcile' }>).server;
+      expect(refId(server)).to.not.equal(undefined);
+      expect(refId(server)).to.not.equal(before.marker?.targetImageID);
+      expect(active(server)).to.equal(false);
+      expect(server.launchedAt.kind).to.equal('launched');
+      expect(before.lastSubmission).to.not.equal('accepted');
+      expect(submit.params?.imageId).to.equal(before.marker?.targetImageID);
     }
     expect(submits).to.be.greaterThan(0);
+  });
+});
+
+describe('server-rebuild machine: an unknown outcome is never submitted again blindly (U1–U4), over every reachable state', function () {
+  this.timeout(120_000);
+  let edges: EdgeWithActions[];
+
+  before(() => (edges = [...exploreOnce('unknown outcomes'), ...exploreOnce()]));
+
+  it('explores unanswered submissions: timed out, crashed (no answer at all), re-armed over, resubmitted on evidence', () => {
+    const answers = new Set(edges.map((e) => ctx(e.nextState).outstanding?.answer ?? 'none'));
+    expect([...answers].sort()).to.deep.equal(['none', 'pending', 'unknown']);
+    const outcomes = new Set(edges.map((e) => `${e.event.type}:${e.actions.find((a) => a.type === 'outcome')?.params?.name}`));
+    for (const o of ['reconcile:resubmittedOnEvidence', 'reconcile:awaitingEvidence', 'reconcile:staleSubmissionSettled', 'reconcile:outcomeUnresolvable', 'rebuild.outcomeUnknown:outcomeUnknown']) expect(outcomes, o).to.include(o);
+  });
+
+  it('every submission leaves an unanswered record until an answer or evidence arrives', () => {
+    for (const { event, nextState, actions } of edges) {
+      const submit = actions.find((a) => a.type === 'nova.rebuild');
+      if (!submit) continue;
+      expect(ctx(nextState).outstanding, JSON.stringify(event)).to.include({ imageId: submit.params?.imageId, answer: 'pending' });
+    }
+  });
+
+  it('no path submits while an earlier submission is unanswered, unless the window has passed and Nova recorded no rebuild since the decision', () => {
+    let resubmits = 0;
+    for (const { state, event, actions } of edges) {
+      if (!actions.some((a) => a.type === 'nova.rebuild')) continue;
+      const o = ctx(state).outstanding;
+      if (!o) continue;
+      resubmits++;
+      const pass = event as Extract<ServerRebuildStimulus, { type: 'reconcile' }>;
+      const what = `${JSON.stringify(o)} + ${JSON.stringify(event)}`;
+      expect(o.imageId, what).to.equal(ctx(state).marker?.targetImageID);
+      expect(ms(pass.at) - ms(o.decidedAt ?? o.waitingSince), what).to.be.at.least(WINDOW_MS);
+      expect(pass.rebuildActions?.kind, what).to.equal('read');
+      expect(o.baseline, what).to.not.equal(null);
+      const since = (pass.rebuildActions as { requestIds: string[] }).requestIds.filter((id) => !(o.baseline ?? []).includes(id));
+      expect(since, what).to.deep.equal([]);
+      expect(refId(pass.server), what).to.not.equal(o.imageId);
+    }
+    expect(resubmits).to.be.greaterThan(0);
+  });
+
+  it('an unanswered submission is settled only by an answer for its image, its image on the ref, or (for a superseded target) the window passing', () => {
+    let settled = 0;
+    for (const { state, event, nextState } of edges) {
+      const o = ctx(state).outstanding;
+      if (!o || ctx(nextState).outstanding !== null) continue;
+      settled++;
+      const what = `${JSON.stringify(o)} + ${JSON.stringify(event)}`;
+      if (event.source === 'effect') {
+        expect(event.type, what).to.not.equal('rebuild.outcomeUnknown');
+        expect((event as { imageId: string }).imageId, what).to.equal(o.imageId);
+        continue;
+      }
+      // the rebuild was accepted (its image on the ref, as a pass or the monitor read it), or the target
+      // moved on and the old request can no longer land (the window passed, on a reconciler pass's clock)
+      const server = (event as { server: ServerFacts }).server;
+      const refOnIt = refId(server) === o.imageId;
+      const superseded = o.imageId !== ctx(state).marker?.targetImageID;
+      const windowPassed = event.type === 'reconcile' && ms(event.at) - ms(o.decidedAt ?? o.waitingSince) >= WINDOW_MS;
+      expect(refOnIt || (superseded && windowPassed), what).to.equal(true);
+    }
+    expect(settled).to.be.greaterThan(0);
+  });
+
+  it('a re-arm over an unanswered submission keeps it: the new target waits for the old request too', () => {
+    let checked = 0;
+    for (const { state, nextState } of edges) {
+      const o = ctx(state).outstanding;
+      if (!o || state.value !== 'Initiated' || ctx(nextState).marker?.targetImageID === ctx(state).marker?.targetImageID || !ctx(nextState).marker) continue;
+      checked++;
+      expect(ctx(nextState).outstanding).to.deep.equal(o);
+    }
+    expect(checked).to.be.greaterThan(0);
   });
 });

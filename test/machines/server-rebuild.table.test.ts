@@ -7,7 +7,7 @@ import type { AnyMachineSnapshot } from 'xstate';
 import { serverRebuildDefinition, type ServerRebuildContext } from '../../machines/server-rebuild.js';
 import { initialSnapshot, step } from '../../src/engine/fold.js';
 import type { ServerRebuildStimulus } from '../../machines/server-rebuild/stimuli.js';
-import { accepted, busy, conflict, hidden, image, never, observed, reconcile, rejected, STREAM, unreadableRef } from './server-rebuild-facts.js';
+import { accepted, actions, actionsUnreadable, busy, conflict, hidden, image, never, observed, reconcile, reconcileAt, rejected, STREAM, T0, T30S, T5M, unknown, unreadableRef } from './server-rebuild-facts.js';
 
 const def = serverRebuildDefinition;
 const after = (...stimuli: ServerRebuildStimulus[]): AnyMachineSnapshot => {
@@ -62,7 +62,7 @@ describe('server-rebuild: the reconciler pass, case by case', () => {
     ['R6 an Initiated marker whose ref is on target in ERROR is attributable: park', initiated, reconcile('B', { imageRef: image('B'), status: 'ERROR' }), { value: { Failed: 'stamped' }, outcome: 'failureStamped', changed: true }],
     ['R5 park phase 2: only a pass that reads Failed back issues the terminal parked outcome', failed, reconcile('B', { imageRef: image('B'), status: 'ERROR' }), { value: { Failed: 'parked' }, outcome: 'parked', changed: true }],
     ['R5 a parked server stays parked: never an automatic retry', parked, reconcile('B', { imageRef: image('B'), status: 'ERROR' }), { value: { Failed: 'parked' }, outcome: 'parked', changed: false }],
-    ['R5 a parked server whose ERROR cleared still stays parked (recovery is a new image or a replacement)', parked, reconcile('B', { imageRef: image('B') }), { value: { Failed: 'parked' }, outcome: 'parked', changed: false }],
+    ['R5 a parked server whose ERROR cleared still stays parked (recovery is a new image or a replacement); the pass records its fresh read', parked, reconcile('B', { imageRef: image('B') }), { value: { Failed: 'parked' }, outcome: 'parked', changed: true }],
   ];
   for (const [title, from, stimulus, expected] of cases) {
     it(title, () => {
@@ -118,6 +118,102 @@ describe('server-rebuild: the reconciler pass, case by case', () => {
       expect(r.effects, JSON.stringify(server)).to.deep.equal([]);
       s = r.snapshot;
     }
+  });
+});
+
+describe('server-rebuild: the park records the fresh-read health (R5)', () => {
+  const monitorFailed = () => after(reconcile('B'), reconcile('B'), accepted('B'), observed({ imageRef: image('B'), status: 'ERROR' }));
+
+  it('R5 the pass that reads a monitor-stamped Failed back and parks writes Healthy from its own GET: ACTIVE → True/Healthy', () => {
+    const r = decide(monitorFailed(), reconcile('B', { imageRef: image('B'), status: 'ACTIVE' }));
+    expect(r.outcome).to.equal('parked');
+    expect(r.context.health).to.deep.include({ phase: 'Running', healthy: { status: 'True', reason: 'Healthy' }, writtenBy: 'reconciler' });
+  });
+
+  it('R5 … and ERROR → False/Errored', () => {
+    const r = decide(monitorFailed(), reconcile('B', { imageRef: image('B'), status: 'ERROR' }));
+    expect(r.outcome).to.equal('parked');
+    expect(r.context.health).to.deep.include({ healthy: { status: 'False', reason: 'Errored' }, writtenBy: 'reconciler' });
+  });
+});
+
+describe('server-rebuild: an unknown outcome is never submitted again blindly (U1–U4)', () => {
+  // B armed at T0, submitted at T0 with Nova's record showing no rebuild yet (the baseline).
+  const submittedAtT0 = () => after(reconcileAt('B', T0), reconcileAt('B', T0, actions()));
+  const timedOut = () => after(reconcileAt('B', T0), reconcileAt('B', T0, actions()), unknown('B'));
+
+  it('E4 an answer that never came is recorded as an unknown outcome with its reason, not a refusal', () => {
+    const r = decide(submittedAtT0(), unknown('B', 'no answer within the client timeout'));
+    expect(r.outcome).to.equal('outcomeUnknown');
+    expect(r.changed).to.equal(true);
+    expect(r.context.outstanding).to.deep.include({ imageId: 'B', answer: 'unknown', reason: 'no answer within the client timeout', decidedAt: T0, baseline: [] });
+  });
+
+  const cases: Array<[string, () => AnyMachineSnapshot, ServerRebuildStimulus, { outcome: string; effects: string[] }]> = [
+    ['U1 the next pass after a timeout reads the old image with no task and does not submit again', timedOut, reconcileAt('B', T30S, actions()), { outcome: 'awaitingEvidence', effects: [] }],
+    ['U1 a crash between the submit and its answer (no result at all) is the same unknown outcome', submittedAtT0, reconcileAt('B', T30S, actions()), { outcome: 'awaitingEvidence', effects: [] }],
+    ['U1 even past the window, no resubmission without reading Nova’s instance-action record', timedOut, reconcileAt('B', T5M), { outcome: 'outcomeUnresolvable', effects: [] }],
+    ['U2 past the window with no rebuild recorded since the decision: submitted again, the evidence in the event', timedOut, reconcileAt('B', T5M, actions()), { outcome: 'resubmittedOnEvidence', effects: ['nova.rebuild'] }],
+    ['U4 past the window but Nova recorded a rebuild since the decision: never submitted again', timedOut, reconcileAt('B', T5M, actions('req-late')), { outcome: 'outcomeUnresolvable', effects: [] }],
+    ['U4 past the window with the record unreadable: no evidence, no resubmission', timedOut, reconcileAt('B', T5M, actionsUnreadable), { outcome: 'outcomeUnresolvable', effects: [] }],
+    ['U1 the ref on the target is evidence of acceptance: the rebuild is recorded, nothing submitted', timedOut, reconcileAt('B', T30S, actions('req-late'), { imageRef: image('B'), status: 'REBUILD', taskState: busy() }), { outcome: 'acceptanceRecorded', effects: [] }],
+  ];
+  for (const [title, from, stimulus, expected] of cases) {
+    it(title, () => {
+      const r = decide(from(), stimulus);
+      expect(r.outcome).to.equal(expected.outcome);
+      expect(r.effects.map((e) => e.type)).to.deep.equal(expected.effects);
+    });
+  }
+
+  it('U1 the wait is recorded once (when it started), later waiting passes store nothing', () => {
+    const first = decide(timedOut(), reconcileAt('B', T30S, actions()));
+    expect(first.changed).to.equal(true);
+    expect(first.context.outstanding?.waitingSince).to.equal(T30S);
+    const second = step(def, step(def, timedOut(), reconcileAt('B', T30S, actions())).snapshot, reconcileAt('B', T30S, actions()));
+    expect(second.changed).to.equal(false);
+  });
+
+  it('U2 a submission decided on a pass without a clock (recorded before passes carried one) waits a whole window from the first wait', () => {
+    const old = after(reconcile('B'), reconcile('B'), unknown('B'));
+    const first = decide(old, reconcileAt('B', T0, actions()));
+    expect(first.outcome).to.equal('awaitingEvidence');
+    expect(first.context.outstanding?.waitingSince).to.equal(T0);
+    const waiting = step(def, old, reconcileAt('B', T0, actions())).snapshot;
+    expect(decide(waiting, reconcileAt('B', T30S, actions())).outcome).to.equal('awaitingEvidence');
+    // past the window: no baseline was read when it was decided, so nothing can show it did not take effect
+    const late = decide(waiting, reconcileAt('B', T5M, actions()));
+    expect(late.outcome).to.equal('outcomeUnresolvable');
+    expect(late.effects).to.deep.equal([]);
+    expect(late.context.outstanding?.unresolvable).to.match(/not readable when the rebuild was decided/);
+  });
+
+  it('U3 a re-arm over an unanswered submission keeps it: the new image is not submitted until the old request can no longer land', () => {
+    const rearmed = step(def, timedOut(), reconcileAt('C', T30S)).snapshot;
+    expect((rearmed.context as ServerRebuildContext).marker).to.deep.equal({ targetImageID: 'C', state: 'Initiated' });
+    const blocked = decide(rearmed, reconcileAt('C', T30S, actions()));
+    expect(blocked.outcome).to.equal('awaitingEvidence');
+    expect(blocked.effects).to.deep.equal([]);
+    const settled = decide(rearmed, reconcileAt('C', T5M, actions()));
+    expect(settled.outcome).to.equal('staleSubmissionSettled');
+    expect(settled.context.outstanding).to.equal(null);
+    expect(decide(step(def, rearmed, reconcileAt('C', T5M, actions())).snapshot, reconcileAt('C', T5M, actions())).outcome).to.equal('submitted');
+  });
+
+  it('U3 the old request visibly landed (its image on the ref): settled, and the new image proceeds once quiescent', () => {
+    const rearmed = step(def, timedOut(), reconcileAt('C', T30S)).snapshot;
+    const landed = decide(rearmed, reconcileAt('C', T30S, actions('req-late'), { imageRef: image('B') }));
+    expect(landed.outcome).to.equal('staleSubmissionSettled');
+  });
+
+  it('U3 a revert to the running image while the answer is unknown: the marker clears, the unanswered request still stands', () => {
+    const reverted = step(def, step(def, timedOut(), reconcileAt('A', T30S)).snapshot, reconcileAt('A', T30S, actions())).snapshot;
+    expect(reverted.value).to.equal('noMarker');
+    expect((reverted.context as ServerRebuildContext).outstanding).to.include({ imageId: 'B' });
+    // the late POST lands: the server is on B, the spec wants A; arming waits for nothing, submitting waits for the settle
+    const landed = step(def, reverted, reconcileAt('A', T5M, actions('req-late'), { imageRef: image('B') })).snapshot;
+    expect(landed.value).to.equal('Initiated');
+    expect(decide(landed, reconcileAt('A', T5M, actions('req-late'), { imageRef: image('B') })).outcome).to.equal('staleSubmissionSettled');
   });
 });
 

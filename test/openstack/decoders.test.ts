@@ -11,7 +11,7 @@ const server = (over: Record<string, unknown> = {}, drop: string[] = []): Record
   const base: Record<string, unknown> = {
     id: 'srv-1', name: 'web-1', status: 'ACTIVE', tenant_id: 'p1',
     'OS-EXT-STS:task_state': null, 'OS-EXT-STS:vm_state': 'active', 'OS-SRV-USG:launched_at': '2024-05-01T10:00:00.000000',
-    image: { id: 'img-1', links: [] },
+    image: { id: '7c1e2f3a-0b4d-4e5f-8a9b-0c1d2e3f4a5b', links: [] },
     addresses: { net: [{ addr: '192.0.2.5', version: 4, 'OS-EXT-IPS-MAC:mac_addr': 'FA:16:3E:00:00:01', 'OS-EXT-IPS:type': 'fixed' }] },
     metadata: { 'regent.io/server': 'abc' },
     'some-future-field': { nested: true },
@@ -29,7 +29,7 @@ describe('decoders', () => {
       expect(s.status).to.deep.equal({ kind: 'value', value: 'ACTIVE' });
       expect(s.taskState).to.deep.equal({ kind: 'value', value: null });
       expect(s.launchedAt).to.deep.equal({ kind: 'value', value: '2024-05-01T10:00:00.000000' });
-      expect(s.imageRef).to.deep.equal({ kind: 'value', value: { source: 'image', id: 'img-1' } });
+      expect(s.imageRef).to.deep.equal({ kind: 'value', value: { source: 'image', id: '7c1e2f3a-0b4d-4e5f-8a9b-0c1d2e3f4a5b' } });
       expect(s.macAddresses).to.deep.equal({ kind: 'value', value: ['fa:16:3e:00:00:01'] });
       expect(s.metadata).to.deep.equal({ kind: 'value', value: { 'regent.io/server': 'abc' } });
       expect(s.fault).to.deep.equal({ kind: 'absent' });

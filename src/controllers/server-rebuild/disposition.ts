@@ -1,20 +1,33 @@
 /**
  * What each server-rebuild outcome means for the pass that produced it. The machine decides; this
  * table says when to come back. Intervals: the spec's 10 s re-check before first boot; 1 s after a
- * write the next pass must read back (arm, clear, park stamp); 10 s for other waits.
+ * write the next pass must read back (arm, clear, park stamp); 10 s for other waits; an unanswered
+ * submission comes back when its evidence window ends.
  */
 import { done, park, yieldFor, type Disposition } from '../disposition.js';
 import { PARKED_MESSAGE } from '../../../projections/server-status.js';
+import { UNKNOWN_OUTCOME_WINDOW_MS, type OutstandingSubmission } from '../../../machines/server-rebuild.js';
 
 export const READ_BACK_MS = 1_000;
 export const RECHECK_MS = 10_000;
+/** An outcome no evidence can settle is re-checked slowly: only a new image (or a replacement) ends it. */
+export const UNRESOLVABLE_RECHECK_MS = 60_000;
 
 export class RebuildRejected extends Error {
   override readonly name = 'RebuildRejected';
 }
 
+/** Time left until an outstanding submission's evidence window ends (at least the read-back interval). */
+export const untilWindowEnds = (outstanding: OutstandingSubmission | null | undefined, now: Date | undefined): number => {
+  const start = outstanding ? Date.parse(outstanding.decidedAt ?? outstanding.waitingSince ?? '') : NaN;
+  if (!now || Number.isNaN(start)) return RECHECK_MS;
+  return Math.min(UNKNOWN_OUTCOME_WINDOW_MS, Math.max(READ_BACK_MS, start + UNKNOWN_OUTCOME_WINDOW_MS - now.getTime() + 100));
+};
 
-export const dispositionFor = (outcome: string | undefined, detail: { targetImageID?: string } = {}): Disposition => {
+export const dispositionFor = (
+  outcome: string | undefined,
+  detail: { targetImageID?: string | undefined; outstanding?: OutstandingSubmission | null; now?: Date } = {},
+): Disposition => {
   switch (outcome) {
     case 'deferred':
       return yieldFor(RECHECK_MS, 'image change waits for first boot (launched_at is zero)');
@@ -27,6 +40,13 @@ export const dispositionFor = (outcome: string | undefined, detail: { targetImag
       return yieldFor(RECHECK_MS, 'another task holds the server');
     case 'conflict':
       return yieldFor(RECHECK_MS, 'Nova answered 409 to the rebuild; the marker stays Initiated');
+    case 'outcomeUnknown':
+    case 'awaitingEvidence':
+      return yieldFor(untilWindowEnds(detail.outstanding, detail.now), "Nova's answer to the rebuild never came; waiting for evidence before deciding again");
+    case 'outcomeUnresolvable':
+      return yieldFor(UNRESOLVABLE_RECHECK_MS, 'no evidence can show whether Nova accepted the rebuild; a new image or a replacement ends it');
+    case 'staleSubmissionSettled':
+      return yieldFor(READ_BACK_MS, 'the unanswered submission for a superseded image is settled; the next pass proceeds');
     case 'waiting':
     case 'terminalUnsettled':
       return yieldFor(RECHECK_MS, 'waiting for the server to settle');

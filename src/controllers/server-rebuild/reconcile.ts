@@ -4,15 +4,26 @@
  * destructive effect if decided, and the last outcome becomes the pass's disposition.
  *
  * The pass authorises only from what it read on this GET (launched_at, image ref, task_state) and
- * from the marker as stored: never from the monitor's latches.
+ * from the marker as stored: never from the monitor's latches. While the stored marker is Initiated it
+ * also reads Nova's instance-action record: the baseline a submission is decided on, and the evidence
+ * an unanswered submission needs before anything is submitted again (machines/server-rebuild.ts U1–U4).
  */
 import type { Engine, Decision } from '../../engine/engine.js';
-import type { NovaClient } from '../../openstack/nova/index.js';
+import type { ServerObservation } from '../../openstack/decoders/server.js';
+import { OpenStackError, RequestFailed, ServerError, Timeout, Cancelled } from '../../openstack/errors.js';
 import type { Logger } from '../../log/logger.js';
+import { describeError } from '../../log/logger.js';
 import { serverFacts } from '../../provider/server-facts.js';
 import { serverRebuildStream, type ServerRebuildContext } from '../../../machines/server-rebuild.js';
+import type { RebuildActions } from '../../../machines/server-rebuild/stimuli.js';
 import type { Disposition } from '../disposition.js';
 import { dispositionFor } from './disposition.js';
+
+/** What the pass reads from Nova. */
+export interface ServerImageReads {
+  getServer(serverId: string): Promise<ServerObservation>;
+  listInstanceActions(serverId: string): Promise<ReadonlyArray<{ action: string; requestId: string }>>;
+}
 
 export interface ServerImagePass {
   serverId: string;
@@ -26,19 +37,49 @@ export interface ServerImagePassResult {
   decisions: Decision[];
 }
 
+/**
+ * The rebuild actions Nova recorded for the server. A refusal (policy, not found, an unreadable answer)
+ * is recorded as "no evidence"; a transient failure (5xx, timeout, reset) fails the pass so it backs
+ * off and reads again, rather than deciding on a gap.
+ */
+export const readRebuildActions = async (nova: Pick<ServerImageReads, 'listInstanceActions'>, serverId: string, logger: Logger): Promise<RebuildActions> => {
+  try {
+    const actions = await nova.listInstanceActions(serverId);
+    return { kind: 'read', requestIds: actions.filter((a) => a.action === 'rebuild').map((a) => a.requestId) };
+  } catch (error) {
+    if (error instanceof ServerError || error instanceof Timeout || error instanceof RequestFailed || error instanceof Cancelled) throw error;
+    logger.warn("nova's instance-action record is not readable; no evidence for the rebuild protocol", { serverId, ...describeError(error) });
+    const why = error instanceof OpenStackError ? (error.status !== undefined ? `HTTP ${error.status}` : error.reason) : 'unreadable';
+    return { kind: 'unreadable', why };
+  }
+};
+
 export const reconcileServerImage = async (
-  deps: { engine: Engine; nova: Pick<NovaClient, 'getServer'>; logger: Logger },
+  deps: { engine: Engine; nova: ServerImageReads; logger: Logger; now?: () => Date },
   pass: ServerImagePass,
 ): Promise<ServerImagePassResult> => {
+  const now = deps.now ?? (() => new Date());
+  const stream = serverRebuildStream(pass.serverId);
   const server = serverFacts(await deps.nova.getServer(pass.serverId));
-  const decisions = await deps.engine.dispatch(serverRebuildStream(pass.serverId), {
-    stimulus: { type: 'reconcile', source: 'reconciler', desiredImage: pass.desiredImage, server, ...(pass.generation === undefined ? {} : { generation: pass.generation }) },
+  const standing = (await deps.engine.load(stream)).snapshot.context as ServerRebuildContext;
+  const rebuildActions = standing.marker?.state === 'Initiated' ? await readRebuildActions(deps.nova, pass.serverId, deps.logger) : undefined;
+  const at = now();
+  const decisions = await deps.engine.dispatch(stream, {
+    stimulus: {
+      type: 'reconcile',
+      source: 'reconciler',
+      desiredImage: pass.desiredImage,
+      server,
+      at: at.toISOString(),
+      ...(rebuildActions === undefined ? {} : { rebuildActions }),
+      ...(pass.generation === undefined ? {} : { generation: pass.generation }),
+    },
     actor: 'reconciler/server-image',
     ...(pass.correlationId === undefined ? {} : { correlationId: pass.correlationId }),
   });
   const last = decisions[decisions.length - 1];
   const context = last?.snapshot.context as ServerRebuildContext | undefined;
-  const disposition = dispositionFor(last?.outcome, { targetImageID: context?.marker?.targetImageID });
+  const disposition = dispositionFor(last?.outcome, { targetImageID: context?.marker?.targetImageID, outstanding: context?.outstanding ?? null, now: at });
   const log = disposition.kind === 'park' || disposition.kind === 'fail' ? 'warn' : 'debug';
   deps.logger[log]('server image pass', {
     serverId: pass.serverId,

@@ -57,12 +57,20 @@ export interface ServerObservation {
   readonly observedAt?: string;
 }
 
+/** Glance image ids are UUIDs (Glance's API reference: "id … UUID"); Nova answers them in the canonical 8-4-4-4-12 form. */
+const GLANCE_IMAGE_ID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/**
+ * A present `image.id` that is not a UUID is unreadable, never an image: the rebuild protocol compares it
+ * with the target, and a garbage ref that decoded as an image would be armed on one pass and rebuilt on
+ * the next (openstack-provider.md: "a fresh read whose image ref is missing or unparseable" yields).
+ */
 const imageRefCodec = new t.Type<ImageRef, unknown, unknown>(
   'ImageRef',
   (u): u is ImageRef => isRecord(u) && (u.source === 'image' || u.source === 'volume'),
   (u, c) => {
     if (u === '') return t.success({ source: 'volume' });
-    if (isRecord(u) && typeof u.id === 'string' && u.id !== '') return t.success({ source: 'image', id: u.id });
+    if (isRecord(u) && typeof u.id === 'string' && GLANCE_IMAGE_ID.test(u.id)) return t.success({ source: 'image', id: u.id });
     return t.failure(u, c);
   },
   (a) => (a.source === 'volume' ? '' : { id: a.id }),
