@@ -66,6 +66,12 @@ export interface MachineAudit {
   rank?: (snapshot: AnyMachineSnapshot) => number;
   /** True once the machine has parked (terminal, user action required). */
   parked?: (snapshot: AnyMachineSnapshot) => boolean;
+  /**
+   * In words, the evidence a destructive decision was taken on, from the state read back and the
+   * decision's stimulus (e.g. why a rebuild was submitted again after an unanswered one). Shown by
+   * `regent chain`.
+   */
+  evidenceOf?: (before: AnyMachineSnapshot, stimulus: Stimulus) => string | undefined;
 }
 
 /** The effect type an effect action is executed (and recorded, and audited) as. */

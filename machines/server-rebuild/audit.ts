@@ -10,7 +10,7 @@
  */
 import type { AnyMachineSnapshot } from 'xstate';
 import type { MachineAudit, Stimulus } from '../definition.js';
-import { RANK, type ServerRebuildContext } from '../server-rebuild.js';
+import { RANK, UNKNOWN_OUTCOME_WINDOW_MS, type ServerRebuildContext } from '../server-rebuild.js';
 import type { ImageRef, LaunchedAt, ServerFacts, TaskState } from './observation.js';
 import type { RebuildActions, ServerRebuildStimulus } from './stimuli.js';
 
@@ -87,4 +87,18 @@ export const serverRebuildAudit: MachineAudit = {
     return marker ? RANK[marker.state] : 0;
   },
   parked: (snapshot) => contextOf(snapshot).parked,
+  evidenceOf: (before, stimulus) => {
+    const c = contextOf(before);
+    const pass = stimulus as ServerRebuildStimulus;
+    if (pass.type !== 'reconcile' || !c.marker) return undefined;
+    const record = pass.rebuildActions;
+    const seen = record === undefined ? "Nova's instance-action record was not read" : record.kind === 'read' ? `Nova had recorded ${record.requestIds.length} rebuild(s) (the baseline)` : `Nova's instance-action record was unreadable (${record.why})`;
+    const o = c.outstanding;
+    if (!o) return `the ${c.marker.state} marker for ${c.marker.targetImageID} was read back with no unanswered submission; ${seen}`;
+    const answer = o.answer === 'unknown' ? `its answer never came (${o.reason ?? 'unknown'})` : 'no answer was recorded (Regent stopped or crashed during the request)';
+    const since = o.decidedAt ? `decided at ${o.decidedAt}` : `waited for since ${o.waitingSince ?? '?'}`;
+    const baseline = o.baseline ? `${o.baseline.length} before the decision` : 'unreadable before the decision';
+    const now = record?.kind === 'read' ? record.requestIds.length : '?';
+    return `an earlier submission for ${o.imageId} (${since}) was unanswered: ${answer}; submitted again at ${pass.at ?? '?'}, once the ${UNKNOWN_OUTCOME_WINDOW_MS / 1000} s window had passed and Nova's instance-action record showed no rebuild since the decision (rebuilds recorded: ${baseline}, ${now} now)`;
+  },
 };

@@ -36,9 +36,9 @@ export interface RebuildRig {
   close(): Promise<void>;
 }
 
-export const startRebuildRig = async (options: { store?: EventStore; sim?: RunningSimulator } = {}): Promise<RebuildRig> => {
+export const startRebuildRig = async (options: { store?: EventStore; sim?: RunningSimulator; timeoutMs?: number } = {}): Promise<RebuildRig> => {
   const sim = options.sim ?? (await startSimulator({ clock: 'manual' }));
-  const os = await connect(cloudFromYaml(sim.cloudsYaml(), 'sim-demo'), { retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 }, timeoutMs: 5_000 });
+  const os = await connect(cloudFromYaml(sim.cloudsYaml(), 'sim-demo'), { retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 }, timeoutMs: options.timeoutMs ?? 5_000 });
   const store = options.store ?? new MemoryEventStore();
   const engine = new Engine({ store, registry: createProductRegistry(), handlers: { 'nova.rebuild': novaRebuildHandler(os.nova) } });
   const logger = silentLogger();
@@ -57,7 +57,8 @@ export const startRebuildRig = async (options: { store?: EventStore; sim?: Runni
       sim.clock.advance(1_000);
       return id;
     },
-    pass: (serverId, desiredImage) => reconcileServerImage({ engine, nova: os.nova, logger }, { serverId, desiredImage }),
+    // The pass's clock is the simulator's: advancing it moves both Nova's transitions and Regent's windows.
+    pass: (serverId, desiredImage) => reconcileServerImage({ engine, nova: os.nova, logger, now: () => new Date(sim.clock.now()) }, { serverId, desiredImage }),
     poll: () => monitor.pollOnce(),
     advance: (ms) => sim.clock.advance(ms),
     marker: async (serverId) => ((await engine.load(serverRebuildStream(serverId))).snapshot.context as ServerRebuildContext).marker,

@@ -53,6 +53,13 @@ describe('decoders', () => {
       expect(decodeServer(server({}, ['image'])).imageRef).to.deep.equal({ kind: 'absent' });
     });
 
+    it('an image id that is present but not a UUID is unreadable, never an image (issue 10, item 4)', () => {
+      for (const id of ['not-a-uuid', 'img-1', '7c1e2f3a0b4d4e5f8a9b0c1d2e3f4a5b', ' 7c1e2f3a-0b4d-4e5f-8a9b-0c1d2e3f4a5b', '7c1e2f3a-0b4d-4e5f-8a9b-0c1d2e3f4a5b/x']) {
+        expect(decodeServer(server({ image: { id, links: [] } })).imageRef, id).to.deep.equal({ kind: 'unreadable', raw: { id, links: [] } });
+      }
+      expect(decodeServer(server({ image: { id: '7C1E2F3A-0B4D-4E5F-8A9B-0C1D2E3F4A5B' } })).imageRef.kind).to.equal('value');
+    });
+
     it('launched_at null (never booted, or reset by rebuild) is a value; garbage is unreadable', () => {
       expect(decodeServer(server({ 'OS-SRV-USG:launched_at': null })).launchedAt).to.deep.equal({ kind: 'value', value: null });
       expect(decodeServer(server({ 'OS-SRV-USG:launched_at': 'yesterday' })).launchedAt.kind).to.equal('unreadable');

@@ -135,7 +135,7 @@ export const resolveChain = async (store: EventStore, stream: string, chain: Aut
   if (decision) {
     seen.add(decision.id);
     links.push(...(await causes(store, stream, decision, seen)));
-    links.push(link('decision', decision, `declared ${chain.effect.type} on the observation in its stimulus`, true));
+    links.push(link('decision', decision, `declared ${chain.effect.type} on the observation in its stimulus${chain.evidence ? `; ${chain.evidence}` : ''}`, true));
   }
   for (const revision of chain.results) {
     const result = await eventAt(store, stream, revision);

@@ -53,6 +53,8 @@ export interface AuthorizationChain {
   /** `intent`: from the machine's marker (audit.intentOf); `entered-state`: from recorded states only. */
   method: 'intent' | 'entered-state';
   problems: string[];
+  /** The machine's account of the evidence the decision was taken on (audit.evidenceOf), when it gives one. */
+  evidence?: string;
 }
 
 export interface HistoryIndex {
@@ -223,7 +225,9 @@ const indexEvent = (
     else if (arm.source !== 'reconciler') problems.push(`the intent was recorded by ${arm.source}, not the reconciler`);
     if (useIntent && !intentBefore) problems.push('the state read back before the decision holds no intent');
     cursor.pending.set(event.id, index.chains.length);
+    const evidence = useIntent ? audit?.evidenceOf?.(previous, event.data as never) : undefined;
     index.chains.push({
+      ...(evidence ? { evidence } : {}),
       effect,
       decision: event.revision,
       arm: arm?.revision,
