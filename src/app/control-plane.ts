@@ -8,14 +8,18 @@
  *   HTTP on loopback: /metrics, /healthz, /readyz, audit pages
  *
  * Leader election (a lease in the resource store) makes sure only one replica reconciles: controllers,
- * the monitor and the status runner run only while this process leads.
+ * the monitor and the status runner run only while this process leads, every event records the term it
+ * was decided under, and the engine refuses to append or start an effect outside an unexpired term.
  */
 import { hostname } from 'node:os';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/port.js';
-import { Engine } from '../engine/engine.js';
+import { Engine, type Fence, type LeaderTerm } from '../engine/engine.js';
+import { NotLeader } from '../engine/errors.js';
+import { CancelScope } from '../openstack/cancel.js';
+import { Cancelled } from '../openstack/errors.js';
 import { createProductRegistry } from '../../machines/index.js';
 import { connect } from '../openstack/session.js';
 import type { OpenStackSession } from '../openstack/session.js';
@@ -49,8 +53,12 @@ export interface ControlPlaneOptions {
   logger: Logger;
   host?: string;
   port?: number;
-  /** Apply these manifests when the resource store holds no resources yet (first start). */
-  examplesDir?: string;
+  /**
+   * Manifests applied when the resource store holds no resources yet (first start). `explicit: false`
+   * (the default `examples/` of `regent serve`) applies them only to the simulator Regent started
+   * itself, never to a configured cloud; `explicit: true` (`--examples <dir>`) applies them anywhere.
+   */
+  examples?: { dir: string; explicit: boolean };
   monitorIntervalMs?: number;
   /** Where the status runner keeps its checkpoint (default next to the sqlite store; memory for memory:). */
   checkpointPath?: string;
@@ -62,6 +70,8 @@ export interface ControlPlaneOptions {
   openstack?: OpenStackTarget;
   /** Leader-election timings (tests shorten them). */
   lease?: { durationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
+  /** How long a clean stop lets passes in flight finish before their OpenStack requests are cancelled. */
+  stopGraceMs?: number;
 }
 
 export interface ControlPlane {
@@ -72,10 +82,13 @@ export interface ControlPlane {
   engine: Engine;
   metrics: Metrics;
   isLeader(): boolean;
+  /** The leadership term this process leads under (recorded on every event it appends), if it leads. */
+  term(): LeaderTerm | undefined;
   stop(): Promise<void>;
 }
 
 const SERVED: readonly KindName[] = ['Server', 'Network'];
+const DEFAULT_STOP_GRACE_MS = 10_000;
 
 /** The lease two replicas compete for: a row of the embedded store, or a coordination.k8s.io Lease. */
 const leaseFor = async (source: ResourceSource, namespace: string): Promise<LeaseBackend | undefined> => {
@@ -91,6 +104,14 @@ const keyParts = (key: string): [string, string] => {
   return [key.slice(0, slash), key.slice(slash + 1)];
 };
 
+const keyOf = (object: { metadata: { namespace?: string; name: string } }): string => `${object.metadata.namespace ?? 'default'}/${object.metadata.name}`;
+
+/**
+ * Start order, so that a start that fails has no cloud effect (a port another program holds used to
+ * fail only after this process had become leader and created a Nova server): open the stores, bind the
+ * HTTP listener, reach OpenStack, sync the informers, apply first-start examples; only then campaign for
+ * leadership, and only a leader runs controllers, the monitor and the status runner.
+ */
 export const startControlPlane = async (options: ControlPlaneOptions): Promise<ControlPlane> => {
   const { logger } = options;
   const metrics = new Metrics();
@@ -105,35 +126,56 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     opened.push(() => store.close());
     const source = await openResourceSource(options.resourcesUrl);
     opened.push(() => source.close());
+    const lease = await leaseFor(source, options.leaseNamespace ?? process.env.POD_NAMESPACE ?? 'default');
+    let elector: LeaderElector | undefined;
+    // Every append and every effect is fenced on the lease: a deposed leader resuming from a pause is
+    // refused at once, before its deadline timer runs (src/kube/leader/elector.ts term()).
+    const fence: Fence | undefined = lease ? { current: () => elector?.term() } : undefined;
+    const engine = new Engine({ store, registry: createProductRegistry(), logger, observer: metrics.engineObserver(), ...(fence ? { fence } : {}) });
+
+    // Leadership state is read by /readyz, so it exists before the listener.
+    let leading = false;
+    const reached: { openstack?: OpenStackTarget } = {};
+    const informers: Partial<Record<KindName, Informer<KindName>>> = {};
+    const http: HttpEndpoint = await startHttpEndpoint({
+      onListenError: (error) => (error.code === 'EADDRINUSE' ? new ListenError(`${options.host ?? '127.0.0.1'}:${options.port ?? 0} is already in use (another Regent? pass --port)`) : new ListenError(`cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${error.code ?? error.message}`)),
+      host: options.host ?? '127.0.0.1',
+      port: options.port ?? 0,
+      metrics,
+      routes: options.routes?.({ store, engine }) ?? [],
+      ready: () => {
+        const all = Object.values(informers);
+        const synced = all.length === KIND_NAMES.length && all.every((i) => i.synced);
+        return { ready: synced, detail: { informersSynced: synced, leader: leading, openstack: reached.openstack?.description ?? 'connecting', store: store.description, resources: source.description } };
+      },
+    });
+    opened.push(() => http.close());
+
     const sqlitePath = options.storeUrl.startsWith('sqlite:') ? options.storeUrl.slice('sqlite:'.length).split('?')[0] : undefined;
-    const openstack =
+    const target =
       options.openstack ??
       (await openStackTarget({ env: options.env ?? process.env, ...(sqlitePath ? { simulatorStatePath: join(dirname(sqlitePath), 'simulator.json') } : {}) }));
-    if (!options.openstack && openstack.simulator) opened.push(() => (openstack.simulator as { close(): Promise<void> }).close());
-    const os: OpenStackSession = await connect(openstack.cloud, { logger });
-    logger.info('openstack', { target: openstack.description });
+    reached.openstack = target;
+    if (!options.openstack && target.simulator) opened.push(() => (target.simulator as { close(): Promise<void> }).close());
+    // Cancelled when leadership ends: a deposed leader's passes stop waiting on OpenStack at once.
+    const cancel = new CancelScope();
+    const os: OpenStackSession = await connect(target.cloud, { logger, cancel });
+    logger.info('openstack', { target: target.description });
 
     // User data is read when the create runs, from the resource itself, so it never enters an event.
     const userData = new Map<string, string>();
     const serverKeyByNovaId = new Map<string, string>();
-    const engine = new Engine({
-      store,
-      registry: createProductRegistry(),
-      logger,
-      observer: metrics.engineObserver(),
-      handlers: {
-        'nova.rebuild': novaRebuildHandler(os.nova),
-        'nova.createServer': createServerHandler(os, (uid) => userData.get(uid)),
-        'nova.deleteServer': deleteServerHandler(os),
-        'neutron.createNetwork': createNetworkHandler(os),
-        'neutron.deleteNetwork': deleteNetworkHandler(os),
-      },
-    });
+    engine
+      .handle('nova.rebuild', novaRebuildHandler(os.nova))
+      .handle('nova.createServer', createServerHandler(os, (uid) => userData.get(uid)))
+      .handle('nova.deleteServer', deleteServerHandler(os))
+      .handle('neutron.createNetwork', createNetworkHandler(os))
+      .handle('neutron.deleteNetwork', deleteNetworkHandler(os));
 
     const checkpoint = options.checkpointPath
       ? new FileCheckpoint(options.checkpointPath)
-      : options.storeUrl.startsWith('sqlite:')
-        ? new FileCheckpoint(`${options.storeUrl.slice('sqlite:'.length).split('?')[0]}.status-checkpoint.json`)
+      : sqlitePath !== undefined
+        ? new FileCheckpoint(`${sqlitePath}.status-checkpoint.json`)
         : new MemoryCheckpoint();
     const status = new StatusRunner({ store, engine, source, checkpoint, logger, servedKinds: SERVED });
 
@@ -169,28 +211,32 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     // A Network becoming ready unblocks the Servers waiting on it: requeue them.
     const wakeServersOn = (networkName: string) => {
       for (const server of informers.Server?.list() ?? []) {
-        if ((server.spec as { networkID?: string }).networkID === networkName) servers.enqueue(`${server.metadata.namespace ?? 'default'}/${server.metadata.name}`);
+        if ((server.spec as { networkID?: string }).networkID === networkName) servers.enqueue(keyOf(server));
       }
     };
 
+    // The monitor's observations are stimulus: they wake the pass that must act on them (a settlement
+    // or park after a marker advance; the bounded delete-and-retry after a never-booted ERROR) at once,
+    // not at the next resync (openstack-provider.md: "it takes effect at worst one poll later").
+    const wakeServer = (serverId: string) => {
+      const key = serverKeyByNovaId.get(serverId);
+      if (key) servers.enqueue(key);
+    };
     const monitor = new ServerMonitor({
       engine,
       nova: os.nova,
       logger,
       isManaged: (serverId) => serverKeyByNovaId.has(serverId),
-      onMarkerAdvanced: (serverId) => {
-        const key = serverKeyByNovaId.get(serverId);
-        if (key) servers.enqueue(key);
-      },
+      onMarkerAdvanced: wakeServer,
+      onErrored: wakeServer,
     });
 
     // Informers: every kind, so every resource gets a status; served kinds also feed their queues.
-    const informers: Partial<Record<KindName, Informer<KindName>>> = {};
     const generations = new Map<string, number>();
     for (const kind of KIND_NAMES) {
       informers[kind] = new Informer(source, kind, async (event) => {
         const object = event.object;
-        const key = `${object.metadata.namespace ?? 'default'}/${object.metadata.name}`;
+        const key = keyOf(object);
         if (event.type === 'DELETED') {
           status.forgetResource(object.metadata.uid);
           generations.delete(`${kind}:${key}`);
@@ -216,7 +262,6 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       }, { logger });
     }
 
-    let leading = false;
     let monitorTimer: NodeJS.Timeout | undefined;
     let monitorRunning: Promise<void> | undefined;
     const monitorLoop = () => {
@@ -226,6 +271,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
           .then(() => metrics.monitorPolls.inc({ outcome: 'ok' }))
           .catch((error: unknown) => {
             metrics.monitorPolls.inc({ outcome: 'error' });
+            if (error instanceof NotLeader || error instanceof Cancelled) return;
             logger.warn('monitor poll failed', describeError(error));
           })
           .finally(() => {
@@ -234,52 +280,75 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       }, options.monitorIntervalMs ?? 3_000);
     };
 
-    const startLeading = async () => {
-      leading = true;
-      metrics.leader.set(1);
-      await status.start();
-      servers.start();
-      networks.start();
-      for (const [kind, informer] of Object.entries(informers) as Array<[KindName, Informer<KindName>]>) {
-        for (const object of informer.list()) {
-          const key = `${object.metadata.namespace ?? 'default'}/${object.metadata.name}`;
-          if (kind === 'Server') servers.enqueue(key);
-          else if (kind === 'Network') networks.enqueue(key);
-          await status.render({ kind, namespace: object.metadata.namespace ?? 'default', name: object.metadata.name });
+    // Leadership comes and goes any number of times (a missed renew deadline after a long pause, then
+    // a won election). Transitions run one at a time, in order, so a start never overlaps a stop.
+    let transitions: Promise<void> = Promise.resolve();
+    const inOrder = (step: () => Promise<void>): Promise<void> => {
+      transitions = transitions.then(step).catch((error: unknown) => {
+        logger.error('leadership transition failed', describeError(error));
+      });
+      return transitions;
+    };
+    const startLeading = () =>
+      inOrder(async () => {
+        if (leading) return;
+        leading = true;
+        metrics.leader.set(1);
+        cancel.renew();
+        await status.start();
+        servers.start();
+        networks.start();
+        for (const [kind, informer] of Object.entries(informers) as Array<[KindName, Informer<KindName>]>) {
+          for (const object of informer.list()) {
+            if (kind === 'Server') servers.enqueue(keyOf(object));
+            else if (kind === 'Network') networks.enqueue(keyOf(object));
+            await status.render({ kind, namespace: object.metadata.namespace ?? 'default', name: object.metadata.name });
+          }
         }
-      }
-      monitorLoop();
-      logger.info('leading: controllers, monitor and status runner started');
-    };
-    const stopLeading = async () => {
-      if (!leading) return;
-      leading = false;
-      metrics.leader.set(0);
-      if (monitorTimer) clearTimeout(monitorTimer);
-      await monitorRunning;
-      await Promise.all([servers.stop(), networks.stop()]);
-      await status.stop();
-    };
+        monitorLoop();
+        logger.info('leading: controllers, monitor and status runner started', { term: elector?.term() });
+      });
+    /**
+     * Ends leadership. A clean stop (still holding the lease) lets passes in flight finish for a grace
+     * period, then cancels their OpenStack requests; a lost lease cancels at once — the fence already
+     * refuses their appends and effects, and nothing may wait on an answer it can no longer act on.
+     */
+    const stopLeading = (why: 'lost' | 'stopping') =>
+      inOrder(async () => {
+        if (!leading) return;
+        leading = false;
+        metrics.leader.set(0);
+        if (monitorTimer) clearTimeout(monitorTimer);
+        const cut = () => cancel.cancel(why === 'lost' ? 'leadership lost' : 'Regent is stopping');
+        if (why === 'lost') cut();
+        const graceMs = why === 'lost' ? 0 : (options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
+        await Promise.all([servers.stop({ graceMs, onGraceOver: cut }), networks.stop({ graceMs, onGraceOver: cut }), monitorRunning]);
+        await status.stop();
+        logger.info('controllers, monitor and status runner stopped', { why });
+      });
 
     for (const informer of Object.values(informers)) {
       opened.push(() => informer.stop());
       await informer.start();
     }
 
-    if (options.examplesDir) {
+    if (options.examples) {
+      const { dir, explicit } = options.examples;
       const empty = (await Promise.all(KIND_NAMES.map((k) => source.list(k)))).every((l) => l.items.length === 0);
-      if (empty) {
-        for (const file of readdirSync(options.examplesDir).filter((f) => f.endsWith('.yaml')).sort()) {
-          const outcomes = await applyManifests(source, readFileSync(join(options.examplesDir, file), 'utf8'));
+      // Examples create servers: never in a cloud the operator configured unless asked by name.
+      const ownSimulator = target.simulator !== undefined && !options.openstack;
+      if (empty && (explicit || ownSimulator)) {
+        for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
+          const outcomes = await applyManifests(source, readFileSync(join(dir, file), 'utf8'));
           logger.info('applied example', { file, objects: outcomes.map((o) => `${o.kind}/${o.name}`) });
         }
+      } else if (empty) {
+        logger.info('examples not applied: the cloud is not the built-in simulator (pass --examples <dir> to apply them anyway)', { dir, openstack: target.description });
       }
     }
 
-    const lease = await leaseFor(source, options.leaseNamespace ?? process.env.POD_NAMESPACE ?? 'default');
-    let elector: LeaderElector | undefined;
     if (lease) {
-      elector = new LeaderElector({
+      const started = new LeaderElector({
         lease,
         identity: `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
         leaseDurationMs: options.lease?.durationMs ?? 15_000,
@@ -287,30 +356,16 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         retryPeriodMs: options.lease?.retryPeriodMs ?? 2_000,
         logger,
         onStartedLeading: () => startLeading(),
-        onStoppedLeading: (reason) => {
-          logger.warn('stopped leading', { reason });
-          void stopLeading();
-        },
+        // The elector logs the end of leadership (once); here it only stops the work.
+        onStoppedLeading: (reason) => void stopLeading(reason === 'elector stopped' ? 'stopping' : 'lost'),
       });
-      elector.start();
-      const started = elector;
+      elector = started;
+      started.start();
       opened.push(() => started.stop({ release: true }));
     } else {
       await startLeading();
     }
-    opened.push(() => stopLeading());
-
-    const http: HttpEndpoint = await startHttpEndpoint({
-      onListenError: (error) => (error.code === 'EADDRINUSE' ? new ListenError(`${options.host ?? '127.0.0.1'}:${options.port ?? 0} is already in use (another Regent? pass --port)`) : new ListenError(`cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${error.code ?? error.message}`)),
-      host: options.host ?? '127.0.0.1',
-      port: options.port ?? 0,
-      metrics,
-      routes: options.routes?.({ store, engine }) ?? [],
-      ready: () => {
-        const synced = Object.values(informers).every((i) => i.synced);
-        return { ready: synced, detail: { informersSynced: synced, leader: leading, openstack: openstack.description, store: store.description, resources: source.description } };
-      },
-    });
+    opened.push(() => stopLeading('stopping'));
 
     const lag = setInterval(() => {
       // Only the leader renders status, so only its checkpoint means anything.
@@ -321,21 +376,25 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
 
     return {
       url: http.url,
-      openstack,
+      openstack: target,
       source,
       store,
       engine,
       metrics,
       isLeader: () => leading,
+      term: () => elector?.term(),
       stop: async () => {
         clearInterval(lag);
         await http.close();
+        // Stop the work while the lease is still held (results of passes in flight are still recorded),
+        // then give the lease up so a standby takes over without waiting for it to expire.
+        await stopLeading('stopping');
         if (elector) await elector.stop({ release: true });
-        await stopLeading();
+        await transitions;
         for (const informer of Object.values(informers)) await informer.stop();
         await source.close();
         await store.close();
-        if (!options.openstack) await openstack.simulator?.close();
+        if (!options.openstack) await target.simulator?.close();
       },
     };
   } catch (error) {

@@ -96,6 +96,11 @@ export class WorkQueue<K extends string = string> {
     return this.ready.length;
   }
 
+  /** True once shutDown was called: a shut-down queue never hands out a key again. */
+  get isShutDown(): boolean {
+    return this.shuttingDown;
+  }
+
   shutDown(): void {
     this.shuttingDown = true;
     for (const { timer } of this.timers.values()) clearTimeout(timer);

@@ -24,7 +24,7 @@ import type { MachineRegistry } from '../../machines/registry.js';
 import type { Upcaster } from '../../migrations/upcaster.js';
 import { upcasters as shippedUpcasters } from '../../migrations/index.js';
 import { silentLogger, type Logger } from '../log/logger.js';
-import { ConcurrencyExhausted, EffectChainTooLong, InvalidStimulus, NoEffectHandler } from './errors.js';
+import { ConcurrencyExhausted, EffectChainTooLong, InvalidStimulus, NoEffectHandler, NotLeader } from './errors.js';
 import { stateValueOf, step } from './fold.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { StreamLoader } from './load.js';
@@ -80,6 +80,22 @@ export interface EngineObserver {
   effectRan?(effect: Effect, outcome: 'ok' | 'error', seconds: number): void;
 }
 
+/** A leadership term: the lease holder's identity and how many times the lease had changed hands. */
+export interface LeaderTerm {
+  holder: string;
+  term: number;
+}
+
+/**
+ * Fencing: the engine asks before every append and before every effect whether this process still
+ * holds an unexpired lease (the elector answers synchronously from its monotonic deadline). Without a
+ * fence (tests, one-shot tools) nothing is fenced.
+ */
+export interface Fence {
+  /** The term this process leads under, or undefined while it does not lead. */
+  current(): LeaderTerm | undefined;
+}
+
 export interface EngineOptions {
   store: EventStore;
   registry: MachineRegistry;
@@ -92,6 +108,7 @@ export interface EngineOptions {
   /** Effect results one dispatch may feed back before EffectChainTooLong. */
   maxEffectChain?: number;
   observer?: EngineObserver;
+  fence?: Fence;
 }
 
 export class Engine {
@@ -105,6 +122,7 @@ export class Engine {
   private readonly maxEffectChain: number;
   private readonly queue = new KeyedQueue();
   private readonly observer: EngineObserver;
+  private readonly fence: Fence | undefined;
 
   constructor(options: EngineOptions) {
     this.store = options.store;
@@ -115,6 +133,7 @@ export class Engine {
     this.maxAttempts = options.maxAttempts ?? 5;
     this.maxEffectChain = options.maxEffectChain ?? 16;
     this.observer = options.observer ?? {};
+    this.fence = options.fence;
     for (const [type, handler] of Object.entries(options.handlers ?? {})) this.handle(type, handler);
   }
 
@@ -160,9 +179,19 @@ export class Engine {
     return decisions;
   }
 
+  /** The term to record, or NotLeader when a fence says this process no longer leads. */
+  private fenced(stream: string, step: 'append' | 'effect'): LeaderTerm | undefined {
+    if (!this.fence) return undefined;
+    const term = this.fence.current();
+    if (!term) throw new NotLeader(stream, step);
+    return term;
+  }
+
   private async runEffect(decision: Decision, decidedBy: RecordedEvent, effect: Effect) {
     const handler = this.handlers.get(effect.type);
     if (!handler) throw new NoEffectHandler(effect.type);
+    // An effect starts only while this process holds an unexpired lease (checked at the last moment).
+    this.fenced(decision.stream, 'effect');
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     try {
@@ -197,6 +226,7 @@ export class Engine {
         this.observer.decided?.(decision, stimulus.source);
         return decision;
       }
+      const leader = this.fenced(stream, 'append');
       const event = {
         id: newEventId(),
         type: `${definition.id}.${result.outcome ?? stimulus.type}`,
@@ -213,6 +243,7 @@ export class Engine {
           to: stateValueOf(result.snapshot),
           effects: result.effects,
           recordedAt: this.now().toISOString(),
+          ...(leader ? { leader: { holder: leader.holder, term: leader.term } } : {}),
         },
       };
       try {

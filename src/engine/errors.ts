@@ -46,6 +46,20 @@ export class NoEffectHandler extends Error {
   }
 }
 
+/**
+ * This process does not hold an unexpired leadership lease: it must not append a decision or start an
+ * effect (a deposed leader that resumed after a pause would otherwise act beside its successor).
+ */
+export class NotLeader extends Error {
+  override readonly name = 'NotLeader';
+  constructor(
+    readonly stream: string,
+    readonly step: 'append' | 'effect',
+  ) {
+    super(`stream ${stream}: not leading; the ${step === 'append' ? 'decision is not appended' : 'effect is not started'} (a pass cut off by the loss of leadership)`);
+  }
+}
+
 /** Effect results fed back into effects more than `limit` times in one dispatch: a machine loop. */
 export class EffectChainTooLong extends Error {
   override readonly name = 'EffectChainTooLong';

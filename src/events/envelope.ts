@@ -48,6 +48,8 @@ export const EventMetadata = t.intersection(
     t.partial({
       /** Context after the transition, kept only when the machine asks for it (never secrets). */
       note: t.string,
+      /** The leadership term the decision was taken under (who held the lease, and its transition count). */
+      leader: t.type({ holder: t.string, term: t.number }),
     }),
   ],
   'EventMetadata',

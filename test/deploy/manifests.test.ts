@@ -64,7 +64,7 @@ describe('deploy: manifests', () => {
       expect((JSON.parse(read('package.json')) as { bin: Record<string, string> }).bin.regent).to.equal('bin/regent.js');
       const options = await parseStartArgs(container.args, env);
       expect(options).to.include({ resourcesUrl: 'kubernetes', host: '0.0.0.0', port: httpPort().containerPort, storeUrl: env.REGENT_STORE });
-      expect(options.examplesDir).to.equal(undefined);
+      expect(options.examples).to.equal(undefined);
       expect(options.monitorIntervalMs).to.be.a('number');
     });
 

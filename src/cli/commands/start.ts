@@ -17,18 +17,31 @@ export interface StartCommandOptions {
   host: string;
   auditOnly?: boolean;
   resources?: string;
-  examples: string | false;
+  /** undefined: the default examples/, applied only to the built-in simulator; a dir: applied anywhere; false: never. */
+  examples?: string | false;
   monitorInterval: string;
 }
+
+/** The manifests applied on a first start when no `--examples` is given: only ever into the built-in simulator. */
+export const DEFAULT_EXAMPLES_DIR = 'examples';
 
 export const controlPlaneOptions = (globals: GlobalOptions, options: StartCommandOptions): Omit<ControlPlaneOptions, 'logger'> => {
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port ${options.port}: expected a port number`);
   const monitorIntervalMs = Number(options.monitorInterval);
   if (!Number.isFinite(monitorIntervalMs) || monitorIntervalMs < 100) throw new UsageError(`--monitor-interval ${options.monitorInterval}: expected milliseconds ≥ 100`);
-  const examplesDir = options.examples === false ? undefined : options.examples;
-  if (examplesDir !== undefined && !existsSync(examplesDir)) throw new UsageError(`--examples ${examplesDir}: no such directory`);
-  return { storeUrl: storeUrlOf(globals), resourcesUrl: resourcesUrlOf(options), host: options.host, port, monitorIntervalMs, ...(examplesDir ? { examplesDir } : {}) };
+  if (typeof options.examples === 'string' && !existsSync(options.examples)) throw new UsageError(`--examples ${options.examples}: no such directory`);
+  // Examples create servers. Asked for by name they go wherever Regent points; by default only into the
+  // simulator Regent starts itself, never into a cloud configured with OS_CLOUD / OS_* (issue 10, item 12).
+  const examples =
+    options.examples === false
+      ? undefined
+      : typeof options.examples === 'string'
+        ? { dir: options.examples, explicit: true }
+        : existsSync(DEFAULT_EXAMPLES_DIR)
+          ? { dir: DEFAULT_EXAMPLES_DIR, explicit: false }
+          : undefined;
+  return { storeUrl: storeUrlOf(globals), resourcesUrl: resourcesUrlOf(options), host: options.host, port, monitorIntervalMs, ...(examples ? { examples } : {}) };
 };
 
 export const printWelcome = (url: string, openstack: string, resources: string, store: string): void => {
@@ -57,8 +70,8 @@ export const registerStart = (program: Command, globals: () => GlobalOptions) =>
     .option('--port <port>', 'HTTP port for the web UI, /metrics, /healthz, /readyz', '8080')
     .option('--host <address>', 'HTTP listen address (0.0.0.0 in a container, for probes and scraping)', '127.0.0.1')
     .option('--resources <url>', 'resource source: embedded:<path> (default) | kubernetes[:<context>]')
-    .option('--examples <dir>', 'manifests applied when the resource store is empty', 'examples')
-    .option('--no-examples', 'do not apply example manifests')
+    .option('--examples <dir>', 'apply these manifests when the resource store is empty, to whatever cloud Regent drives (default: examples/, and only into the built-in simulator)')
+    .option('--no-examples', 'never apply example manifests')
     .option('--monitor-interval <ms>', 'Nova monitor poll interval', '3000')
     .option('--audit-only', 'serve only the audit pages over an existing store (no controllers, no OpenStack)')
     .action(async (options: StartCommandOptions) => {

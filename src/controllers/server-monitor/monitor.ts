@@ -4,8 +4,11 @@
  * what an observation may do (rank-advance a marker, record health, latch provisionedAt, record the
  * MAC); an observation that changes nothing leaves no event.
  *
- * When an observation moves a rebuild marker, `onMarkerAdvanced` wakes the reconciler: the pass that
- * settles (clears) or parks must follow the monitor's stamp.
+ * Observations are stimulus, and they wake the reconciler at once (not at the next resync):
+ * - `onMarkerAdvanced` when an observation moves a rebuild marker: the pass that settles (clears) or
+ *   parks must follow the monitor's stamp;
+ * - `onErrored` when it records Healthy=Errored for a server that never booted: the bounded
+ *   delete-and-retry keys off that stamp and "takes effect at worst one poll later" (openstack-provider.md).
  */
 import type { Engine } from '../../engine/engine.js';
 import type { NovaClient } from '../../openstack/nova/index.js';
@@ -21,6 +24,7 @@ export interface ServerMonitorOptions {
   /** Which Nova servers Regent manages (the others in the project are not Regent's to observe). */
   isManaged: (serverId: string) => boolean | Promise<boolean>;
   onMarkerAdvanced?: (serverId: string) => void;
+  onErrored?: (serverId: string) => void;
   now?: () => Date;
   /** Nova page size for the detail list. */
   pageSize?: number;
@@ -31,6 +35,8 @@ export interface PollResult {
   observed: number;
   changed: number;
   advanced: string[];
+  /** Servers newly recorded Healthy=Errored that never booted (woken for the delete-and-retry). */
+  errored: string[];
   errors: number;
 }
 
@@ -41,7 +47,7 @@ export class ServerMonitor {
     const { engine, nova, logger } = this.options;
     const now = this.options.now ?? (() => new Date());
     const servers = await nova.listServers({}, { pageSize: this.options.pageSize ?? 1000 });
-    const result: PollResult = { listed: servers.length, observed: 0, changed: 0, advanced: [], errors: 0 };
+    const result: PollResult = { listed: servers.length, observed: 0, changed: 0, advanced: [], errored: [], errors: 0 };
     for (const server of servers) {
       if (!(await this.options.isManaged(server.id))) continue;
       result.observed++;
@@ -59,13 +65,18 @@ export class ServerMonitor {
           result.advanced.push(server.id);
           this.options.onMarkerAdvanced?.(server.id);
         }
+        const facts = serverFacts(server);
+        if (before.health?.healthy.reason !== 'Errored' && after.health?.healthy.reason === 'Errored' && facts.launchedAt.kind === 'never') {
+          result.errored.push(server.id);
+          this.options.onErrored?.(server.id);
+        }
       } catch (error) {
         // One unreadable stream must not blind the monitor to every other server.
         result.errors++;
         logger.error('monitor could not record an observation', { serverId: server.id, ...describeError(error) });
       }
     }
-    logger.debug('monitor poll', { ...result, advanced: result.advanced.length });
+    logger.debug('monitor poll', { ...result, advanced: result.advanced.length, errored: result.errored.length });
     return result;
   }
 }

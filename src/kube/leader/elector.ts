@@ -38,6 +38,8 @@ export interface LeaderElectionOptions {
   readonly logger?: Logger;
 }
 
+const STOPPED = 'elector stopped';
+
 export class LeaderElector {
   private readonly leaseDurationMs: number;
   private readonly renewDeadlineMs: number;
@@ -53,6 +55,9 @@ export class LeaderElector {
   private observedVersion: string | undefined;
   private observedAt = 0;
   private observedHolder: string | undefined;
+  /** leaseTransitions of the lease as this process last wrote it: the term it leads under. */
+  private writtenTransitions = 0;
+  private leadingTransitions = 0;
 
   constructor(private readonly options: LeaderElectionOptions) {
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
@@ -78,6 +83,16 @@ export class LeaderElector {
     return this.leading && performance.now() < this.leaderUntil;
   }
 
+  /**
+   * The term this process leads under (its identity and the lease's transition count), or undefined
+   * when it does not lead. Answered from the monotonic clock on every call, so a process resuming from
+   * a pause longer than its renew deadline is refused at once, before its deadline timer has even run:
+   * this is the fence the engine checks before every append and every effect.
+   */
+  term(): { holder: string; term: number } | undefined {
+    return this.isLeader() ? { holder: this.identity, term: this.leadingTransitions } : undefined;
+  }
+
   start(): void {
     if (this.running) return;
     this.running = true;
@@ -93,7 +108,7 @@ export class LeaderElector {
     this.sleeper.wake();
     await this.loop;
     const wasLeading = this.leading;
-    if (wasLeading) this.stopLeading('elector stopped');
+    if (wasLeading) this.stopLeading(STOPPED);
     if (wasLeading && options.release !== false) await this.release();
   }
 
@@ -110,6 +125,7 @@ export class LeaderElector {
       // A success that arrives after the deadline of the attempt's start proves nothing.
       if (renewed && performance.now() < attemptStart + this.renewDeadlineMs) {
         this.leaderUntil = attemptStart + this.renewDeadlineMs;
+        this.leadingTransitions = this.writtenTransitions;
         if (!this.leading) this.startLeading();
         this.armDeadline();
       }
@@ -124,6 +140,7 @@ export class LeaderElector {
     if (current === undefined) {
       try {
         this.observe(await lease.create({ holderIdentity: identity, leaseDurationMs: this.leaseDurationMs, acquireTime: rfc3339Micro(now), renewTime: rfc3339Micro(now), leaseTransitions: 0 }));
+        this.writtenTransitions = 0;
         return true;
       } catch (error) {
         if (error instanceof AlreadyExists || error instanceof Conflict) return false;
@@ -143,6 +160,7 @@ export class LeaderElector {
     };
     try {
       this.observe(await lease.update(next, current.version));
+      this.writtenTransitions = next.leaseTransitions;
       return true;
     } catch (error) {
       if (error instanceof Conflict) return false;
@@ -187,7 +205,8 @@ export class LeaderElector {
     this.leading = false;
     clearTimeout(this.deadlineTimer);
     this.abort?.abort(new Error(reason));
-    this.logger.warn('stopped leading', { lease: this.options.lease.description, identity: this.identity, reason });
+    // The one log line of a leadership end: a loss is a warning, a clean stop is not.
+    this.logger[reason === STOPPED ? 'info' : 'warn']('stopped leading', { lease: this.options.lease.description, identity: this.identity, reason });
     try {
       this.options.onStoppedLeading(reason);
     } catch (error) {

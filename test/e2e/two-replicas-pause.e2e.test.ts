@@ -1,0 +1,138 @@
+/**
+ * "A deposed leader stops acting" (issue 10, item 3), with two real processes on one data directory
+ * and a pause: the leader is SIGSTOPped with work in flight (a rebuild just armed) for longer than
+ * its lease, the standby takes over and carries on, then the old leader resumes. Its timers fire
+ * and its passes run — but it appends nothing and starts no effect after the takeover, because the
+ * engine is fenced on the lease (events record the term they were decided under).
+ */
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSimulator, SEED, type RunningSimulator } from '../../src/simulator/index.js';
+import { openEmbeddedSource } from '../../src/kube/embedded/store.js';
+import { applyManifests } from '../../src/kube/cli/manifests.js';
+import { openStore } from '../../src/store/open.js';
+
+interface Replica {
+  proc: ChildProcess;
+  lines: Array<{ leading: boolean; at: string; term: { holder: string; term: number } | null }>;
+  ready: Promise<void>;
+}
+
+const startReplica = (clouds: string, dir: string): Replica => {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/plane-child.ts', clouds, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: Replica['lines'] = [];
+  let buffer = '';
+  let err = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    proc.stdout?.on('data', (d: Buffer) => {
+      buffer += d.toString();
+      for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
+        const line = buffer.slice(0, i);
+        buffer = buffer.slice(i + 1);
+        if (line === 'ready') resolve();
+        else if (line.startsWith('{')) lines.push(JSON.parse(line) as Replica['lines'][number]);
+      }
+    });
+    proc.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+    proc.on('exit', (code) => reject(new Error(`replica exited (${code}) before ready: ${err}`)));
+  });
+  return { proc, lines, ready };
+};
+
+const until = async <T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+
+const manifests = (image: string) => `apiVersion: regent.dev/v1alpha1
+kind: Network
+metadata: { name: net-a }
+spec: { identityRef: { name: acme }, prefix: 10.0.0.0/24 }
+---
+apiVersion: regent.dev/v1alpha1
+kind: Server
+metadata: { name: web-1 }
+spec:
+  name: web-1
+  image: { id: ${image} }
+  flavor: { name: m1.small }
+  networkID: net-a
+  sshInjection: none
+`;
+
+describe('e2e: a deposed leader stops acting (two processes, a pause)', function () {
+  this.timeout(90_000);
+  let sim: RunningSimulator;
+  let dir: string;
+  let replicas: Replica[];
+
+  beforeEach(async () => {
+    sim = await startSimulator({ clock: 'real', delays: { serverBuild: 100, rebuildStep: 150, serverDelete: 100, serverAction: 100 } });
+    dir = mkdtempSync(join(tmpdir(), 'regent-pause-'));
+    writeFileSync(join(dir, 'clouds.yaml'), sim.cloudsYaml());
+    replicas = [];
+  });
+  afterEach(async () => {
+    for (const r of replicas) {
+      r.proc.kill('SIGCONT');
+      r.proc.kill('SIGKILL');
+    }
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('after resuming from a pause longer than its lease, the old leader appends nothing once another has taken over; one rebuild, one history', async () => {
+    const clouds = join(dir, 'clouds.yaml');
+    const a = startReplica(clouds, dir);
+    replicas.push(a);
+    await a.ready;
+    await until('a leads', () => a.lines.at(-1)?.leading);
+    const source = openEmbeddedSource({ path: join(dir, 'resources.db') });
+    await applyManifests(source, manifests(SEED.images.cirros));
+    const b = startReplica(clouds, dir);
+    replicas.push(b);
+    await b.ready;
+    await until('web-1 running', async () => ((await source.get('Server', 'default', 'web-1'))?.status as { phase?: string } | undefined)?.phase === 'Running');
+
+    // Work in flight when A freezes: Nova answers A's read of the server slowly, and A is stopped while
+    // that read is outstanding. On resume the answer is handled before any timer runs (its renew
+    // deadline timer included) — the window in which a deposed leader used to act on a stale read.
+    const slowRead = sim.control.addFault({ method: 'GET', path: '/servers/[0-9a-f-]+$', delayMs: 400, count: null });
+    await applyManifests(source, manifests(SEED.images.ubuntu));
+    const events = async () => {
+      const store = await openStore(`sqlite:${join(dir, 'regent.db')}`);
+      const all = await store.readAll({});
+      await store.close();
+      return all;
+    };
+    await until('rebuild armed', async () => (await events()).some((e) => e.type === 'serverRebuild.armed'));
+    const readsBefore = slowRead.hits;
+    await until("A's read-back pass is waiting on Nova", () => slowRead.hits > readsBefore, 10_000);
+    a.proc.kill('SIGSTOP');
+    const bLeads = await until('b takes over', () => b.lines.find((l) => l.leading), 10_000);
+    await until('b settles the rebuild', async () => (await events()).some((e) => e.type === 'serverRebuild.cleared'), 20_000);
+    a.proc.kill('SIGCONT');
+    // A's timers (its monitor poll, its yielded passes) fire now; give them time to try.
+    await new Promise((r) => setTimeout(r, 3_000));
+
+    const all = await events();
+    console.log(all.map((e) => `${e.metadata.recordedAt} ${e.metadata.leader?.holder?.slice(-6)} ${e.type}`).join('\n'), bLeads);
+    const aHolder = a.lines.find((l) => l.leading)?.term?.holder;
+    expect(aHolder).to.be.a('string');
+    const lateByA = all.filter((e) => e.metadata.leader?.holder === aHolder && e.metadata.recordedAt > bLeads.at);
+    expect(lateByA.map((e) => `${e.type} at ${e.metadata.recordedAt}`), `B leads since ${bLeads.at}`).to.deep.equal([]);
+    expect(all.every((e) => e.metadata.leader !== undefined), 'every event records its term').to.equal(true);
+    expect(bLeads.term?.term).to.be.greaterThan(a.lines.find((l) => l.leading)?.term?.term ?? Infinity);
+    const accepted = sim.calls({ method: 'POST' }).filter((c) => c.action === 'rebuild' && c.status === 202);
+    expect(accepted).to.have.length(1);
+    await source.close();
+  });
+});
