@@ -1,0 +1,138 @@
+/**
+ * Start-up and the files on disk (issue 10, items 10 and 12), as a user runs `regent serve`:
+ * - "A failed start has no cloud effect": on a port another program holds, `regent serve` exits with
+ *   "already in use" before it leads, creates anything in the cloud, or writes the simulator's state.
+ * - "Examples go only to the built-in simulator": with OS_CLOUD set and a fresh store nothing is
+ *   created in that cloud unless `--examples <dir>` asks for it; `--no-examples` never applies them.
+ */
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { openStore } from '../../src/store/open.js';
+import { openEmbeddedSource } from '../../src/kube/embedded/store.js';
+import { startControlPlane } from '../../src/app/control-plane.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { parseStartArgs } from '../deploy/support/deployment.js';
+
+const serve = (args: string[], env: Record<string, string>): Promise<{ code: number | null; err: string }> =>
+  new Promise((resolve) => {
+    const proc = spawn(process.execPath, ['bin/regent.js', 'serve', ...args], { env: { ...process.env, REGENT_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, err });
+    });
+  });
+
+const holdPort = async (): Promise<{ server: Server; port: number }> => {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return { server, port: (server.address() as AddressInfo).port };
+};
+
+/** Calls that change the cloud (token issue aside). */
+const mutating = (sim: RunningSimulator) => sim.calls().filter((c) => c.method !== 'GET' && !c.path.includes('/auth/tokens'));
+
+describe('e2e: a failed start has no cloud effect (issue 10, item 10)', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let sim: RunningSimulator;
+  let held: { server: Server; port: number };
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'regent-start-'));
+    sim = await startSimulator({ clock: 'real' });
+    writeFileSync(join(dir, 'clouds.yaml'), sim.cloudsYaml());
+    held = await holdPort();
+  });
+  afterEach(async () => {
+    held.server.close();
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const stores = () => ['--store', `sqlite:${join(dir, 'data', 'regent.db')}`, '--resources', `embedded:${join(dir, 'data', 'resources.db')}`];
+
+  it('regent serve on a port another program holds exits with one line before it leads or creates anything in the cloud', async () => {
+    const { code, err } = await serve([...stores(), '--port', String(held.port), '--examples', 'examples'], { OS_CLIENT_CONFIG_FILE: join(dir, 'clouds.yaml'), OS_CLOUD: 'sim-demo' });
+    expect(code).to.equal(1);
+    expect(err).to.match(new RegExp(`regent: 127\\.0\\.0\\.1:${held.port} is already in use`));
+    expect(mutating(sim).map((c) => `${c.method} ${c.path}`)).to.deep.equal([]);
+    const store = await openStore(`sqlite:${join(dir, 'data', 'regent.db')}`);
+    expect(await store.readAll({})).to.deep.equal([]);
+    await store.close();
+    const source = openEmbeddedSource({ path: join(dir, 'data', 'resources.db') });
+    expect((await source.list('Server')).items, 'no example applied either').to.deep.equal([]);
+    const lease = source.database.prepare('SELECT holder_identity FROM leases').all();
+    expect(lease, 'never campaigned').to.deep.equal([]);
+    await source.close();
+  });
+
+  it('with the built-in simulator, a start that fails on the port leaves no simulator state behind', async () => {
+    const { code, err } = await serve([...stores(), '--port', String(held.port)], {});
+    expect(code).to.equal(1);
+    expect(err).to.match(/already in use/);
+    expect(existsSync(join(dir, 'data', 'simulator.json'))).to.equal(false);
+    expect(existsSync(join(dir, 'data', 'simulator.json.lock'))).to.equal(false);
+  });
+});
+
+describe('e2e: examples go only to the built-in simulator (issue 10, item 12)', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let sim: RunningSimulator;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'regent-examples-'));
+    sim = await startSimulator({ clock: 'real' });
+    writeFileSync(join(dir, 'clouds.yaml'), sim.cloudsYaml());
+  });
+  afterEach(async () => {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const env = () => ({ REGENT_STORE: `sqlite:${join(dir, 'regent.db')}` });
+  it('regent serve: no flag → examples/ for the built-in simulator only; --examples <dir> → explicitly anywhere; --no-examples → never', async () => {
+    expect((await parseStartArgs(['serve'], env())).examples).to.deep.equal({ dir: 'examples', explicit: false });
+    expect((await parseStartArgs(['serve', '--examples', 'examples'], env())).examples).to.deep.equal({ dir: 'examples', explicit: true });
+    expect((await parseStartArgs(['serve', '--no-examples'], env())).examples).to.equal(undefined);
+  });
+
+  const startWith = (explicit: boolean, cloudEnv: Record<string, string>) =>
+    startControlPlane({
+      storeUrl: `sqlite:${join(dir, 'regent.db')}`,
+      resourcesUrl: `embedded:${join(dir, 'resources.db')}`,
+      logger: silentLogger(),
+      port: 0,
+      examples: { dir: 'examples', explicit },
+      env: cloudEnv,
+      lease: { durationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 },
+    });
+
+  it('with OS_CLOUD set and a fresh store, the default examples are not applied: nothing is created in that cloud', async () => {
+    const plane = await startWith(false, { OS_CLIENT_CONFIG_FILE: join(dir, 'clouds.yaml'), OS_CLOUD: 'sim-demo' });
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect((await plane.source.list('Server')).items).to.deep.equal([]);
+    expect(mutating(sim)).to.deep.equal([]);
+    await plane.stop();
+  });
+
+  it('--examples <dir> applies them to the configured cloud, because it was asked for by name', async () => {
+    const plane = await startWith(true, { OS_CLIENT_CONFIG_FILE: join(dir, 'clouds.yaml'), OS_CLOUD: 'sim-demo' });
+    expect((await plane.source.list('Server')).items.map((s) => s.metadata.name).sort()).to.deep.equal(['web-1', 'web-2']);
+    await plane.stop();
+  });
+
+  it('with the built-in simulator the default examples are applied on first start', async () => {
+    const plane = await startWith(false, {});
+    expect(plane.openstack.simulator).to.not.equal(undefined);
+    expect((await plane.source.list('Server')).items.map((s) => s.metadata.name).sort()).to.deep.equal(['web-1', 'web-2']);
+    await plane.stop();
+  });
+});
