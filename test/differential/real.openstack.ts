@@ -12,7 +12,8 @@ import { dirname, join } from 'node:path';
 import { realRun, type RealRun } from '../real-openstack/support/run.js';
 import { realTarget } from './real-target.js';
 import { startSimTarget, type SimTarget } from './sim-target.js';
-import { SCENARIOS, runScenario } from './scenarios.js';
+import { SCENARIOS, runScenario, type ScenarioHolds } from './scenarios.js';
+import type { DiffTarget } from './target.js';
 import { compareTranscripts, type Difference, type Transcript } from './transcript.js';
 import { knownDifference } from './known-differences.js';
 import { RECORDING, type Recording } from './recording.js';
@@ -44,9 +45,18 @@ describe('differential check: the simulator against the real cloud', function ()
     }
   });
 
+  /** The real target with the holds only the real cloud needs (scenarios.ts ScenarioHolds), from the run's fault control. */
+  const heldRealTarget = (): DiffTarget & ScenarioHolds => {
+    const faults = run.faults;
+    return {
+      ...realTarget(run),
+      ...(faults ? { holdLoadBalancerUpdates: async (seconds: number) => faults.set('octavia', { delay: { update: seconds } }) } : {}),
+    };
+  };
+
   for (const scenario of SCENARIOS) {
     it(`${scenario.name}: ${scenario.about}`, async function () {
-      const real = await runScenario(scenario, realTarget(run));
+      const real = await runScenario(scenario, heldRealTarget());
       if (!real) this.skip();
       recorded.push(real as Transcript);
       const simulated = await runScenario(scenario, sim);

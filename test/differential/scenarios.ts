@@ -6,6 +6,11 @@
  * are compared step by step (transcript.ts); accepted differences are listed in known-differences.ts.
  *
  * Scenarios run one after another (the sandbox's spawn delay is global) and each clears its faults.
+ *
+ * A step that reads something in flight right after a call (the first GET after a rebuild's 202, a 409 while
+ * a task is set, a load balancer PENDING_UPDATE after a child create) holds the window first: the sandbox's
+ * fakes finish a rebuild in 0.3–1 s and a listener create in about 0.25 s, so on a loaded machine an unheld
+ * read already sees the end (issue 10, item 6). The simulator's clock only moves on ticks, so it needs no hold.
  */
 import { OpenStackError } from '../../src/openstack/errors.js';
 import { connect } from '../../src/openstack/session.js';
@@ -20,10 +25,23 @@ export interface Scenario {
   /** What the scenario shows, for the report. */
   about: string;
   needsFaults: boolean;
-  run(t: DiffTarget, r: Recorder): Promise<void>;
+  run(t: DiffTarget & ScenarioHolds, r: Recorder): Promise<void>;
 }
 
 const MAX_POLLS = 800;
+/** Seconds the real target holds `rebuild_spawning` in every scenario that reads a rebuild in flight. */
+const REBUILD_WINDOW_S = 3;
+/** Seconds the real target holds a load balancer's amphora update (a child change stays PENDING_UPDATE). */
+const LB_UPDATE_HOLD_S = 3;
+
+/**
+ * Holds a target may offer beyond DiffTarget: the real one gets them in real.openstack.ts when the run has fault
+ * control; the simulator needs none (its clock only moves on ticks). Absent: the scenario runs unheld.
+ */
+export interface ScenarioHolds {
+  /** Keep a load balancer's child changes PENDING_UPDATE for `seconds` (sandbox octavia.json `delay.update`). */
+  holdLoadBalancerUpdates?(seconds: number): Promise<void>;
+}
 
 /** Poll `read` (one tick between reads) until `done`; every observation is returned. */
 const pollUntil = async <T>(t: DiffTarget, what: string, read: () => Promise<T>, done: (v: T) => boolean): Promise<T[]> => {
@@ -156,13 +174,13 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'rebuild-accepted',
     about: 'the 202 and the first GET after it (task_state set, ref on target), the window, settlement, launched_at',
-    needsFaults: false,
+    needsFaults: true, // the first GET after the 202 sees the rebuild in flight only while the window is held
     async run(t, r) {
       await nameImages(t, r);
       const fx = await t.fixtures();
       const { id } = await bootActive(t, r, 'd-rebuild');
       const before = launched(await t.tenant.nova.getServer(id));
-      await t.slowSpawn(3);
+      await t.slowSpawn(REBUILD_WINDOW_S);
       r.exact('rebuild answer', await outcome(t.tenant.nova.rebuildServer(id, fx.imageB)));
       const first = await t.tenant.nova.getServer(id);
       r.exact('first GET after the 202', { ...acceptedView(first), launchedUnchanged: launched(first) === before });
@@ -183,12 +201,12 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'one-task-at-a-time',
     about: 'actions while a task is set answer 409 with Nova\'s wording; start on an ACTIVE server; delete of a gone server',
-    needsFaults: false,
+    needsFaults: true, // the three refusals need the rebuild's task held
     async run(t, r) {
       await nameImages(t, r);
       const fx = await t.fixtures();
       const { id } = await bootActive(t, r, 'd-409');
-      await t.slowSpawn(3);
+      await t.slowSpawn(REBUILD_WINDOW_S);
       await t.tenant.nova.rebuildServer(id, fx.imageB);
       r.exact('second rebuild while rebuilding', await refusedDuringRebuild(t.tenant.nova.rebuildServer(id, fx.imageA)));
       r.exact('os-stop while rebuilding', await refusedDuringRebuild(t.tenant.nova.stopServer(id)));
@@ -206,14 +224,14 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'rebuild-stopped',
     about: 'os-stop → SHUTOFF; a rebuild of a stopped server shows REBUILD with vm_state stopped and settles SHUTOFF',
-    needsFaults: false,
+    needsFaults: true, // the first GET after the 202 needs the window held
     async run(t, r) {
       await nameImages(t, r);
       const fx = await t.fixtures();
       const { id } = await bootActive(t, r, 'd-stopped');
       await t.tenant.nova.stopServer(id);
       r.subsequence('os-stop', await pollUntil(t, 'SHUTOFF', getView(t, id), settled(fx.imageA, 'SHUTOFF')));
-      await t.slowSpawn(2);
+      await t.slowSpawn(REBUILD_WINDOW_S);
       await t.tenant.nova.rebuildServer(id, fx.imageB);
       r.exact('first GET after the 202', acceptedView(await t.tenant.nova.getServer(id)));
       r.subsequence('rebuild window', await pollUntil(t, 'rebuilt', getView(t, id), settled(fx.imageB, 'SHUTOFF')));
@@ -230,6 +248,7 @@ export const SCENARIOS: Scenario[] = [
       await nameImages(t, r);
       const fx = await t.fixtures();
       const { id, name } = await bootActive(t, r, 'd-rbfail');
+      await t.slowSpawn(REBUILD_WINDOW_S); // the sandbox applies the delay before the failure: the window is held
       await t.failSpawn(name, 'rebuild');
       await t.tenant.nova.rebuildServer(id, fx.imageB);
       r.exact('first GET after the 202', acceptedView(await t.tenant.nova.getServer(id)));
@@ -365,10 +384,12 @@ export const SCENARIOS: Scenario[] = [
       };
       const settledLb = (v: unknown): boolean => !String((v as { provisioning: string }).provisioning).startsWith('PENDING');
       r.subsequence('create', await pollUntil(t, 'ACTIVE', state, settledLb));
+      await t.holdLoadBalancerUpdates?.(LB_UPDATE_HOLD_S);
       const listener = await octavia.createListener({ name: `${t.prefix}-d-lb-l`, loadbalancerId: lb.id, protocol: 'TCP', protocolPort: 80 });
       r.name(listener.id, 'listener');
       r.exact('after a listener create', await state());
       r.exact('a pool create while PENDING_UPDATE', await outcome(octavia.createPool({ name: `${t.prefix}-d-lb-p`, protocol: 'TCP', lbAlgorithm: 'ROUND_ROBIN', listenerId: listener.id })));
+      await t.clearFaults(); // the held update still finishes; nothing after this needs a hold
       r.subsequence('listener settles', await pollUntil(t, 'ACTIVE', state, settledLb));
       r.exact('name=<prefix>-d-lb', (await octavia.listLoadBalancers({ name: `${t.prefix}-d-lb` })).map((x) => x.name));
       r.exact('GET of a load balancer that does not exist', await outcome(octavia.getLoadBalancer('00000000-0000-4000-8000-000000000000')));
@@ -394,7 +415,7 @@ export const SCENARIOS: Scenario[] = [
       const main = await bootActive(t, r, 'd-regent');
       h.managed.add(main.id);
       await pass('pass: desired = current', main.id, fx.imageA);
-      await t.slowSpawn(3);
+      await t.slowSpawn(REBUILD_WINDOW_S);
       await pass('pass: arm', main.id, fx.imageB);
       await pass('pass: submit', main.id, fx.imageB);
       const first = h.firstGetsAfterAccept(main.id)[0];
@@ -411,7 +432,7 @@ export const SCENARIOS: Scenario[] = [
       // A foreign rebuild holds the task; then a foreign os-stop races Regent's submit (409).
       const other = await bootActive(t, r, 'd-regent-409');
       h.managed.add(other.id);
-      await t.slowSpawn(3);
+      await t.slowSpawn(REBUILD_WINDOW_S);
       await t.tenant.nova.rebuildServer(other.id, fx.imageB);
       await pass('pass during a foreign rebuild', other.id, fx.imageA);
       await pass('second pass during a foreign rebuild', other.id, fx.imageA);
@@ -452,7 +473,7 @@ export const SCENARIOS: Scenario[] = [
 ];
 
 /** Run one scenario on one target; a scenario that needs fault control the target lacks is not run. */
-export const runScenario = async (scenario: Scenario, t: DiffTarget): Promise<Transcript | undefined> => {
+export const runScenario = async (scenario: Scenario, t: DiffTarget & ScenarioHolds): Promise<Transcript | undefined> => {
   if (scenario.needsFaults && !t.hasFaultControl) return undefined;
   const r = new Recorder(t.prefix);
   try {

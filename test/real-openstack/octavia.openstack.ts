@@ -2,7 +2,7 @@
  * Octavia calls of the client layer against real Octavia (amphora provider, no-op compute/amphora drivers,
  * the real Neutron network driver), decoded by Regent's decoders: load balancers (VIP = a real Neutron
  * port), listeners, pools (PROXYV2 at 2.22), members (single and batch), health monitors; "immutable while
- * busy" 409s; exact names and duplicates; a provisioning failure through fault control; cascade delete.
+ * busy" 409s (held with fault control); exact names and duplicates; a provisioning failure through fault control; cascade delete.
  */
 import { expect } from 'chai';
 import { ConsistencyError, Conflict, NotFound } from '../../src/openstack/errors.js';
@@ -12,6 +12,9 @@ import { expectDecoded } from './support/decoded.js';
 import { exactNameRegex } from './support/faults.js';
 import { realRun, type Fixtures, type RealRun } from './support/run.js';
 import { waitFor, waitGone } from './support/wait.js';
+
+/** Seconds the sandbox's amphora `update` is held, so that a child create leaves the LB PENDING_UPDATE long enough to read it. */
+const LB_UPDATE_HOLD_S = 3;
 
 const rejectionOf = async (p: Promise<unknown>): Promise<unknown> => p.then(() => { throw new Error('expected a rejection'); }, (error: unknown) => error);
 const provisioning = (lb: { provisioningStatus: LoadBalancerObservation['provisioningStatus'] }): string =>
@@ -60,11 +63,19 @@ describe('octavia client against real Octavia', function () {
     const lb = await loadBalancer('lb-topo');
     await settled(lb.id);
     const base = run.name('lb-topo');
+    // The sandbox's worker finishes a listener create in about 0.25 s, so the read and the refused change below
+    // race it unless the amphora update is held (issue 10, item 6); without fault control they are not asserted.
+    run.faults?.set('octavia', { delay: { update: LB_UPDATE_HOLD_S } });
     const listener = await octavia.createListener({ name: `${base}-https-listener`, loadbalancerId: lb.id, protocol: 'TCP', protocolPort: 443, allowedCidrs: ['203.0.113.0/24'], timeoutClientData: 300000, timeoutMemberData: 300000 });
-    expect(provisioning(await octavia.getLoadBalancer(lb.id))).to.equal('PENDING_UPDATE');
-    const busy = await rejectionOf(octavia.createPool({ name: `${base}-https-pool`, protocol: 'PROXYV2', lbAlgorithm: 'ROUND_ROBIN', listenerId: listener.id }));
-    expect(busy).to.be.instanceOf(Conflict);
-    expect((busy as Conflict).fault).to.match(/^Load Balancer [0-9a-f-]{36} is immutable and cannot be updated\.$/);
+    if (run.faults) {
+      expect(provisioning(await octavia.getLoadBalancer(lb.id))).to.equal('PENDING_UPDATE');
+      const busy = await rejectionOf(octavia.createPool({ name: `${base}-https-pool`, protocol: 'PROXYV2', lbAlgorithm: 'ROUND_ROBIN', listenerId: listener.id }));
+      expect(busy).to.be.instanceOf(Conflict);
+      expect((busy as Conflict).fault).to.match(/^Load Balancer [0-9a-f-]{36} is immutable and cannot be updated\.$/);
+      run.faults.reset(); // the held update still finishes; later changes run at full speed
+    } else {
+      console.log('      (no fault control: the PENDING_UPDATE read and its 409 are not asserted, they would race the worker)');
+    }
     await settled(lb.id);
 
     const pool = await octavia.createPool({ name: `${base}-https-pool`, protocol: 'PROXYV2', lbAlgorithm: 'ROUND_ROBIN', listenerId: listener.id });

@@ -5,8 +5,12 @@
  *
  * The spec's Caveats paragraph names two environmental facts the settlement rule rests on (Nova flips the
  * image ref atomically with task_state at accept; task_state is visible to the principal). P1 asserts both
- * on the first GET after the 202, explicitly. Fault control (`{"delay": {"spawn": 3}}`) holds
- * `rebuild_spawning` so that the window is observable; the failure cases need it and skip without it.
+ * on the first GET after the 202, explicitly. That GET can only see the rebuild in flight while the window
+ * is held: the sandbox's fake driver finishes a rebuild in 0.3–1 s, and on a loaded machine the first GET
+ * after the 202 already read task_state empty (issue 10, item 6). So every test that asserts the accepted
+ * view (or any other in-flight read: REBUILD, a task set, a pass deciding rebuildInProgress/foreignTaskBusy)
+ * holds `rebuild_spawning` with fault control (`{"delay": {"spawn": WINDOW_SPAWN_S}}`, set before the
+ * rebuild is submitted) and is pending without it.
  */
 import { expect } from 'chai';
 import type { Context } from 'mocha';
@@ -19,6 +23,11 @@ import { distinct, viewOf, type ServerView } from './support/view.js';
 import { sleep, waitFor } from './support/wait.js';
 
 const REBUILD_TASKS = ['rebuilding', 'rebuild_block_device_mapping', 'rebuild_spawning'];
+/**
+ * Seconds the sandbox holds `rebuild_spawning` in every test that reads a rebuild in flight. The reads that
+ * must land in the window follow the 202 by a few requests (under 1 s even with the other core busy).
+ */
+const WINDOW_SPAWN_S = 3;
 
 /** True when `seen` appears in `order` in the same relative order (gaps allowed). */
 const isOrderedSubsequence = (seen: readonly string[], order: readonly string[]): boolean => {
@@ -48,6 +57,11 @@ describe('rebuild protocol against real Nova', function () {
   const needFaults = (ctx: Context): NonNullable<RealRun['faults']> => {
     if (!run.faults) ctx.skip();
     return run.faults as NonNullable<RealRun['faults']>;
+  };
+
+  /** Hold the rebuild window (and any `fail` rules) for the rebuilds submitted from now on. */
+  const holdWindow = (faults: NonNullable<RealRun['faults']>, fail?: Record<string, string>): void => {
+    faults.set('nova', { delay: { spawn: WINDOW_SPAWN_S }, ...(fail !== undefined ? { fail } : {}) });
   };
 
   /** Boot, wait ACTIVE, hand the server to Regent. */
@@ -81,10 +95,11 @@ describe('rebuild protocol against real Nova', function () {
   };
 
   it('P1: create, change the desired image, arm, submit; the first GET after the 202 shows task_state non-empty with the target ref; settle (monitor: Succeeded); clear', async function () {
+    const faults = needFaults(this); // the first GET after the 202 and the pass in the window need the window held
     const { id } = await managedServer('rb-main');
     expect((await h.pass(id, fx.imageA)).outcomes, 'desired = current image').to.deep.equal(['inSync']);
     expect(await h.eventTypes(id)).to.deep.equal([]);
-    run.faults?.set('nova', { delay: { spawn: 3 } });
+    holdWindow(faults);
 
     const armed = await h.pass(id, fx.imageB);
     expect(armed.outcomes).to.deep.equal(['armed']);
@@ -113,7 +128,7 @@ describe('rebuild protocol against real Nova', function () {
     expect(seen.every((v) => v.launched === true), 'launched_at stays set during the rebuild').to.equal(true);
     const tasks = distinct(seen.map((v) => v.task)).filter((t): t is string => t !== null);
     expect(isOrderedSubsequence(tasks, REBUILD_TASKS), `task_state sequence ${tasks.join(' → ')}`).to.equal(true);
-    if (run.faults) expect(tasks, 'the 3 s spawn delay holds rebuild_spawning').to.include('rebuild_spawning');
+    expect(tasks, `the ${WINDOW_SPAWN_S} s spawn delay holds rebuild_spawning`).to.include('rebuild_spawning');
 
     const polled = await h.poll();
     expect(polled.advanced).to.include(id);
@@ -133,7 +148,7 @@ describe('rebuild protocol against real Nova', function () {
   it('E2: a second action while task_state is set answers 409 conflictingRequest; Regent yields on it and converges afterwards', async function () {
     const faults = needFaults(this);
     const { id } = await managedServer('rb-409');
-    faults.set('nova', { delay: { spawn: 3 } });
+    holdWindow(faults); // for the foreign rebuild (409, foreignTaskBusy) and for Regent's own later (accepted view)
 
     // A foreign rebuild, then a second one right after its 202: Nova's one-task-at-a-time guard.
     await run.tenant.nova.rebuildServer(id, fx.imageB);
@@ -175,7 +190,7 @@ describe('rebuild protocol against real Nova', function () {
   it('R5/R6/M1: a rebuild failed through fault control parks (monitor path and reconciler-only path); no second submission', async function () {
     const faults = needFaults(this);
     const [viaMonitor, viaReconciler] = await Promise.all([managedServer('rb-fail-m'), managedServer('rb-fail-r')]);
-    faults.set('nova', { delay: { spawn: 1 }, fail: { spawn: `^${run.prefix}-rb-fail-[mr]$` } });
+    holdWindow(faults, { spawn: `^${run.prefix}-rb-fail-[mr]$` }); // the delay comes before the failure
 
     for (const { id } of [viaMonitor, viaReconciler]) {
       expect((await h.pass(id, fx.imageB)).outcomes).to.deep.equal(['armed']);
@@ -234,8 +249,10 @@ describe('rebuild protocol against real Nova', function () {
     expect(await h.eventTypes(errored.id)).to.deep.equal([]);
     expect(h.submits(errored.id)).to.equal(0);
 
-    faults.reset();
     await run.waitActive(building.id);
+    // The 8 s boot delay is over; hold the rebuild's window so that the first GET after the 202 sees it in
+    // flight (this was `faults.reset()`: the rebuild then finished before that GET on a loaded machine).
+    holdWindow(faults);
     expect((await h.pass(building.id, fx.imageB)).outcomes).to.deep.equal(['armed']);
     expect((await h.pass(building.id, fx.imageB)).outcomes).to.deep.equal(['submitted', 'accepted']);
     assertAcceptedView(h.firstGetsAfterAccept(building.id)[0], fx.imageB);
@@ -244,10 +261,11 @@ describe('rebuild protocol against real Nova', function () {
   });
 
   it('R8: a server stopped (SHUTOFF) is rebuilt and settles; the monitor stamps Succeeded only on a converged read (ref on target, task empty); exactly one submission', async function () {
+    const faults = needFaults(this); // the accepted view needs the window held
     const { id } = await managedServer('rb-shutoff');
     await run.tenant.nova.stopServer(id);
     await watch(id, settledOn(fx.imageA, 'SHUTOFF'));
-    run.faults?.set('nova', { delay: { spawn: 2 } });
+    holdWindow(faults);
 
     expect((await h.pass(id, fx.imageB)).outcomes).to.deep.equal(['armed']);
     expect((await h.pass(id, fx.imageB)).outcomes).to.deep.equal(['submitted', 'accepted']);
