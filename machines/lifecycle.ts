@@ -6,53 +6,96 @@
  * yields after [OpenStack] accepts an asynchronous delete until a later rediscovery confirms absence").
  *
  * One factory, one machine per kind (Server, Network, …): the states and rules are the same, only the
- * effect names differ. Every pass brings a fresh exact-name observation (`absent` | `present`).
+ * effect names differ. Every pass brings a fresh exact-name observation (`absent` | `present`) and the
+ * pass's clock (`at`, RFC 3339; machines never read one).
  *
  *   absent ──create──► creating ──created / observed──► present ──deletion──► deleteArmed ──read back──► deleting ──absent──► deleted
- *                          │ rejected, or attempts exhausted                                   ▲
- *                          └────────────► failed (park; a new generation retries) ─────────────┘ (deletion)
- *
- * L5 (servers) a resource that ended in ERROR without ever booting is deleted and created again from the
- * current spec, within the same bound of create attempts ("the bounded provider-create
- * delete-and-retry flow"); one that has booted is never destroyed and recreated.
+ *                          │ rejected, or attempts exhausted  │ L6                                ▲          ⟲ L8 re-sent
+ *                          └────────────► failed ◄─────────────┘ (park; a new generation retries) ─┘ (deletion)
  *
  * L1 adopt: an observed resource is adopted, never duplicated. L2 create at most once per decision;
  * re-decided only on a fresh observation of absence, and at most `maxCreateAttempts` times. L3 delete
  * only under a deletion request, write-ahead: one pass arms the deletion (deleteArmed), a later pass
  * reads it back and submits the delete for the resource it observes then. L4 absence during deletion
  * is success.
+ * L5 (servers) a resource that ended in ERROR without ever booting is deleted and created again from the
+ * current spec, within the same bound of create attempts ("the bounded provider-create
+ * delete-and-retry flow"); one that has booted is never destroyed and recreated.
+ * L6 the bounded retry ends visibly: a fresh never-booted ERROR once the bound is spent is `failed`
+ * (createRetriesExhausted, with the last fault the cloud reported), never left looking provisioned.
+ * L7 `failed` never re-adopts a never-booted ERROR (that would restart L5 forever); a new spec
+ * generation is the designed retry: delete-and-recreate from the current spec, write-ahead as L5.
+ * L8 a dropped delete is sent again: while deleting (or recreating), a fresh observation of the same
+ * resource after the decided delete's backoff (DELETE_RETRY_BACKOFF) decides the delete again. The
+ * deletion was armed and read back before the first delete, so the re-sent one is still write-ahead.
+ * L9 a desired request that cannot be resolved (no image or flavor by that name, or two) is recorded
+ * (desiredUnresolvable) and nothing else happens; the next pass that resolves it clears the record.
  */
 import * as t from 'io-ts';
 import { assign, setup } from 'xstate';
 import type { AnyMachineSnapshot } from 'xstate';
 import { declaredAction, outcome, type MachineAudit, type MachineDefinition, type Stimulus } from './definition.js';
+import { atLeastAfter, epochMs } from './time.js';
 
 export const Observed = t.union([
   t.type({ kind: t.literal('absent') }),
-  /** `launched`: the resource has ever booted (servers: Nova launched_at, read fresh); absent for kinds that do not boot. */
-  t.intersection([t.type({ kind: t.literal('present'), id: t.string }), t.partial({ status: t.string, launched: t.boolean })]),
+  /**
+   * `launched`: the resource has ever booted (servers: Nova launched_at, read fresh); absent for kinds that
+   * do not boot. `fault`: the message of the fault the cloud reports on it (Nova's `fault.message`, which
+   * Nova shows to the project), read on the same lookup.
+   */
+  t.intersection([t.type({ kind: t.literal('present'), id: t.string }), t.partial({ status: t.string, launched: t.boolean, fault: t.string })]),
 ]);
 export type Observed = t.TypeOf<typeof Observed>;
 
+/** Why the desired request could not be resolved (L9): a name that matches nothing, or more than one. */
+export const UnresolvableReason = t.keyof({ ImageNotFound: null, ImageAmbiguous: null, FlavorNotFound: null, FlavorAmbiguous: null });
+export type UnresolvableReason = t.TypeOf<typeof UnresolvableReason>;
+
+/** A refusal the cloud answered to a create or delete: its HTTP status, Regent's closed reason, and the fault message (redacted). */
+const refusalFields = { status: t.number, reason: t.string };
+
 export const lifecycleStimulus = () =>
   t.union([
-    t.type({
-      type: t.literal('reconcile'),
-      source: t.literal('reconciler'),
-      generation: t.number,
-      deletionRequested: t.boolean,
-      observed: Observed,
-      /** What to create: the resolved request (ids, names, sizes). Never secrets. */
-      desired: t.UnknownRecord,
-    }),
+    t.intersection([
+      t.type({
+        type: t.literal('reconcile'),
+        source: t.literal('reconciler'),
+        generation: t.number,
+        deletionRequested: t.boolean,
+        observed: Observed,
+        /** What to create: the resolved request (ids, names, sizes). Never secrets. */
+        desired: t.UnknownRecord,
+      }),
+      /** `at`: the pass's clock (RFC 3339). Optional so events stored before it existed still decode. */
+      t.partial({ at: t.string }),
+    ]),
     /** The resource's spec does not decode: nothing is done until a valid generation arrives. */
     t.type({ type: t.literal('specRejected'), source: t.literal('reconciler'), generation: t.number, problems: t.array(t.string) }),
+    /** L9: the spec decodes but names something the cloud does not have exactly once; `message` is user-safe. */
+    t.type({ type: t.literal('desiredUnresolvable'), source: t.literal('reconciler'), generation: t.number, reason: UnresolvableReason, message: t.string }),
     t.type({ type: t.literal('created'), source: t.literal('effect'), id: t.string }),
-    t.type({ type: t.literal('createRejected'), source: t.literal('effect'), status: t.number, reason: t.string }),
+    t.intersection([t.type({ type: t.literal('createRejected'), source: t.literal('effect'), ...refusalFields }), t.partial({ fault: t.string })]),
     t.type({ type: t.literal('deleteAccepted'), source: t.literal('effect') }),
-    t.type({ type: t.literal('deleteRejected'), source: t.literal('effect'), status: t.number, reason: t.string }),
+    t.intersection([t.type({ type: t.literal('deleteRejected'), source: t.literal('effect'), ...refusalFields }), t.partial({ fault: t.string })]),
   ]);
 export type LifecycleStimulus = t.TypeOf<ReturnType<typeof lifecycleStimulus>>;
+
+export interface Refusal {
+  status: number;
+  reason: string;
+  /** The cloud's own message (OpenStackError.fault: redacted, truncated); null when it sent none. */
+  fault: string | null;
+}
+
+/** Why creation ended in `failed`, for status and the park message. */
+export type CreateFailure =
+  /** The cloud refused the create request (400, 403 quota or policy, 413, …). */
+  | ({ kind: 'rejected' } & Refusal)
+  /** L2: creates were decided `attempts` times and none ever appeared. */
+  | { kind: 'attemptsExhausted'; attempts: number }
+  /** L6: the resource ended in ERROR before it ever booted, on each of `attempts` creates. */
+  | { kind: 'retriesExhausted'; attempts: number; fault: string | null };
 
 export interface LifecycleContext {
   /** The OpenStack id, once known (created or adopted). */
@@ -63,8 +106,20 @@ export interface LifecycleContext {
   /** Generation at which creation failed; a newer generation retries. */
   failedGeneration: number | null;
   lastError: string | null;
+  /** Why creation failed, while `failed`; null otherwise. */
+  createFailure: CreateFailure | null;
   /** Why the current spec was refused (which fields are wrong); null when the spec decodes. */
   specProblems: { generation: number; problems: string[] } | null;
+  /** L9: why the desired request could not be resolved; null once a pass resolves it. */
+  unresolvable: { generation: number; reason: UnresolvableReason; message: string } | null;
+  /** Generation of the spec the last reconciler stimulus was decided from (reconcile, specRejected, desiredUnresolvable). */
+  decidedGeneration: number | null;
+  /** Delete requests decided for the current delete (1: the first; more: re-sent by L8). */
+  deleteAttempts: number;
+  /** The pass clock (`at`) of the last decided delete request; null when unknown (a pass without `at`). */
+  lastDeleteAt: string | null;
+  /** The last refusal of a delete request; cleared when the cloud accepts one. */
+  deleteRefusal: Refusal | null;
 }
 
 export interface LifecycleOptions {
@@ -76,8 +131,33 @@ export interface LifecycleOptions {
   description: string;
 }
 
+/**
+ * L8's backoff between delete requests for one resource: 15 s after the first, doubling (30 s, 60 s, …),
+ * at most 5 min. Long enough for an accepted asynchronous delete to finish before it is sent again
+ * (re-sending a delete Nova is still carrying out is harmless, but noisy), short enough that a
+ * dropped one is noticed within a minute or two.
+ */
+export const DELETE_RETRY_BACKOFF = { firstMs: 15_000, maxMs: 300_000 } as const;
+
+/** The wait after the `attempts`-th delete request before L8 sends it again. */
+export const deleteRetryBackoffMs = (attempts: number): number =>
+  Math.min(DELETE_RETRY_BACKOFF.firstMs * 2 ** Math.max(0, attempts - 1), DELETE_RETRY_BACKOFF.maxMs);
+
+/** When (epoch ms) L8 may send the delete again; null without a decided delete or a known time. */
+export const deleteRetryDueAt = (context: Pick<LifecycleContext, 'deleteAttempts' | 'lastDeleteAt'>): number | null => {
+  const last = epochMs(context.lastDeleteAt);
+  return context.deleteAttempts > 0 && last !== null ? last + deleteRetryBackoffMs(context.deleteAttempts) : null;
+};
+
 type Reconcile = Extract<LifecycleStimulus, { type: 'reconcile' }>;
 const asReconcile = (e: LifecycleStimulus): Reconcile => e as Reconcile;
+const refusalOf = (e: LifecycleStimulus): Refusal | null =>
+  e.type === 'createRejected' || e.type === 'deleteRejected' ? { status: e.status, reason: e.reason, fault: e.fault ?? null } : null;
+const describeRefusal = (r: Refusal): string => `${r.reason} (${r.status})${r.fault ? `: ${r.fault}` : ''}`;
+const neverBootedErrorIn = (e: LifecycleStimulus): boolean => {
+  const observed = asReconcile(e).observed;
+  return observed.kind === 'present' && observed.status === 'ERROR' && observed.launched === false;
+};
 
 export const buildLifecycleMachine = (options: LifecycleOptions) => {
   const maxAttempts = options.maxCreateAttempts ?? 3;
@@ -96,25 +176,57 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       // effects, renamed per kind by the definition (effectNames)
       createResource: declaredAction<{ desired: Record<string, unknown> }>(),
       deleteResource: declaredAction<{ id: string }>(),
+      // first on every reconcile transition: the spec decoded and resolved at this generation (item 13: a pass on a new generation is stored)
+      notePass: assign(({ event }) => ({ specProblems: null, unresolvable: null, decidedGeneration: asReconcile(event).generation })),
       countAttempt: assign(({ context, event }) => ({ createAttempts: context.createAttempts + 1, createdForGeneration: asReconcile(event).generation })),
       adopt: assign(({ event }) => {
         const observed = asReconcile(event).observed;
         return observed.kind === 'present' ? { resourceId: observed.id, lastError: null } : {};
       }),
       recordCreated: assign(({ event }) => ({ resourceId: (event as { id: string }).id, lastError: null })),
-      recordFailure: assign(({ event }) => ({
-        failedGeneration: 'generation' in event ? event.generation : null,
-        lastError: 'reason' in event ? `${event.reason} (${event.status})` : `create attempts exhausted`,
+      // L2: the creates never landed
+      recordAttemptsExhausted: assign(({ context, event }) => ({
+        failedGeneration: asReconcile(event).generation,
+        lastError: 'create attempts exhausted',
+        createFailure: { kind: 'attemptsExhausted' as const, attempts: context.createAttempts },
       })),
-      recordFailureNow: assign(({ context, event }) => ({
-        failedGeneration: context.createdForGeneration,
-        lastError: 'reason' in event ? `${event.reason} (${event.status})` : context.lastError,
-      })),
-      recordDeleteError: assign(({ event }) => ({ lastError: 'reason' in event ? `${event.reason} (${event.status})` : null })),
-      recordSpecProblems: assign(({ event }) => (event.type === 'specRejected' ? { specProblems: { generation: event.generation, problems: event.problems } } : {})),
-      clearSpecProblems: assign({ specProblems: null }),
-      resetAttempts: assign({ createAttempts: 0, createdForGeneration: null, failedGeneration: null, lastError: null }),
-      forget: assign({ resourceId: null }),
+      recordRejection: assign(({ context, event }) => {
+        const refusal = refusalOf(event);
+        return refusal
+          ? { failedGeneration: context.createdForGeneration, lastError: describeRefusal(refusal), createFailure: { kind: 'rejected' as const, ...refusal } }
+          : {};
+      }),
+      // L6: the bound is spent on a fresh never-booted ERROR
+      recordRetriesExhausted: assign(({ context, event }) => {
+        const observed = asReconcile(event).observed;
+        const fault = observed.kind === 'present' ? (observed.fault ?? null) : null;
+        return {
+          failedGeneration: asReconcile(event).generation,
+          lastError: `in ERROR before it ever booted, ${context.createAttempts} times${fault ? `: ${fault}` : ''}`,
+          createFailure: { kind: 'retriesExhausted' as const, attempts: context.createAttempts, fault },
+        };
+      }),
+      // L3/L5: the first delete request of this delete
+      startDelete: assign(({ event }) => ({ deleteAttempts: 1, lastDeleteAt: asReconcile(event).at ?? null, deleteRefusal: null })),
+      // L8: the delete is sent again
+      repeatDelete: assign(({ context, event }) => ({ deleteAttempts: context.deleteAttempts + 1, lastDeleteAt: asReconcile(event).at ?? null })),
+      // L8, for a delete decided by a pass without a clock (stored before `at` existed): the backoff starts now
+      startDeleteClock: assign(({ event }) => ({ lastDeleteAt: asReconcile(event).at ?? null })),
+      recordDeleteRefusal: assign(({ event }) => {
+        const refusal = refusalOf(event);
+        return refusal ? { lastError: describeRefusal(refusal), deleteRefusal: refusal } : {};
+      }),
+      clearDeleteRefusal: assign({ deleteRefusal: null }),
+      recordSpecProblems: assign(({ event }) =>
+        event.type === 'specRejected' ? { specProblems: { generation: event.generation, problems: event.problems }, unresolvable: null, decidedGeneration: event.generation } : {},
+      ),
+      recordUnresolvable: assign(({ event }) =>
+        event.type === 'desiredUnresolvable'
+          ? { unresolvable: { generation: event.generation, reason: event.reason, message: event.message }, specProblems: null, decidedGeneration: event.generation }
+          : {},
+      ),
+      resetAttempts: assign({ createAttempts: 0, createdForGeneration: null, failedGeneration: null, lastError: null, createFailure: null }),
+      forget: assign({ resourceId: null, deleteAttempts: 0, lastDeleteAt: null, deleteRefusal: null }),
     },
     guards: {
       deletionRequested: ({ event }) => asReconcile(event).deletionRequested,
@@ -122,55 +234,91 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       deletionRequestedAndAbsent: ({ event }) => asReconcile(event).deletionRequested && asReconcile(event).observed.kind === 'absent',
       observedPresent: ({ event }) => asReconcile(event).observed.kind === 'present',
       observedAbsent: ({ event }) => asReconcile(event).observed.kind === 'absent',
+      // a resource other than the one the standing delete is for (the name now finds another id)
+      observedAnother: ({ context, event }) => {
+        const observed = asReconcile(event).observed;
+        return observed.kind === 'present' && observed.id !== context.resourceId;
+      },
       attemptsExhausted: ({ context }) => context.createAttempts >= maxAttempts,
       // L5: only a never-booted ERROR, read fresh on this pass, and only while attempts remain
-      erroredBeforeFirstBoot: ({ context, event }) => {
-        const observed = asReconcile(event).observed;
-        return observed.kind === 'present' && observed.status === 'ERROR' && observed.launched === false && context.createAttempts < maxAttempts;
-      },
+      erroredBeforeFirstBoot: ({ context, event }) => neverBootedErrorIn(event) && context.createAttempts < maxAttempts,
+      // L6: the same fresh evidence once the create bound is spent
+      erroredBeforeFirstBootAndRetriesExhausted: ({ context, event }) => neverBootedErrorIn(event) && context.createAttempts >= maxAttempts,
+      // L7: failed never re-adopts a never-booted ERROR into the retries
+      erroredBeforeFirstBootFresh: ({ event }) => neverBootedErrorIn(event),
+      // L7: a newer spec generation is the designed retry of a server left in ERROR before it booted
+      newGenerationOnErroredBeforeFirstBoot: ({ context, event }) =>
+        neverBootedErrorIn(event) && context.failedGeneration !== null && asReconcile(event).generation > context.failedGeneration,
       newGeneration: ({ context, event }) => context.failedGeneration !== null && asReconcile(event).generation > context.failedGeneration,
+      // L8 (deletion): still there, the same resource, the backoff since the last request elapsed
+      deleteRetryDue: ({ context, event }) => {
+        const e = asReconcile(event);
+        return e.deletionRequested && e.observed.kind === 'present' && e.observed.id === context.resourceId && atLeastAfter(context.lastDeleteAt, e.at, deleteRetryBackoffMs(context.deleteAttempts));
+      },
+      // L8 (L5's delete): the same, and still the never-booted ERROR it was decided for
+      recreateDeleteRetryDue: ({ context, event }) => {
+        const e = asReconcile(event);
+        return neverBootedErrorIn(event) && e.observed.kind === 'present' && e.observed.id === context.resourceId && atLeastAfter(context.lastDeleteAt, e.at, deleteRetryBackoffMs(context.deleteAttempts));
+      },
+      deleteClockUnset: ({ context, event }) => context.lastDeleteAt === null && asReconcile(event).at !== undefined,
     },
   }).createMachine({
     id: options.id,
-    context: { resourceId: null, createAttempts: 0, createdForGeneration: null, failedGeneration: null, lastError: null, specProblems: null },
+    context: {
+      resourceId: null,
+      createAttempts: 0,
+      createdForGeneration: null,
+      failedGeneration: null,
+      lastError: null,
+      createFailure: null,
+      specProblems: null,
+      unresolvable: null,
+      decidedGeneration: null,
+      deleteAttempts: 0,
+      lastDeleteAt: null,
+      deleteRefusal: null,
+    },
     on: {
       // Any state: a spec that does not decode is recorded, and nothing else happens to the resource.
       specRejected: { actions: ['recordSpecProblems', outcome('specRejected')] },
+      // L9, any state: a desired request that cannot be resolved is recorded, and nothing else happens.
+      desiredUnresolvable: { actions: ['recordUnresolvable', outcome('desiredUnresolvable')] },
     },
     initial: 'absent',
     states: {
       absent: {
         on: {
           reconcile: [
-            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['clearSpecProblems', outcome('nothingToDelete')] },
-            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['clearSpecProblems', 'adopt', outcome('deleteArmed')] },
-            { guard: 'observedPresent', target: 'present', actions: ['clearSpecProblems', 'adopt', outcome('adopted')] }, // L1
-            { target: 'creating', actions: ['clearSpecProblems', 'countAttempt', create, outcome('createSubmitted')] }, // L2
+            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', outcome('nothingToDelete')] },
+            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt', outcome('deleteArmed')] },
+            { guard: 'observedPresent', target: 'present', actions: ['notePass', 'adopt', outcome('adopted')] }, // L1
+            { target: 'creating', actions: ['notePass', 'countAttempt', create, outcome('createSubmitted')] }, // L2
           ],
         },
       },
       creating: {
         on: {
           reconcile: [
-            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['clearSpecProblems', outcome('nothingToDelete')] },
-            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['clearSpecProblems', 'adopt', outcome('deleteArmed')] },
-            { guard: 'observedPresent', target: 'present', actions: ['clearSpecProblems', 'adopt', outcome('observedCreated')] }, // L1
-            { guard: 'attemptsExhausted', target: 'failed', actions: ['clearSpecProblems', 'recordFailure', outcome('createExhausted')] },
+            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', outcome('nothingToDelete')] },
+            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt', outcome('deleteArmed')] },
+            { guard: 'observedPresent', target: 'present', actions: ['notePass', 'adopt', outcome('observedCreated')] }, // L1
+            { guard: 'attemptsExhausted', target: 'failed', actions: ['notePass', 'recordAttemptsExhausted', outcome('createExhausted')] },
             // L2: a fresh observation of absence after a decided create: the create never landed
-            { target: 'creating', reenter: true, actions: ['clearSpecProblems', 'countAttempt', create, outcome('createResubmitted')] },
+            { target: 'creating', reenter: true, actions: ['notePass', 'countAttempt', create, outcome('createResubmitted')] },
           ],
           created: { target: 'present', actions: ['recordCreated', outcome('created')] },
-          createRejected: { target: 'failed', actions: ['recordFailureNow', outcome('createRejected')] },
+          createRejected: { target: 'failed', actions: ['recordRejection', outcome('createRejected')] },
         },
       },
       present: {
         on: {
           reconcile: [
-            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['clearSpecProblems', 'forget', outcome('nothingToDelete')] },
-            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['clearSpecProblems', 'adopt', outcome('deleteArmed')] }, // L3: write-ahead
-            { guard: 'observedAbsent', target: 'absent', actions: ['clearSpecProblems', 'forget', 'resetAttempts', outcome('vanished')] },
-            { guard: 'erroredBeforeFirstBoot', target: 'recreateArmed', actions: ['clearSpecProblems', 'adopt', outcome('recreateArmed')] }, // L5: write-ahead
-            { actions: ['clearSpecProblems', 'adopt', outcome('present')] },
+            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', 'forget', outcome('nothingToDelete')] },
+            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt', outcome('deleteArmed')] }, // L3: write-ahead
+            { guard: 'observedAbsent', target: 'absent', actions: ['notePass', 'forget', 'resetAttempts', outcome('vanished')] },
+            { guard: 'erroredBeforeFirstBoot', target: 'recreateArmed', actions: ['notePass', 'adopt', outcome('recreateArmed')] }, // L5: write-ahead
+            { guard: 'erroredBeforeFirstBootAndRetriesExhausted', target: 'failed', actions: ['notePass', 'adopt', 'recordRetriesExhausted', outcome('createRetriesExhausted')] }, // L6
+            { actions: ['notePass', 'adopt', outcome('present')] },
           ],
           created: { actions: 'recordCreated' },
         },
@@ -179,9 +327,9 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       deleteArmed: {
         on: {
           reconcile: [
-            { guard: 'observedAbsent', target: 'deleted', actions: ['clearSpecProblems', 'forget', outcome('deleted')] }, // L4
-            { guard: 'deletionRequested', target: 'deleting', actions: ['clearSpecProblems', 'adopt', remove, outcome('deleteSubmitted')] },
-            { target: 'present', actions: ['clearSpecProblems', 'adopt', outcome('deletionWithdrawn')] },
+            { guard: 'observedAbsent', target: 'deleted', actions: ['notePass', 'forget', outcome('deleted')] }, // L4
+            { guard: 'deletionRequested', target: 'deleting', actions: ['notePass', 'adopt', 'startDelete', remove, outcome('deleteSubmitted')] },
+            { target: 'present', actions: ['notePass', 'adopt', outcome('deletionWithdrawn')] },
           ],
         },
       },
@@ -189,11 +337,11 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       recreateArmed: {
         on: {
           reconcile: [
-            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['clearSpecProblems', 'forget', outcome('nothingToDelete')] },
-            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['clearSpecProblems', 'adopt', outcome('deleteArmed')] },
-            { guard: 'observedAbsent', target: 'creating', actions: ['clearSpecProblems', 'forget', 'countAttempt', create, outcome('recreateSubmitted')] },
-            { guard: 'erroredBeforeFirstBoot', target: 'recreating', actions: ['clearSpecProblems', 'adopt', remove, outcome('recreateDeleteSubmitted')] },
-            { target: 'present', actions: ['clearSpecProblems', 'adopt', outcome('recreateCancelled')] },
+            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', 'forget', outcome('nothingToDelete')] },
+            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt', outcome('deleteArmed')] },
+            { guard: 'observedAbsent', target: 'creating', actions: ['notePass', 'forget', 'countAttempt', create, outcome('recreateSubmitted')] },
+            { guard: 'erroredBeforeFirstBoot', target: 'recreating', actions: ['notePass', 'adopt', 'startDelete', remove, outcome('recreateDeleteSubmitted')] },
+            { target: 'present', actions: ['notePass', 'adopt', outcome('recreateCancelled')] },
           ],
         },
       },
@@ -201,34 +349,46 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       recreating: {
         on: {
           reconcile: [
-            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['clearSpecProblems', 'forget', outcome('nothingToDelete')] },
+            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', 'forget', outcome('nothingToDelete')] },
             // the delete already in flight serves the deletion too
-            { guard: 'deletionRequested', target: 'deleting', actions: ['clearSpecProblems', outcome('deleteInProgress')] },
-            { guard: 'observedAbsent', target: 'creating', actions: ['clearSpecProblems', 'forget', 'countAttempt', create, outcome('recreateSubmitted')] },
-            { actions: ['clearSpecProblems', outcome('recreateDeleteInProgress')] },
+            { guard: 'deletionRequested', target: 'deleting', actions: ['notePass', outcome('deleteInProgress')] },
+            { guard: 'observedAbsent', target: 'creating', actions: ['notePass', 'forget', 'countAttempt', create, outcome('recreateSubmitted')] },
+            // the name finds another of this resource's servers: the errored one is gone; adopt it (L1)
+            { guard: 'observedAnother', target: 'present', actions: ['notePass', 'forget', 'adopt', outcome('recreateSuperseded')] },
+            { guard: 'recreateDeleteRetryDue', actions: ['notePass', 'repeatDelete', remove, outcome('recreateDeleteResubmitted')] }, // L8
+            { guard: 'deleteClockUnset', actions: ['notePass', 'startDeleteClock', outcome('recreateDeleteInProgress')] },
+            { actions: ['notePass', outcome('recreateDeleteInProgress')] },
           ],
-          deleteAccepted: { actions: outcome('deleteAccepted') },
-          deleteRejected: { actions: ['recordDeleteError', outcome('deleteRejected')] },
+          deleteAccepted: { actions: ['clearDeleteRefusal', outcome('deleteAccepted')] },
+          deleteRejected: { actions: ['recordDeleteRefusal', outcome('deleteRejected')] },
         },
       },
       deleting: {
         on: {
           reconcile: [
-            { guard: 'observedAbsent', target: 'deleted', actions: ['clearSpecProblems', 'forget', outcome('deleted')] }, // L4
-            { actions: ['clearSpecProblems', outcome('deleteInProgress')] },
+            { guard: 'observedAbsent', target: 'deleted', actions: ['notePass', 'forget', outcome('deleted')] }, // L4
+            // the name finds another of this resource's servers: arm its deletion (write-ahead, L3)
+            { guard: 'observedAnother', target: 'deleteArmed', actions: ['notePass', 'forget', 'adopt', outcome('deleteArmed')] },
+            { guard: 'deleteRetryDue', actions: ['notePass', 'repeatDelete', remove, outcome('deleteResubmitted')] }, // L8
+            { guard: 'deleteClockUnset', actions: ['notePass', 'startDeleteClock', outcome('deleteInProgress')] },
+            { actions: ['notePass', outcome('deleteInProgress')] },
           ],
-          deleteAccepted: { actions: outcome('deleteAccepted') },
-          deleteRejected: { actions: ['recordDeleteError', outcome('deleteRejected')] },
+          deleteAccepted: { actions: ['clearDeleteRefusal', outcome('deleteAccepted')] },
+          deleteRejected: { actions: ['recordDeleteRefusal', outcome('deleteRejected')] },
         },
       },
       failed: {
         on: {
           reconcile: [
-            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['clearSpecProblems', outcome('nothingToDelete')] },
-            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['clearSpecProblems', 'adopt', outcome('deleteArmed')] },
-            { guard: 'observedPresent', target: 'present', actions: ['clearSpecProblems', 'adopt', 'resetAttempts', outcome('adopted')] },
-            { guard: 'newGeneration', target: 'creating', actions: ['clearSpecProblems', 'resetAttempts', 'countAttempt', create, outcome('createSubmitted')] },
-            { actions: ['clearSpecProblems', outcome('createFailed')] },
+            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', outcome('nothingToDelete')] },
+            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt', outcome('deleteArmed')] },
+            // L7: a new generation deletes the errored server (write-ahead) and creates it from the current spec
+            { guard: 'newGenerationOnErroredBeforeFirstBoot', target: 'recreateArmed', actions: ['notePass', 'adopt', 'resetAttempts', outcome('recreateArmed')] },
+            // L7: never re-adopted into the retries
+            { guard: 'erroredBeforeFirstBootFresh', actions: ['notePass', outcome('createFailed')] },
+            { guard: 'observedPresent', target: 'present', actions: ['notePass', 'adopt', 'resetAttempts', outcome('adopted')] },
+            { guard: 'newGeneration', target: 'creating', actions: ['notePass', 'resetAttempts', 'countAttempt', create, outcome('createSubmitted')] },
+            { actions: ['notePass', outcome('createFailed')] },
           ],
         },
       },
@@ -240,28 +400,42 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
 /** Intent states: a destructive delete is armed (rank 1) or submitted (rank 2) for the resource id. */
 const INTENT_RANK: Record<string, number> = { deleteArmed: 1, deleting: 2, recreateArmed: 1, recreating: 2 };
 
+/** Pass clocks of the audit alphabet: a start, after L8's first backoff, and after any backoff. */
+const AUDIT_TIMES = ['2026-01-01T00:00:00Z', '2026-01-01T00:00:20Z', '2026-01-01T00:10:00Z'];
+
 /** Audit hooks (machines/definition.ts MachineAudit): every decision-relevant pass and effect result. */
 const lifecycleAudit = (): MachineAudit => ({
   alphabet: () => {
     const observations: Observed[] = [
       { kind: 'absent' },
       { kind: 'present', id: 'a', status: 'ACTIVE', launched: true },
-      { kind: 'present', id: 'a', status: 'ERROR', launched: false },
+      { kind: 'present', id: 'a', status: 'ERROR', launched: false, fault: 'No valid host was found.' },
       { kind: 'present', id: 'a', status: 'ERROR', launched: true },
       { kind: 'present', id: 'b' },
     ];
     const passes: Stimulus[] = [];
     for (const observed of observations)
       for (const deletionRequested of [false, true])
-        for (const generation of [1, 2]) passes.push({ type: 'reconcile', source: 'reconciler', generation, deletionRequested, observed, desired: { name: 'x' } });
+        for (const generation of [1, 2])
+          for (const at of AUDIT_TIMES) passes.push({ type: 'reconcile', source: 'reconciler', generation, deletionRequested, observed, desired: { name: 'x' }, at });
+    // passes without a clock, as stored before `at` existed (L8 then starts the backoff on the next clocked pass)
+    for (const observed of observations.slice(1, 3)) passes.push({ type: 'reconcile', source: 'reconciler', generation: 1, deletionRequested: true, observed, desired: { name: 'x' } });
     return [
       ...passes,
       { type: 'specRejected', source: 'reconciler', generation: 1, problems: ['spec.x: invalid'] },
+      { type: 'desiredUnresolvable', source: 'reconciler', generation: 2, reason: 'ImageNotFound', message: "no Glance image is named exactly 'x'" },
       { type: 'created', source: 'effect', id: 'a' },
-      { type: 'createRejected', source: 'effect', status: 403, reason: 'forbidden' },
+      { type: 'createRejected', source: 'effect', status: 403, reason: 'forbidden', fault: 'Quota exceeded for instances' },
       { type: 'deleteAccepted', source: 'effect' },
-      { type: 'deleteRejected', source: 'effect', status: 409, reason: 'conflict' },
+      { type: 'deleteRejected', source: 'effect', status: 409, reason: 'conflict', fault: 'Cannot delete while locked' },
     ];
+  },
+  // Only what guards read: the records kept for status (lastError, createFailure, deleteRefusal,
+  // specProblems, unresolvable, decidedGeneration) never change a decision, and keeping them in the key
+  // multiplied the explored graph tenfold without a single new edge kind.
+  stateKey: (snapshot: AnyMachineSnapshot) => {
+    const c = snapshot.context as LifecycleContext;
+    return JSON.stringify([snapshot.value, c.resourceId, c.createAttempts, c.createdForGeneration, c.failedGeneration, c.deleteAttempts, c.lastDeleteAt]);
   },
   intentOf: (snapshot: AnyMachineSnapshot) => {
     const state = String(snapshot.value);
@@ -274,7 +448,8 @@ const lifecycleAudit = (): MachineAudit => ({
 export const lifecycleDefinition = (options: LifecycleOptions): MachineDefinition => ({
   audit: lifecycleAudit(),
   id: options.id,
-  version: 1,
+  // v2: L6–L9 (retries end visibly, failed never re-adopts a never-booted ERROR, dropped deletes are sent again, unresolvable requests are recorded)
+  version: 2,
   schemaVersion: 1,
   streamPrefix: options.streamPrefix,
   machine: buildLifecycleMachine(options),

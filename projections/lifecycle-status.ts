@@ -1,15 +1,22 @@
 /**
  * The provisioning part of a resource's status, from its create/delete lifecycle (machines/lifecycle.ts).
  *
- * | lifecycle state | Available | provisioningStatus |
+ * | lifecycle | Available | provisioningStatus |
  * |---|---|---|
  * | spec refused | False / InvalidSpec (the fields that are wrong) | error |
- * | absent, creating | False / Provisioning | provisioning |
+ * | desired unresolvable (L9) | False / ImageNotFound, ImageAmbiguous, FlavorNotFound, FlavorAmbiguous | error |
+ * | absent, creating | False / Provisioning | pending, provisioning |
  * | present | (the kind decides; True / Provisioned by default) | provisioned |
- * | failed | False / Errored (why the cloud refused) | error |
- * | deleting | False / Deprovisioning | deprovisioning |
+ * | failed: create refused | False / QuotaExceeded (403/413 naming a quota or limit), CreateRejected (the cloud's message, HTTP status) | error |
+ * | failed: L6 retries exhausted | False / CreateRetriesExhausted (how many times, the last fault) | error |
+ * | failed: L2 creates never landed | False / Errored | error |
+ * | deleting | False / Deprovisioning; DeleteRetrying once a delete was refused or re-sent (L8) | deprovisioning |
+ * | recreating (L5), once its delete was refused or re-sent | False / DeleteRetrying | provisioning |
+ *
+ * Every message is user-safe: the cloud's fault messages are ones the cloud shows the project itself
+ * (redacted by the client, capped here), and Regent adds no ids or hosts of its own.
  */
-import type { LifecycleContext } from '../machines/lifecycle.js';
+import type { CreateFailure, LifecycleContext, Refusal } from '../machines/lifecycle.js';
 import type { ConditionInput } from './conditions.js';
 
 export type LifecycleProvisioning = 'pending' | 'provisioning' | 'provisioned' | 'deprovisioning' | 'error';
@@ -19,25 +26,77 @@ export interface LifecycleView {
   context: LifecycleContext;
 }
 
+/** Longest cloud fault text a condition message quotes. */
+export const MAX_FAULT_IN_STATUS = 300;
+const capped = (text: string): string => (text.length > MAX_FAULT_IN_STATUS ? `${text.slice(0, MAX_FAULT_IN_STATUS)}…` : text);
+
+/** `what` is "<Service> <noun>" ("Nova server", "Neutron network"): the service speaks, the noun is refused. */
+const subjectOf = (what: string): { service: string; noun: string } => {
+  const space = what.indexOf(' ');
+  return space > 0 ? { service: what.slice(0, space), noun: what.slice(space + 1) } : { service: 'the cloud', noun: what };
+};
+
+const QUOTA_WORDS = /quota|limit/i;
+
+const availableFalse = (reason: string, message: string): ConditionInput => ({ type: 'Available', status: 'False', reason, message });
+
+const createFailureCondition = (failure: CreateFailure | null, context: LifecycleContext, what: string): ConditionInput => {
+  const { service, noun } = subjectOf(what);
+  switch (failure?.kind) {
+    case 'rejected': {
+      const quota = (failure.status === 403 || failure.status === 413) && QUOTA_WORDS.test(failure.fault ?? '');
+      return availableFalse(quota ? 'QuotaExceeded' : 'CreateRejected', `${service} refused to create the ${noun}: ${capped(failure.fault ?? failure.reason)} (HTTP ${failure.status})`);
+    }
+    case 'retriesExhausted':
+      return availableFalse(
+        'CreateRetriesExhausted',
+        `${service} put the ${noun} in ERROR before it ever booted, ${failure.attempts} times (the create bound); last ${service} fault: ${failure.fault ? capped(failure.fault) : 'none reported'}`,
+      );
+    case 'attemptsExhausted':
+      return availableFalse('Errored', `${failure.attempts} creates were sent, but the ${what} never appeared`);
+    default:
+      // a failure recorded before createFailure existed
+      return availableFalse('Errored', `the cloud refused to create the ${what}: ${context.lastError ?? 'unknown'}`);
+  }
+};
+
+/** L8: a delete was refused, or Nova still shows the resource after it was re-sent. */
+const deleteRetrying = (context: LifecycleContext): boolean => context.deleteAttempts > 1 || context.deleteRefusal !== null;
+
+const describeRefusal = (refusal: Refusal): string => `${capped(refusal.fault ?? refusal.reason)} (HTTP ${refusal.status})`;
+
+const deleteRetryingMessage = (context: LifecycleContext, what: string): string => {
+  const { service, noun } = subjectOf(what);
+  const sent = `sent ${context.deleteAttempts} delete request${context.deleteAttempts === 1 ? '' : 's'} for the ${noun}`;
+  const last = context.deleteRefusal ? `${service} refused the last: ${describeRefusal(context.deleteRefusal)}` : `${service} has not deleted it yet`;
+  return `${sent}; ${last}; re-sending with backoff until it is gone`;
+};
+
 /** Available and provisioningStatus while the resource is not (yet) present; undefined when present. */
 export const lifecycleAvailability = (lifecycle: LifecycleView | undefined, what: string): { available: ConditionInput; provisioningStatus: LifecycleProvisioning } | undefined => {
   if (lifecycle?.context.specProblems) {
-    return {
-      available: { type: 'Available', status: 'False', reason: 'InvalidSpec', message: `the spec is invalid: ${lifecycle.context.specProblems.problems.join('; ')}` },
-      provisioningStatus: 'error',
-    };
+    return { available: availableFalse('InvalidSpec', `the spec is invalid: ${lifecycle.context.specProblems.problems.join('; ')}`), provisioningStatus: 'error' };
+  }
+  if (lifecycle?.context.unresolvable) {
+    return { available: availableFalse(lifecycle.context.unresolvable.reason, `the spec cannot be resolved: ${lifecycle.context.unresolvable.message}`), provisioningStatus: 'error' };
   }
   switch (lifecycle?.state) {
     case undefined:
     case 'absent':
-      return { available: { type: 'Available', status: 'False', reason: 'Provisioning', message: `waiting to create the ${what}` }, provisioningStatus: 'pending' };
+      return { available: availableFalse('Provisioning', `waiting to create the ${what}`), provisioningStatus: 'pending' };
     case 'creating':
-      return { available: { type: 'Available', status: 'False', reason: 'Provisioning', message: `creating the ${what}` }, provisioningStatus: 'provisioning' };
+      return { available: availableFalse('Provisioning', `creating the ${what}`), provisioningStatus: 'provisioning' };
     case 'failed':
-      return { available: { type: 'Available', status: 'False', reason: 'Errored', message: `the cloud refused to create the ${what}: ${lifecycle.context.lastError ?? 'unknown'}` }, provisioningStatus: 'error' };
+      return { available: createFailureCondition(lifecycle.context.createFailure ?? null, lifecycle.context, what), provisioningStatus: 'error' };
     case 'deleting':
     case 'deleted':
-      return { available: { type: 'Available', status: 'False', reason: 'Deprovisioning', message: `deleting the ${what}` }, provisioningStatus: 'deprovisioning' };
+      if (deleteRetrying(lifecycle.context)) return { available: availableFalse('DeleteRetrying', deleteRetryingMessage(lifecycle.context, what)), provisioningStatus: 'deprovisioning' };
+      return { available: availableFalse('Deprovisioning', `deleting the ${what}`), provisioningStatus: 'deprovisioning' };
+    case 'recreating':
+      if (deleteRetrying(lifecycle.context)) {
+        return { available: availableFalse('DeleteRetrying', `deleting the ${what} that failed before it booted, to create it again: ${deleteRetryingMessage(lifecycle.context, what)}`), provisioningStatus: 'provisioning' };
+      }
+      return undefined;
     default:
       return undefined;
   }

@@ -7,8 +7,8 @@
  */
 import type { EffectHandler } from '../engine/engine.js';
 import type { OpenStackSession } from '../openstack/session.js';
-import { NotFound } from '../openstack/errors.js';
-import { ForeignResource } from './errors.js';
+import { ConsistencyError, NotFound } from '../openstack/errors.js';
+import { DesiredUnresolvable, ForeignResource } from './errors.js';
 import type { Observed } from '../../machines/lifecycle.js';
 import { isRefusal, refusal } from './effect-results.js';
 
@@ -27,11 +27,46 @@ export interface ServerCreateRequest {
   [key: string]: unknown;
 }
 
-export const resolveImageId = async (os: Pick<OpenStackSession, 'glance'>, ref: { id?: string; name?: string }): Promise<string> =>
-  ref.id ?? (await os.glance.findImageByName(ref.name ?? '')).id;
+/** Longest fault text carried into an observation (Nova keeps at most 255 characters of it anyway). */
+const MAX_FAULT = 300;
+const capped = (text: string): string => (text.length > MAX_FAULT ? `${text.slice(0, MAX_FAULT)}…` : text);
 
-export const resolveFlavorId = async (os: Pick<OpenStackSession, 'nova'>, ref: { id?: string; name?: string }): Promise<string> =>
-  ref.id ?? (await os.nova.findFlavorByName(ref.name ?? '')).id;
+/**
+ * An exact-name lookup's "nothing or two" as the user-safe cause the lifecycle records (L9); any other
+ * error (5xx, timeout, an unreadable answer) is left to the pass's backoff.
+ */
+const unresolvable = (error: unknown, what: 'Image' | 'Flavor', service: string, name: string): unknown => {
+  if (error instanceof NotFound && error.lookupName !== undefined) {
+    return new DesiredUnresolvable(`${what}NotFound`, `no ${service} ${what.toLowerCase()} is named exactly '${name}'`);
+  }
+  if (error instanceof ConsistencyError) {
+    const ids = error.ids.length > 5 ? `${error.ids.slice(0, 5).join(', ')}, …` : error.ids.join(', ');
+    return new DesiredUnresolvable(`${what}Ambiguous`, `${error.ids.length} ${service} ${what.toLowerCase()}s are named exactly '${name}' (ids ${ids}); name one by id`);
+  }
+  return error;
+};
+
+/** The spec's image as a Glance id; DesiredUnresolvable when its name matches no image, or several. */
+export const resolveImageId = async (os: Pick<OpenStackSession, 'glance'>, ref: { id?: string; name?: string }): Promise<string> => {
+  if (ref.id !== undefined) return ref.id;
+  const name = ref.name ?? '';
+  try {
+    return (await os.glance.findImageByName(name)).id;
+  } catch (error) {
+    throw unresolvable(error, 'Image', 'Glance', name);
+  }
+};
+
+/** The spec's flavor as a Nova id; DesiredUnresolvable when its name matches no flavor, or several. */
+export const resolveFlavorId = async (os: Pick<OpenStackSession, 'nova'>, ref: { id?: string; name?: string }): Promise<string> => {
+  if (ref.id !== undefined) return ref.id;
+  const name = ref.name ?? '';
+  try {
+    return (await os.nova.findFlavorByName(name)).id;
+  } catch (error) {
+    throw unresolvable(error, 'Flavor', 'Nova', name);
+  }
+};
 
 /** The fresh exact-name observation a lifecycle pass decides on. */
 export const observeServer = async (os: Pick<OpenStackSession, 'nova'>, name: string, ownerUid: string): Promise<Observed> => {
@@ -47,6 +82,8 @@ export const observeServer = async (os: Pick<OpenStackSession, 'nova'>, name: st
     ...(server.status.kind === 'value' ? { status: server.status.value } : {}),
     // read fresh on this GET: only a launched_at that is present and null means "never booted"
     ...(server.launchedAt.kind === 'value' ? { launched: server.launchedAt.value !== null } : {}),
+    // Nova's own words for an ERROR (shown to the project by Nova too); L6 carries the last one to status
+    ...(server.fault.kind === 'value' && server.fault.value.message !== '' ? { fault: capped(server.fault.value.message) } : {}),
   };
 };
 

@@ -16,6 +16,8 @@ export interface NetworkControllerDeps {
   engine: Engine;
   source: ResourceSource;
   os: Pick<OpenStackSession, 'neutron'>;
+  /** The pass's clock (default: the system clock); tests use the simulator's. */
+  now?: () => Date;
 }
 
 export const reconcileNetwork = async (deps: NetworkControllerDeps, namespace: string, name: string): Promise<Disposition> => {
@@ -30,9 +32,11 @@ export const reconcileNetwork = async (deps: NetworkControllerDeps, namespace: s
     object,
     stream: networkLifecycleStream(network.metadata.uid),
     finalizer: NETWORK_FINALIZER,
+    what: 'Neutron network',
     specProblems: validation.ok ? [] : validation.errors.map((e) => `${e.path}: ${e.message}`),
     observe: () => observeNetwork(deps.os, network.metadata.uid),
     desired: async () => ({ uid: network.metadata.uid, cidr: network.spec.prefix, dnsNameservers: network.spec.dnsNameservers ?? [] }),
+    ...(deps.now ? { now: deps.now } : {}),
   });
   await recordDecisionEvents(deps.source, object, result.decisions, silentLogger());
   return result.disposition;

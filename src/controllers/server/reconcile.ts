@@ -1,7 +1,8 @@
 /**
  * The Server controller's pass (server-api.md; openstack-provider.md):
  * 1. the create/delete lifecycle under the server's deterministic name (machines/server-lifecycle.ts),
- *    gated on its Network being realized; deletion waits for the finalizer flow;
+ *    gated on its Network being realized; deletion waits for the finalizer flow; an image or flavor
+ *    name that resolves to nothing or to two is recorded for status (L9) and re-checked in 30 s;
  * 2. once the server exists, the image pass (controllers/server-rebuild/reconcile.ts): a changed
  *    spec image becomes the write-ahead rebuild protocol.
  */
@@ -29,6 +30,8 @@ export interface ServerControllerDeps {
   logger: Logger;
   /** Called with (Nova server id, resource key) whenever the pass learns the mapping. */
   onServerId?: (serverId: string, key: string) => void;
+  /** The pass's clock (default: the system clock); tests use the simulator's. */
+  now?: () => Date;
 }
 
 /** The Network's Neutron id, from its lifecycle stream; undefined until it exists. */
@@ -59,21 +62,24 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
     object,
     stream: serverLifecycleStream(uid),
     finalizer: SERVER_FINALIZER,
+    what: 'Nova server',
     specProblems: validation.ok ? [] : validation.errors.map((e) => `${e.path}: ${e.message}`),
     observe: () => observeServer(deps.os, server.spec.name, uid),
+    // An image or flavor name that matches nothing or two throws DesiredUnresolvable: recorded, nothing else happens.
     desired: async () => {
       imageId = await resolveImageId(deps.os, server.spec.image);
       const flavorId = await resolveFlavorId(deps.os, server.spec.flavor);
       return { name: server.spec.name, imageId, flavorId, networkId: networkId ?? '', ownerUid: uid };
     },
+    ...(deps.now ? { now: deps.now } : {}),
   });
   await recordDecisionEvents(deps.source, object, result.decisions, deps.logger);
   const serverId = result.context.resourceId;
   if (serverId) deps.onServerId?.(serverId, `${namespace}/${name}`);
-  if (result.state !== 'present' || !serverId || deleting) return result.disposition;
+  if (result.state !== 'present' || !serverId || deleting || result.unresolvable) return result.disposition;
   // The image: a desired change on an existing server is the write-ahead rebuild protocol.
   const image = await reconcileServerImage(
-    { engine: deps.engine, nova: deps.os.nova, logger: deps.logger },
+    { engine: deps.engine, nova: deps.os.nova, logger: deps.logger, ...(deps.now ? { now: deps.now } : {}) },
     { serverId, desiredImage: imageId ?? (await resolveImageId(deps.os, server.spec.image)), generation: server.metadata.generation ?? 1 },
   );
   await recordDecisionEvents(deps.source, object, image.decisions, deps.logger);
