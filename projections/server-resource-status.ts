@@ -5,7 +5,8 @@
 import type { ServerRebuildContext } from '../machines/server-rebuild.js';
 import { mergeConditions } from './conditions.js';
 import { lifecycleAvailability, type LifecycleView } from './lifecycle-status.js';
-import { renderServerStatus, type ServerStatus } from './server-status.js';
+import { observedCondition, renderServerStatus, specRealized, type ServerStatus } from './server-status.js';
+import type { UnrealizedField } from './server-unrealized.js';
 
 export interface ServerResourceStatus extends Omit<ServerStatus, 'provisioningStatus'> {
   provisioningStatus: ServerStatus['provisioningStatus'] | 'pending' | 'deprovisioning';
@@ -15,30 +16,41 @@ export interface ServerResourceStatus extends Omit<ServerStatus, 'provisioningSt
 export const renderServerResource = (input: {
   lifecycle: LifecycleView | undefined;
   rebuild: ServerRebuildContext | undefined;
+  /** The object's current generation. */
   generation: number;
+  /** Spec fields Regent does not act on yet (projections/server-unrealized.ts). */
+  unrealized?: readonly UnrealizedField[];
   at: string;
   previous?: ServerResourceStatus;
 }): ServerResourceStatus => {
   const { lifecycle, rebuild, generation, at, previous } = input;
+  const unrealized = input.unrealized ?? [];
   const serverID = lifecycle?.context.resourceId ?? undefined;
   const early = lifecycleAvailability(lifecycle, 'Nova server');
+  // The generation a pass last decided from: the image pass runs after the lifecycle pass of the same
+  // Server pass, so once the server exists its record is the later one.
+  const lifecycleDecided = lifecycle?.context.decidedGeneration ?? null;
   if (early === undefined && rebuild) {
-    const status: ServerResourceStatus = renderServerStatus({ context: rebuild, generation, at, previous: previous as ServerStatus | undefined });
+    const decidedGeneration = rebuild.decidedGeneration ?? lifecycleDecided;
+    const status: ServerResourceStatus = renderServerStatus({ context: rebuild, generation, decidedGeneration, unrealized, at, previous: previous as ServerStatus | undefined });
     if (serverID) status.serverID = serverID;
     return status;
   }
+  const observedGeneration = lifecycleDecided ?? 0;
   const status: ServerResourceStatus = {
-    observedGeneration: generation,
+    observedGeneration,
     phase: rebuild?.health?.phase ?? 'Pending',
     provisioningStatus: early?.provisioningStatus ?? 'provisioning',
     conditions: mergeConditions(
       previous?.conditions,
       [
         early?.available ?? { type: 'Available', status: 'False', reason: 'Provisioning', message: 'waiting for the first observation' },
-        { type: 'Healthy', status: 'Unknown', reason: 'NotObserved', message: 'Nova has not been observed yet' },
-        { type: 'Active', status: 'Unknown', reason: 'NotObserved', message: 'Nova has not been observed yet' },
+        // a server that exists keeps its observed health while the lifecycle explains what is wrong
+        observedCondition('Healthy', rebuild),
+        observedCondition('Active', rebuild),
+        specRealized(unrealized),
       ],
-      generation,
+      observedGeneration,
       at,
     ),
   };

@@ -41,21 +41,12 @@ export const serverRebuildFacts = (): ServerFacts[] => {
 };
 
 /** Reconciler passes and monitor observations over every fact, and every effect result. */
-export const serverRebuildAlphabet = (): ServerRebuildStimulus[] => {
+export const serverRebuildCoreAlphabet = (): ServerRebuildStimulus[] => {
   const events: ServerRebuildStimulus[] = [];
   for (const server of serverRebuildFacts()) {
     events.push({ type: 'reconcile', source: 'reconciler', desiredImage: 'A', server }, { type: 'reconcile', source: 'reconciler', desiredImage: 'B', server });
     events.push({ type: 'observed', source: 'monitor', server, observedAt: OBSERVED_AT });
   }
-  // The unknown-outcome rule: passes with a clock (T0, and past the window) and each kind of instance-action record.
-  for (const status of ['ACTIVE', 'ERROR'])
-    for (const imageRef of imageRefs.slice(0, 3))
-      for (const desiredImage of ['A', 'B'])
-        for (const at of CLOCKS)
-          for (const rebuildActions of RECORDS) {
-            const server: ServerFacts = { id: SERVER, status, taskState: { kind: 'idle' }, imageRef, launchedAt: launches[0] as LaunchedAt, macAddress: 'fa:16:3e:00:00:01' };
-            events.push({ type: 'reconcile', source: 'reconciler', desiredImage, server, at, rebuildActions });
-          }
   for (const imageId of ['A', 'B']) {
     events.push(
       { type: 'rebuild.accepted', source: 'effect', imageId, requestId: 'req-audit' },
@@ -66,6 +57,23 @@ export const serverRebuildAlphabet = (): ServerRebuildStimulus[] => {
   }
   return events;
 };
+
+/** The unknown-outcome rule (U1–U4): passes with a clock (T0, and past the window) and each kind of instance-action record. */
+export const serverRebuildClockedPasses = (): ServerRebuildStimulus[] => {
+  const events: ServerRebuildStimulus[] = [];
+  for (const status of ['ACTIVE', 'ERROR'])
+    for (const imageRef of imageRefs.slice(0, 3))
+      for (const desiredImage of ['A', 'B'])
+        for (const at of CLOCKS)
+          for (const rebuildActions of RECORDS) {
+            const server: ServerFacts = { id: SERVER, status, taskState: { kind: 'idle' }, imageRef, launchedAt: launches[0] as LaunchedAt, macAddress: 'fa:16:3e:00:00:01' };
+            events.push({ type: 'reconcile', source: 'reconciler', desiredImage, server, at, rebuildActions });
+          }
+  return events;
+};
+
+/** Everything `regent check` explores for this machine. */
+export const serverRebuildAlphabet = (): ServerRebuildStimulus[] => [...serverRebuildCoreAlphabet(), ...serverRebuildClockedPasses()];
 
 const contextOf = (snapshot: AnyMachineSnapshot): ServerRebuildContext => snapshot.context as ServerRebuildContext;
 

@@ -19,6 +19,8 @@ import { serverLifecycleStream } from '../../machines/server-lifecycle.js';
 import { networkLifecycleStream } from '../../machines/network-lifecycle.js';
 import { serverRebuildStream } from '../../machines/server-rebuild.js';
 import { renderServerResource } from '../../projections/server-resource-status.js';
+import { unrealizedServerFields } from '../../projections/server-unrealized.js';
+import type { ServerSpec } from '../resources/server.js';
 import { renderNetworkResource } from '../../projections/network-status.js';
 import { renderUnserved } from '../../projections/unserved-status.js';
 import type { Checkpoint } from './checkpoint.js';
@@ -137,6 +139,7 @@ export class StatusRunner {
       lifecycle: lifecycle.revision === undefined ? undefined : { state: String(lifecycle.snapshot.value), context: lifecycleContext },
       rebuild: rebuild?.revision === undefined ? undefined : (rebuild.snapshot.context as ServerRebuildContext),
       generation: object.metadata.generation ?? 1,
+      unrealized: unrealizedServerFields(object.spec as Partial<ServerSpec>),
       at,
       previous: object.status as never,
     });

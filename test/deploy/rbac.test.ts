@@ -84,7 +84,7 @@ describe('deploy: RBAC least privilege', () => {
       const plane = read('src/app/control-plane.ts');
       expect([...plane.matchAll(/import \{([^}]*)\} from '\.\.\/kube\/cli\/manifests\.js'/g)].map((m) => m[1]!.trim()), EXAMPLES_ONLY).to.deep.equal(['applyManifests']);
       expect(plane.split('applyManifests(').length - 1, 'applyManifests is called once, in the examples block').to.equal(1);
-      expect(plane.slice(plane.indexOf('if (options.examplesDir)'))).to.include('applyManifests(');
+      expect(plane.slice(plane.indexOf('if (options.examples)'))).to.include('applyManifests(');
       expect(containerArgs(only(loadManifests(), 'Deployment'))).to.include('--no-examples');
       expect(containerArgs(only(loadChartObjects(), 'Deployment'))).to.include('--no-examples');
     });

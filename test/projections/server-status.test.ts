@@ -11,8 +11,9 @@ const contextAfter = (...stimuli: ServerRebuildStimulus[]): ServerRebuildContext
   for (const stimulus of stimuli) s = step(serverRebuildDefinition, s, stimulus).snapshot;
   return s.context as ServerRebuildContext;
 };
-const render = (context: ServerRebuildContext, previous?: ServerStatus, at = '2026-11-29T10:00:00Z', generation = 3) =>
-  renderServerStatus({ context, generation, at, previous });
+/** Rendered for generation 3, as decided on by the last pass unless a test says otherwise. */
+const render = (context: ServerRebuildContext, previous?: ServerStatus, at = '2026-11-29T10:00:00Z', generation = 3, decidedGeneration: number | null = 3) =>
+  renderServerStatus({ context, generation, decidedGeneration, at, previous });
 const condition = (status: ServerStatus, type: string) => status.conditions.find((c) => c.type === type);
 
 describe('projection: server status', () => {
@@ -34,8 +35,8 @@ describe('projection: server status', () => {
     expect(condition(accepting, 'Healthy')).to.include({ status: 'False', reason: 'Provisioning' });
   });
 
-  it('reports provisioned once the marker is cleared', () => {
-    const settled = render(contextAfter(observed(), reconcile('B'), reconcile('B'), accepted('B'), reconcile('B', { imageRef: image('B') })));
+  it('reports provisioned once the marker is cleared (and the monitor saw the rebuilt server settle)', () => {
+    const settled = render(contextAfter(observed(), reconcile('B'), reconcile('B'), accepted('B'), observed({ imageRef: image('B') }), reconcile('B', { imageRef: image('B') })));
     expect(settled.provisioningStatus).to.equal('provisioned');
     expect(settled.rebuild).to.equal(undefined);
     expect(condition(settled, 'Available')).to.include({ status: 'True', reason: 'Provisioned' });
@@ -53,8 +54,8 @@ describe('projection: server status', () => {
   });
 
   it('keeps lastTransitionTime of a condition whose status did not change, and moves it when it did', () => {
-    const first = render(contextAfter(observed()), undefined, '2026-11-29T10:00:00Z');
-    const again = render(contextAfter(observed(), reconcile('B')), first, '2026-11-29T11:00:00Z');
+    const first = render(contextAfter(observed({ launchedAt: { kind: 'launched', at: '2026-11-01T00:00:00Z' } })), undefined, '2026-11-29T10:00:00Z');
+    const again = render(contextAfter(observed({ launchedAt: { kind: 'launched', at: '2026-11-01T00:00:00Z' } }), reconcile('B')), first, '2026-11-29T11:00:00Z');
     expect(condition(again, 'Healthy')?.lastTransitionTime).to.equal('2026-11-29T10:00:00Z');
     expect(condition(again, 'Available')?.lastTransitionTime).to.equal('2026-11-29T11:00:00Z');
   });
@@ -70,5 +71,58 @@ describe('projection: server status', () => {
     const status = render(contextAfter());
     expect(condition(status, 'Healthy')).to.include({ status: 'Unknown', reason: 'NotObserved' });
     expect(status.phase).to.equal('Pending');
+  });
+
+  describe('observedGeneration is what a pass decided from, and provisioned means settled (issue 10, item 13)', () => {
+    const booted = () => contextAfter(observed());
+    it('a spec generation no pass has decided on yet reads provisioning, stamped with the generation decided from', () => {
+      const status = render(booted(), undefined, undefined, 4, 3);
+      expect(status.observedGeneration).to.equal(3);
+      expect(status.conditions.every((c) => c.observedGeneration === 3)).to.equal(true);
+      expect(status.provisioningStatus).to.equal('provisioning');
+      expect(condition(status, 'Available')).to.include({ status: 'False', reason: 'Provisioning' });
+      expect(condition(status, 'Available')?.message).to.match(/generation 4 is not reconciled yet \(the last pass decided from generation 3\)/);
+    });
+    it('the generation comes from the stream: every reconcile pass records the generation it decided from', () => {
+      const context = contextAfter(observed(), { ...reconcile('A'), generation: 7 } as ServerRebuildStimulus);
+      expect(context.decidedGeneration).to.equal(7);
+      const status = renderServerStatus({ context, generation: 7, at: '2026-11-29T10:00:00Z' });
+      expect(status).to.include({ observedGeneration: 7, provisioningStatus: 'provisioned' });
+    });
+    it('a server Nova still reports BUILD (never booted) is provisioning, not provisioned', () => {
+      const building = render(contextAfter(observed({ status: 'BUILD', launchedAt: { kind: 'never' }, taskState: { kind: 'active', name: 'spawning' } })));
+      expect(building.provisioningStatus).to.equal('provisioning');
+      expect(condition(building, 'Available')).to.include({ status: 'False', reason: 'Provisioning', message: 'Nova is building the server' });
+    });
+    it('before the monitor has seen the server it is not provisioned', () => {
+      expect(render(contextAfter()).provisioningStatus).to.equal('provisioning');
+    });
+    it('a booted server Nova reports in ERROR (no rebuild) is not provisioned: error', () => {
+      const errored = render(contextAfter(observed(), observed({ status: 'ERROR' })));
+      expect(errored.provisioningStatus).to.equal('error');
+      expect(condition(errored, 'Available')).to.include({ status: 'False', reason: 'Errored' });
+    });
+    it('a request for a superseded image that may still land keeps it provisioning', () => {
+      const context = contextAfter(observed(), { ...reconcile('B'), at: '2026-11-29T10:00:00Z' } as ServerRebuildStimulus, { ...reconcile('B'), at: '2026-11-29T10:00:00Z', rebuildActions: { kind: 'read', requestIds: [] } } as ServerRebuildStimulus, { type: 'rebuild.outcomeUnknown', source: 'effect', imageId: 'B', reason: 'no answer within the client timeout' }, { ...reconcile('A'), at: '2026-11-29T10:00:10Z' } as ServerRebuildStimulus, { ...reconcile('A'), at: '2026-11-29T10:00:11Z' } as ServerRebuildStimulus);
+      expect(context.marker).to.equal(null);
+      const status = render(context);
+      expect(status.provisioningStatus).to.equal('provisioning');
+      expect(condition(status, 'Available')?.message).to.match(/the rebuild request for image B: Nova's answer never came \(no answer within the client timeout\)/);
+    });
+  });
+
+  describe('no success over fields Regent does not realize (issue 10, item 14)', () => {
+    const unrealized = [{ field: 'spec.volumes', why: 'volume attachments are not implemented yet: no volume is attached to the server' }];
+    it('SpecRealized names each field not acted on, and Available says the server runs but the spec is not fully realized', () => {
+      const status = renderServerStatus({ context: contextAfter(observed()), generation: 3, decidedGeneration: 3, unrealized, at: '2026-11-29T10:00:00Z' });
+      expect(condition(status, 'SpecRealized')).to.include({ status: 'False', reason: 'FieldsNotImplemented' });
+      expect(condition(status, 'SpecRealized')?.message).to.include('spec.volumes: volume attachments are not implemented yet');
+      expect(condition(status, 'Available')).to.include({ status: 'False', reason: 'PartiallyRealized' });
+      expect(condition(status, 'Available')?.message).to.match(/^the server runs its desired image, but the spec is not fully realized: spec\.volumes/);
+      expect(status.provisioningStatus).to.not.equal('provisioned');
+    });
+    it('with every field realized SpecRealized is True', () => {
+      expect(condition(render(contextAfter(observed())), 'SpecRealized')).to.include({ status: 'True', reason: 'AllFieldsRealized' });
+    });
   });
 });

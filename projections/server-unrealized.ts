@@ -1,0 +1,29 @@
+/**
+ * Spec fields of a Server that Regent validates and stores but does not act on yet (issue 10, item
+ * 14: "No success over fields Regent does not realize"). Each one is named in the SpecRealized
+ * condition with what does not happen, and Available does not claim success while any stands. Remove
+ * an entry in the commit whose issue makes the field real.
+ *
+ * Pure: from the spec as stored.
+ */
+import { resolveSshInjection, type ServerSpec } from '../src/resources/server.js';
+
+export interface UnrealizedField {
+  /** The field path, e.g. `spec.volumes`. */
+  field: string;
+  /** What does not happen, in the user's words. */
+  why: string;
+}
+
+export const unrealizedServerFields = (spec: Partial<ServerSpec> | undefined): UnrealizedField[] => {
+  if (!spec) return [];
+  const out: UnrealizedField[] = [];
+  if ((spec.volumes ?? []).length > 0) out.push({ field: 'spec.volumes', why: 'volume attachments are not implemented yet: no volume is attached to the server' });
+  const ssh = spec.name !== undefined ? resolveSshInjection(spec as ServerSpec) : spec.sshInjection;
+  if (ssh === 'identityKeypair') out.push({ field: 'spec.sshInjection', why: 'identityKeypair is not implemented yet: Nova receives no key name, so no SSH key is injected' });
+  if (ssh === 'ca') out.push({ field: 'spec.sshCertificateAuthorityId', why: 'SSH certificate authorities are not implemented yet: no CA is configured in the guest' });
+  if ((spec.securityGroups ?? []).length > 0) out.push({ field: 'spec.securityGroups', why: 'security groups are not implemented yet: the server has only the project default' });
+  if (spec.infrastructureRef !== undefined) out.push({ field: 'spec.infrastructureRef', why: 'pinned placement is not implemented yet: Nova chose the host' });
+  if ((spec.providerCreateGates ?? []).length > 0) out.push({ field: 'spec.providerCreateGates', why: 'provider-create gates are not implemented yet: the create did not wait for them' });
+  return out;
+};

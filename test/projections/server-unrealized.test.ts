@@ -1,0 +1,30 @@
+/** Which Server spec fields Regent does not act on yet (issue 10, item 14), each named with what does not happen. */
+import { expect } from 'chai';
+import { unrealizedServerFields } from '../../projections/server-unrealized.js';
+import type { ServerSpec } from '../../src/resources/server.js';
+
+const base: ServerSpec = { name: 'web-1', image: { name: 'ubuntu-22.04' }, flavor: { name: 'm1.small' }, networkID: 'net-a', sshInjection: 'none' };
+const fields = (spec: Partial<ServerSpec>) => unrealizedServerFields({ ...base, ...spec }).map((u) => u.field);
+
+describe('projection: unrealized Server spec fields', () => {
+  it('a spec Regent realizes in full names nothing (image, flavor, network, userData, sshInjection none)', () => {
+    expect(fields({ userData: 'I2Nsb3VkLWNvbmZpZwo=' })).to.deep.equal([]);
+  });
+  const cases: Array<[string, Partial<ServerSpec>, string]> = [
+    ['volumes: no volume is attached', { volumes: [{ volumeID: 'data-1' }] }, 'spec.volumes'],
+    ["sshInjection identityKeypair: Nova receives no key name", { sshInjection: 'identityKeypair' }, 'spec.sshInjection'],
+    ['an omitted sshInjection without a CA resolves to identityKeypair (the legacy contract)', { sshInjection: undefined }, 'spec.sshInjection'],
+    ['sshInjection ca: no CA in the guest', { sshInjection: 'ca', sshCertificateAuthorityId: 'ca-1' }, 'spec.sshCertificateAuthorityId'],
+    ['securityGroups: not applied', { securityGroups: ['sg-1'] }, 'spec.securityGroups'],
+    ['infrastructureRef: Nova chose the host', { infrastructureRef: { host: 'compute-1' } }, 'spec.infrastructureRef'],
+    ['providerCreateGates: the create did not wait', { providerCreateGates: [{ name: 'gate-1' }] }, 'spec.providerCreateGates'],
+  ];
+  for (const [title, spec, field] of cases) {
+    it(title, () => {
+      const spec2 = { ...base, ...spec };
+      if (spec.sshInjection === undefined && 'sshInjection' in spec) delete (spec2 as Partial<ServerSpec>).sshInjection;
+      expect(unrealizedServerFields(spec2).map((u) => u.field)).to.deep.equal([field]);
+      expect(unrealizedServerFields(spec2)[0]?.why).to.match(/not implemented yet/);
+    });
+  }
+});
