@@ -7,6 +7,7 @@ import { UnknownMachine } from '../../machines/registry.js';
 import { QuarantinedEvent } from '../engine/errors.js';
 import { InvalidSourceSpec, KubeConfigError, ResourceError } from '../kube/errors.js';
 import { ListenError } from '../app/http-server.js';
+import { SimulatorOwnerUnreachable } from '../app/openstack-target.js';
 import { InvalidEvidence } from '../audit/evidence/open.js';
 
 /** The user asked for something that cannot be done as asked (bad argument, missing store). */
@@ -18,7 +19,7 @@ export class UsageError extends Error {
 const USAGE = [UsageError, InvalidStoreUrl, InvalidSourceSpec, KubeConfigError];
 
 /** Regent's own errors: their message is written for the user, and their class name adds nothing to it. */
-const KNOWN = [...USAGE, StoreUnavailable, InvalidStoreRequest, UnknownMachine, QuarantinedEvent, ResourceError, ListenError, InvalidEvidence];
+const KNOWN = [...USAGE, StoreUnavailable, InvalidStoreRequest, UnknownMachine, QuarantinedEvent, ResourceError, ListenError, SimulatorOwnerUnreachable, InvalidEvidence];
 
 export const exitCodeFor = (error: unknown): number => (USAGE.some((type) => error instanceof type) ? 2 : 1);
 

@@ -23,6 +23,13 @@ const NOTABLE: Record<string, [EventType, string, string]> = {
   conflict: ['Normal', 'RebuildDeferred', 'Nova answered 409 (a task holds the server); will retry'],
   cleared: ['Normal', 'RebuildSucceeded', 'the server runs the new image'],
   parked: ['Warning', 'RebuildFailed', 'the rebuild failed; choose another image or replace the server'],
+  outcomeUnknown: ['Warning', 'RebuildOutcomeUnknown', "Nova's answer to the rebuild never came; nothing is submitted again without evidence"],
+  resubmittedOnEvidence: ['Normal', 'RebuildResubmitted', 'Nova shows no rebuild since the unanswered one and the window has passed: submitted again'],
+  outcomeUnresolvable: ['Warning', 'RebuildOutcomeUnknown', 'no evidence can show whether Nova accepted the rebuild; choose another image or replace the server'],
+  createRetriesExhausted: ['Warning', 'CreateRetriesExhausted', 'Nova put the server in ERROR before it booted, as often as the create bound allows'],
+  deleteResubmitted: ['Warning', 'DeleteRetrying', 'the resource is still there after its delete; the delete was sent again'],
+  recreateDeleteResubmitted: ['Warning', 'DeleteRetrying', 'the errored server is still there after its delete; the delete was sent again'],
+  desiredUnresolvable: ['Warning', 'DesiredUnresolvable', 'an image or flavor in the spec resolves to nothing or to more than one; nothing was sent to OpenStack'],
 };
 
 export const recordDecisionEvents = async (source: ResourceSource, object: ObjectOf<KindName>, decisions: readonly Decision[], logger: Logger): Promise<void> => {
