@@ -11,36 +11,13 @@ import { join } from 'node:path';
 import { startSimulator, SEED, type RunningSimulator } from '../../src/simulator/index.js';
 import { cloudFromYaml } from '../../src/openstack/keystone/clouds-config.js';
 import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../../src/app/control-plane.js';
-import { silentLogger } from '../../src/log/logger.js';
 import { applyManifests } from '../../src/kube/cli/manifests.js';
 import type { OpenStackTarget } from '../../src/app/openstack-target.js';
 import { createAuditRoutes } from '../../src/audit/web/routes.js';
+import { networkManifest as network, planeOptions, serverManifest, until } from './support/plane.js';
 
-const until = async <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
-const network = `apiVersion: regent.dev/v1alpha1
-kind: Network
-metadata: { name: net-a }
-spec: { identityRef: { name: acme }, prefix: 10.0.0.0/24 }
-`;
-const server = (image: string) => `apiVersion: regent.dev/v1alpha1
-kind: Server
-metadata: { name: web-1 }
-spec:
-  name: web-1
-  image: { id: ${image} }
-  flavor: { name: m1.small }
-  networkID: net-a
-  sshInjection: none
-`;
+const server = (image: string) => serverManifest('web-1', image);
 
 type Status = { phase?: string; provisioningStatus?: string; serverID?: string; rebuild?: unknown; conditions?: Array<{ type: string; status: string; reason: string }> };
 
@@ -50,15 +27,7 @@ describe('e2e: the control plane on the embedded stores', function () {
   let target: OpenStackTarget;
   let dir: string;
   let planes: ControlPlane[];
-  const options = (): ControlPlaneOptions => ({
-    storeUrl: `sqlite:${join(dir, 'regent.db')}`,
-    resourcesUrl: `embedded:${join(dir, 'resources.db')}`,
-    logger: silentLogger(),
-    port: 0,
-    monitorIntervalMs: 200,
-    openstack: target,
-    lease: { durationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 },
-  });
+  const options = (): ControlPlaneOptions => ({ ...planeOptions(dir, sim), openstack: target });
   const start = async () => {
     const plane = await startControlPlane(options());
     planes.push(plane);

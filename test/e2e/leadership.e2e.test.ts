@@ -11,9 +11,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, SEED, type RunningSimulator } from '../../src/simulator/index.js';
-import { cloudFromYaml } from '../../src/openstack/keystone/clouds-config.js';
 import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../../src/app/control-plane.js';
-import { silentLogger } from '../../src/log/logger.js';
+import { manifests, planeOptions, until } from './support/plane.js';
 import { applyManifests } from '../../src/kube/cli/manifests.js';
 import { EmbeddedLeaseBackend } from '../../src/kube/embedded/lease.js';
 import type { EmbeddedResourceSource } from '../../src/kube/embedded/store.js';
@@ -21,47 +20,14 @@ import { rfc3339Micro } from '../../src/kube/object.js';
 import type { ServerRebuildContext } from '../../machines/server-rebuild.js';
 import { serverRebuildStream } from '../../machines/server-rebuild.js';
 
-const until = async <T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
-const manifests = (image: string) => `apiVersion: regent.dev/v1alpha1
-kind: Network
-metadata: { name: net-a }
-spec: { identityRef: { name: acme }, prefix: 10.0.0.0/24 }
----
-apiVersion: regent.dev/v1alpha1
-kind: Server
-metadata: { name: web-1 }
-spec:
-  name: web-1
-  image: { id: ${image} }
-  flavor: { name: m1.small }
-  networkID: net-a
-  sshInjection: none
-`;
 
 describe('e2e: leadership comes and goes', function () {
   this.timeout(60_000);
   let sim: RunningSimulator;
   let dir: string;
   let plane: ControlPlane | undefined;
-  const options = (extra: Partial<ControlPlaneOptions> = {}): ControlPlaneOptions => ({
-    storeUrl: `sqlite:${join(dir, 'regent.db')}`,
-    resourcesUrl: `embedded:${join(dir, 'resources.db')}`,
-    logger: silentLogger(),
-    port: 0,
-    monitorIntervalMs: 200,
-    openstack: { cloud: cloudFromYaml(sim.cloudsYaml(), 'sim-demo'), simulator: sim, description: 'test simulator' },
-    lease: { durationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 },
-    ...extra,
-  });
+  const options = (extra: Partial<ControlPlaneOptions> = {}): ControlPlaneOptions => planeOptions(dir, sim, extra);
   const serverId = async () => {
     const object = await plane?.source.get('Server', 'default', 'web-1');
     return (object?.status as { serverID?: string } | undefined)?.serverID;

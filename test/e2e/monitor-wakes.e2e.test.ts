@@ -11,27 +11,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, SEED, type RunningSimulator } from '../../src/simulator/index.js';
-import { cloudFromYaml } from '../../src/openstack/keystone/clouds-config.js';
 import { startControlPlane, type ControlPlane } from '../../src/app/control-plane.js';
-import { silentLogger } from '../../src/log/logger.js';
+import { manifests, planeOptions } from './support/plane.js';
 import { applyManifests } from '../../src/kube/cli/manifests.js';
 import type { RecordedEvent } from '../../src/events/envelope.js';
 
-const manifests = (image: string) => `apiVersion: regent.dev/v1alpha1
-kind: Network
-metadata: { name: net-a }
-spec: { identityRef: { name: acme }, prefix: 10.0.0.0/24 }
----
-apiVersion: regent.dev/v1alpha1
-kind: Server
-metadata: { name: web-1 }
-spec:
-  name: web-1
-  image: { id: ${image} }
-  flavor: { name: m1.small }
-  networkID: net-a
-  sshInjection: none
-`;
 
 describe('e2e: monitor observations wake the pass that acts on them (issue 10, item 8)', function () {
   this.timeout(60_000);
@@ -68,15 +52,7 @@ describe('e2e: monitor observations wake the pass that acts on them (issue 10, i
     rmSync(dir, { recursive: true, force: true });
   });
   const start = async () => {
-    plane = await startControlPlane({
-      storeUrl: `sqlite:${join(dir, 'regent.db')}`,
-      resourcesUrl: `embedded:${join(dir, 'resources.db')}`,
-      logger: silentLogger(),
-      port: 0,
-      monitorIntervalMs: 250,
-      openstack: { cloud: cloudFromYaml(sim.cloudsYaml(), 'sim-demo'), simulator: sim, description: 'test simulator' },
-      lease: { durationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 },
-    });
+    plane = await startControlPlane(planeOptions(dir, sim, { monitorIntervalMs: 250 }));
     await until('leadership', () => plane?.isLeader() === true);
   };
 

@@ -10,31 +10,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, SEED, type RunningSimulator } from '../../src/simulator/index.js';
-import { cloudFromYaml } from '../../src/openstack/keystone/clouds-config.js';
 import { startControlPlane, type ControlPlane } from '../../src/app/control-plane.js';
-import { silentLogger } from '../../src/log/logger.js';
+import { manifests, planeOptions } from './support/plane.js';
 import { applyManifests } from '../../src/kube/cli/manifests.js';
 import { EmbeddedLeaseBackend } from '../../src/kube/embedded/lease.js';
 import type { EmbeddedResourceSource } from '../../src/kube/embedded/store.js';
 import { rfc3339Micro } from '../../src/kube/object.js';
 import { readFileSync } from 'node:fs';
 
-const network = `apiVersion: regent.dev/v1alpha1
-kind: Network
-metadata: { name: net-a }
-spec: { identityRef: { name: acme }, prefix: 10.0.0.0/24 }
-`;
-const server = (name: string, image: string) => `---
-apiVersion: regent.dev/v1alpha1
-kind: Server
-metadata: { name: ${name} }
-spec:
-  name: ${name}
-  image: { id: ${image} }
-  flavor: { name: m1.small }
-  networkID: net-a
-  sshInjection: none
-`;
 
 type Status = { observedGeneration?: number; provisioningStatus?: string; serverID?: string };
 
@@ -53,15 +36,7 @@ describe('e2e: provisioned means settled, sampled against the simulator (issue 1
   const start = async (delays: Record<string, number>) => {
     sim = await startSimulator({ clock: 'real', delays: { serverDelete: 100, serverAction: 100, ...delays } });
     dir = mkdtempSync(join(tmpdir(), 'regent-truth-'));
-    plane = await startControlPlane({
-      storeUrl: `sqlite:${join(dir, 'regent.db')}`,
-      resourcesUrl: `embedded:${join(dir, 'resources.db')}`,
-      logger: silentLogger(),
-      port: 0,
-      monitorIntervalMs: 200,
-      openstack: { cloud: cloudFromYaml(sim.cloudsYaml(), 'sim-demo'), simulator: sim, description: 'test simulator' },
-      lease: { durationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 },
-    });
+    plane = await startControlPlane(planeOptions(dir, sim));
     while (!plane.isLeader()) await new Promise((r) => setTimeout(r, 20));
   };
 
@@ -105,7 +80,7 @@ describe('e2e: provisioned means settled, sampled against the simulator (issue 1
     await start({ serverBuild: 1_500, rebuildStep: 100 });
     const names = ['load-1', 'load-2', 'load-3', 'load-4', 'load-5'];
     const desired = new Map(names.map((n) => [n, SEED.images.cirros]));
-    await applyManifests(plane!.source, network + names.map((n) => server(n, SEED.images.cirros)).join(''));
+    await applyManifests(plane!.source, manifests(SEED.images.cirros, names));
     await sampleUntil(names, desired, allProvisioned(names));
     expect(falseClaims).to.deep.equal([]);
   });
@@ -114,7 +89,7 @@ describe('e2e: provisioned means settled, sampled against the simulator (issue 1
     await start({ serverBuild: 100, rebuildStep: 300 });
     const names = ['ho-1', 'ho-2', 'ho-3'];
     const desired = new Map(names.map((n) => [n, SEED.images.cirros]));
-    await applyManifests(plane!.source, network + names.map((n) => server(n, SEED.images.cirros)).join(''));
+    await applyManifests(plane!.source, manifests(SEED.images.cirros, names));
     await sampleUntil(names, desired, allProvisioned(names));
 
     // Hand leadership over: another holder takes the lease; the spec changes while nobody here leads.
@@ -123,7 +98,7 @@ describe('e2e: provisioned means settled, sampled against the simulator (issue 1
     const now = rfc3339Micro(new Date());
     await lease.update({ holderIdentity: 'another-replica', leaseDurationMs: 2_000, acquireTime: now, renewTime: now, leaseTransitions: (current?.leaseTransitions ?? 0) + 1 }, current?.version ?? '0');
     while (plane!.isLeader()) await new Promise((r) => setTimeout(r, 20));
-    await applyManifests(plane!.source, network + names.map((n) => server(n, SEED.images.ubuntu)).join(''));
+    await applyManifests(plane!.source, manifests(SEED.images.ubuntu, names));
     for (const n of names) desired.set(n, SEED.images.ubuntu);
     // The new leader renders every object the moment it starts leading: sample from before that moment.
     await sampleUntil(names, desired, async () => plane!.isLeader(), 10_000);

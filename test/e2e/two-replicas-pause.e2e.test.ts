@@ -14,6 +14,7 @@ import { startSimulator, SEED, type RunningSimulator } from '../../src/simulator
 import { openEmbeddedSource } from '../../src/kube/embedded/store.js';
 import { applyManifests } from '../../src/kube/cli/manifests.js';
 import { openStore } from '../../src/store/open.js';
+import { manifests, until } from './support/plane.js';
 
 interface Replica {
   proc: ChildProcess;
@@ -42,31 +43,7 @@ const startReplica = (clouds: string, dir: string): Replica => {
   return { proc, lines, ready };
 };
 
-const until = async <T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 
-const manifests = (image: string) => `apiVersion: regent.dev/v1alpha1
-kind: Network
-metadata: { name: net-a }
-spec: { identityRef: { name: acme }, prefix: 10.0.0.0/24 }
----
-apiVersion: regent.dev/v1alpha1
-kind: Server
-metadata: { name: web-1 }
-spec:
-  name: web-1
-  image: { id: ${image} }
-  flavor: { name: m1.small }
-  networkID: net-a
-  sshInjection: none
-`;
 
 describe('e2e: a deposed leader stops acting (two processes, a pause)', function () {
   this.timeout(90_000);

@@ -1,0 +1,54 @@
+/**
+ * What the control-plane end-to-end tests share: waiting for a condition, the manifests of a Network
+ * and its Servers, and the options of a control plane on temporary embedded stores against a
+ * simulator over HTTP, with short lease timings.
+ */
+import { join } from 'node:path';
+import type { RunningSimulator } from '../../../src/simulator/index.js';
+import { cloudFromYaml } from '../../../src/openstack/keystone/clouds-config.js';
+import type { ControlPlaneOptions } from '../../../src/app/control-plane.js';
+import { silentLogger } from '../../../src/log/logger.js';
+
+/** Polls `probe` until it answers something truthy; fails naming `what` after `timeoutMs`. */
+export const until = async <T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000, everyMs = 50): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+};
+
+export const networkManifest = `apiVersion: regent.dev/v1alpha1
+kind: Network
+metadata: { name: net-a }
+spec: { identityRef: { name: acme }, prefix: 10.0.0.0/24 }
+`;
+
+/** A Server on net-a with the image by id, everything it asks for realized (sshInjection none). */
+export const serverManifest = (name: string, image: string) => `apiVersion: regent.dev/v1alpha1
+kind: Server
+metadata: { name: ${name} }
+spec:
+  name: ${name}
+  image: { id: ${image} }
+  flavor: { name: m1.small }
+  networkID: net-a
+  sshInjection: none
+`;
+
+/** The Network and Servers as one multi-document manifest. */
+export const manifests = (image: string, names: readonly string[] = ['web-1']) => [networkManifest, ...names.map((n) => serverManifest(n, image))].join('---\n');
+
+/** A control plane on embedded stores in `dir`, driving `sim`, with a fast monitor and short leases. */
+export const planeOptions = (dir: string, sim: RunningSimulator, extra: Partial<ControlPlaneOptions> = {}): ControlPlaneOptions => ({
+  storeUrl: `sqlite:${join(dir, 'regent.db')}`,
+  resourcesUrl: `embedded:${join(dir, 'resources.db')}`,
+  logger: silentLogger(),
+  port: 0,
+  monitorIntervalMs: 200,
+  openstack: { cloud: cloudFromYaml(sim.cloudsYaml(), 'sim-demo'), simulator: sim, description: 'test simulator' },
+  lease: { durationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 },
+  ...extra,
+});
