@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { startSimulator, SEED, type RunningSimulator } from '../../src/simulator/index.js';
 import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../../src/app/control-plane.js';
 import { manifests, planeOptions, until } from './support/plane.js';
+import winston from 'winston';
+import { Writable } from 'node:stream';
 import { applyManifests } from '../../src/kube/cli/manifests.js';
 import { EmbeddedLeaseBackend } from '../../src/kube/embedded/lease.js';
 import type { EmbeddedResourceSource } from '../../src/kube/embedded/store.js';
@@ -104,5 +106,18 @@ describe('e2e: leadership comes and goes', function () {
     const result = events.slice(submitted + 1).find((e) => e.metadata.causationId === events[submitted]?.id);
     expect(result?.type).to.equal('serverRebuild.outcomeUnknown');
     expect(result?.data).to.deep.include({ reason: 'Regent abandoned the request (Regent is stopping)' });
+  });
+
+  it('a clean stop logs "stopped leading" once, as information (item 16: it was logged twice, as a warning)', async () => {
+    const lines: Array<{ level: string; message: string }> = [];
+    const sink = new Writable({ write: (chunk: Buffer, _enc, done) => { lines.push(JSON.parse(chunk.toString()) as { level: string; message: string }); done(); } });
+    const logger = winston.createLogger({ level: 'info', format: winston.format.json(), transports: [new winston.transports.Stream({ stream: sink })] });
+    plane = await startControlPlane(options({ logger }));
+    await until('leadership', () => plane?.isLeader());
+    await plane.stop();
+    plane = undefined;
+    const stopped = lines.filter((l) => l.message === 'stopped leading');
+    expect(stopped).to.have.length(1);
+    expect(stopped[0]?.level).to.equal('info');
   });
 });
