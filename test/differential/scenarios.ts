@@ -105,6 +105,16 @@ const refusedDuringRebuild = async (p: Promise<unknown>): Promise<unknown> => {
   return { ...o, fault: o.fault.replace(REBUILD_TASK, 'task_state <a rebuild task>') };
 };
 
+/**
+ * Real Nova saves a failed rebuild in two steps (vm_state error, then the task cleared), so for about 70 ms a GET
+ * reads REBUILD / a rebuild task / vm_state error; whether a poll lands there is timing (docs/simulator-differences.md
+ * #8, open: the simulator does not show it). Only for a server that was not in ERROR before its rebuild, this read is
+ * left out of the compared sequence (like the 409's task name, reduced to what the rule under test needs: the
+ * rebuild ends ERROR with the target ref, task cleared) and kept in the `info` step beside it.
+ */
+const betweenFailureSaves = (v: View): boolean => v.status === 'REBUILD' && v.vm === 'error' && v.task !== null && REBUILD_TASK_NAME.test(v.task);
+const REBUILD_TASK_NAME = /^rebuild(?:ing|_block_device_mapping|_spawning)$/;
+
 const settled = (image: string, status = 'ACTIVE') => (v: View): boolean => v.status === status && v.task === null && v.image === image;
 
 const getView = (t: DiffTarget, id: string) => async (): Promise<View> => view(await t.tenant.nova.getServer(id));
@@ -252,7 +262,9 @@ export const SCENARIOS: Scenario[] = [
       await t.failSpawn(name, 'rebuild');
       await t.tenant.nova.rebuildServer(id, fx.imageB);
       r.exact('first GET after the 202', acceptedView(await t.tenant.nova.getServer(id)));
-      r.subsequence('failing rebuild', await pollUntil(t, 'ERROR', getView(t, id), (v) => v.status === 'ERROR' && v.task === null));
+      const failing = await pollUntil(t, 'ERROR', getView(t, id), (v) => v.status === 'ERROR' && v.task === null);
+      r.info('failing rebuild, every read', failing);
+      r.subsequence('failing rebuild', failing.filter((v) => !betweenFailureSaves(v)));
       const s = await t.tenant.nova.getServer(id);
       r.exact('failed server', { ...fullView(s), fault: s.fault.kind === 'value' ? { code: s.fault.value.code, hasMessage: s.fault.value.message.length > 0 } : `(${s.fault.kind})` });
       r.info('fault message', s.fault.kind === 'value' ? s.fault.value.message : null);
