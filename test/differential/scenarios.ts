@@ -325,12 +325,17 @@ export const SCENARIOS: Scenario[] = [
     needsFaults: false,
     async run(t, r) {
       const p = t.prefix;
+      const mine = new Set<string>();
       for (const [i, suffix] of ['d-web', 'd-web-2', 'd-webx1', 'd-web.1', 'd-dup', 'd-dup'].entries()) {
         const s = await t.boot(suffix);
+        mine.add(s.id);
         r.name(s.id, `server:${suffix}${i === 5 ? '#2' : ''}`);
       }
+      // Restricted to this scenario's servers by id, not by the run prefix: the unanchored filter also finds the
+      // run's other servers, e.g. names.openstack.ts's `<prefix>-web-2` for `d-web-2` when the prefix's random
+      // hex ends in "d" (`regent-ci-…-f86d-web-2`), one run in 16.
       const raw = async (pattern: string): Promise<string[]> =>
-        (await t.tenant.nova.listServers({ name: pattern })).map((s) => s.name).filter((n) => n.startsWith(`${p}-`)).map((n) => n.slice(p.length + 1)).sort();
+        (await t.tenant.nova.listServers({ name: pattern })).filter((s) => mine.has(s.id)).map((s) => s.name.slice(p.length + 1)).sort();
       r.exact('name=<prefix>-d-web', await raw(`${p}-d-web`));
       r.exact('name=d-web-2 (no prefix)', await raw('d-web-2'));
       r.exact('name=<prefix>-d-web.1', await raw(`${p}-d-web.1`));
