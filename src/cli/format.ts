@@ -1,14 +1,6 @@
 /** Plain-text rendering for the command's tables. */
-import type { StateValue } from '../events/envelope.js';
-
-/** `{"a": {"b": "c"}}` → `a.b.c`; parallel regions joined with `, `. */
-export const formatState = (value: StateValue | null | undefined): string => {
-  if (value === null || value === undefined) return '∅';
-  if (typeof value === 'string') return value;
-  return Object.entries(value)
-    .map(([key, child]) => (typeof child === 'string' ? `${key}.${child}` : `${key}.${formatState(child)}`))
-    .join(', ');
-};
+// formatState lives with the state values (src/events) so lower layers need not import the CLI.
+export { formatState } from '../events/state-text.js';
 
 /** Left-aligned columns separated by two spaces; the header is the first row. */
 export const table = (rows: readonly (readonly string[])[]): string => {

@@ -1,5 +1,5 @@
 /** Plain-text rendering of `regent check` results, with counterexample paths. */
-import { formatState } from '../../cli/format.js';
+import { formatState } from '../../events/state-text.js';
 import type { StateValue } from '../../events/envelope.js';
 import type { PathStep } from './explore.js';
 import type { MachineCheckReport } from './rules.js';

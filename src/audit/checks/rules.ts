@@ -118,7 +118,18 @@ const EDGE_RULES: EdgeRule[] = [
 
 const skipped = (id: CheckId, detail: string): CheckResult => ({ id, title: CHECK_TITLES[id], status: 'skipped', detail, violations: 0, counterexample: undefined });
 
+/** Reports by definition: a check is pure and the graph fixed, so one process explores each definition once. */
+const reports = new WeakMap<MachineDefinition, Map<number | undefined, MachineCheckReport>>();
+
 export const checkMachine = (definition: MachineDefinition, options: { maxStates?: number } = {}): MachineCheckReport => {
+  const known = reports.get(definition)?.get(options.maxStates);
+  if (known) return known;
+  const report = checkMachineNow(definition, options);
+  reports.set(definition, (reports.get(definition) ?? new Map()).set(options.maxStates, report));
+  return report;
+};
+
+const checkMachineNow = (definition: MachineDefinition, options: { maxStates?: number }): MachineCheckReport => {
   const audit = auditOf(definition);
   const base = { machine: definition.id, version: definition.version };
   const allIds: CheckId[] = ['destructive-needs-arm', 'destructive-by-reconciler', 'monitor-never-authorises', 'every-state-reachable', 'no-rank-retreat'];

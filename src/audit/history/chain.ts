@@ -15,7 +15,7 @@
  */
 import type { RecordedEvent } from '../../events/envelope.js';
 import type { EventStore } from '../../store/port.js';
-import { formatState } from '../../cli/format.js';
+import { formatState } from '../../events/state-text.js';
 import type { AuthorizationChain } from './index.js';
 
 export type LinkRole = 'cause' | 'arm' | 'read-back' | 'decision' | 'result';

@@ -7,7 +7,7 @@
  */
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { formatState } from '../../cli/format.js';
+import { formatState } from '../../events/state-text.js';
 import type { StateValue } from '../../events/envelope.js';
 import type { EventStore } from '../../store/port.js';
 import { streamEvents } from '../../engine/pages.js';

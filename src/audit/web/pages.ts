@@ -5,7 +5,7 @@
  * page is written as one self-contained file by `regent viz --stream --out file.html` (assets
  * inlined, timeline embedded): no page ever loads anything from another origin.
  */
-import { formatState } from '../../cli/format.js';
+import { formatState } from '../../events/state-text.js';
 import type { StateValue } from '../../events/envelope.js';
 import type { MachineDefinition } from '../../../machines/definition.js';
 import type { MachineCheckReport } from '../checks/rules.js';
