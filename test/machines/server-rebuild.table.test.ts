@@ -268,3 +268,11 @@ describe('server-rebuild: monitor observations, case by case', () => {
     expect(gone.context.macAddress).to.equal('fa:16:3e:aa:aa:aa');
   });
 });
+
+describe('server-rebuild: the unknown-outcome window outlasts any request', () => {
+  it("UNKNOWN_OUTCOME_WINDOW_MS is at least four times the client's timeout (a POST is never retried by the client)", async () => {
+    const { DEFAULT_TIMEOUT_MS } = await import('../../src/openstack/http.js');
+    const { UNKNOWN_OUTCOME_WINDOW_MS } = await import('../../machines/server-rebuild.js');
+    expect(UNKNOWN_OUTCOME_WINDOW_MS).to.be.at.least(4 * DEFAULT_TIMEOUT_MS);
+  });
+});
