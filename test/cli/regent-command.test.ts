@@ -143,4 +143,10 @@ describe('the regent command', function () {
       expect(err).to.not.match(/\n\s+at /);
     });
   }
+
+  it('a reader that stops early (`| head -1`) ends the command quietly: no EPIPE stack trace', () => {
+    const result = spawnSync('sh', ['-c', `node bin/regent.js ${toy.join(' ')} history toy-a --json | head -c 1 > /dev/null`], { encoding: 'utf8', env: { ...process.env, REGENT_LOG_LEVEL: 'warn' } });
+    expect(result.stderr).to.not.match(/EPIPE|Unhandled/);
+    expect(result.status).to.equal(0);
+  });
 });
