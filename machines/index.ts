@@ -7,7 +7,8 @@ import type { MachineDefinition } from './definition.js';
 import { serverRebuildDefinition } from './server-rebuild.js';
 import { serverLifecycleDefinition } from './server-lifecycle.js';
 import { networkLifecycleDefinition } from './network-lifecycle.js';
+import { identityLifecycleDefinition } from './identity-lifecycle.js';
 
-export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition, serverLifecycleDefinition, networkLifecycleDefinition];
+export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition, serverLifecycleDefinition, networkLifecycleDefinition, identityLifecycleDefinition];
 
 export const createProductRegistry = (): MachineRegistry => new MachineRegistry(productMachines);
