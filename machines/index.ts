@@ -8,7 +8,8 @@ import { serverRebuildDefinition } from './server-rebuild.js';
 import { serverLifecycleDefinition } from './server-lifecycle.js';
 import { networkLifecycleDefinition } from './network-lifecycle.js';
 import { identityLifecycleDefinition } from './identity-lifecycle.js';
+import { regionConnectionDefinition } from './region-connection.js';
 
-export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition, serverLifecycleDefinition, networkLifecycleDefinition, identityLifecycleDefinition];
+export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition, serverLifecycleDefinition, networkLifecycleDefinition, identityLifecycleDefinition, regionConnectionDefinition];
 
 export const createProductRegistry = (): MachineRegistry => new MachineRegistry(productMachines);
