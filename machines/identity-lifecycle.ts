@@ -15,9 +15,12 @@
  *
  * Deletion (finalizer-gated, write-ahead like every delete here):
  *   D1 dependents remain (Networks, Servers, Volumes, LoadBalancers of this identity) → wait, naming them
- *   D2 none, something exists → arm (the next pass reads the arm back)
+ *   D2 none, something Regent created exists → arm (the next pass reads the arm back)
  *   D3 armed, read back → delete the credential, then the user, then the project, one per pass
- *   D4 nothing exists → deleted (a never-realized identity deletes as a no-op)
+ *   D4 nothing Regent created exists → deleted (a never-realized identity deletes as a no-op)
+ *
+ * U In a Region without a managed domain the identity stands on the region credentials' own project:
+ *   nothing is created, so nothing is ever deleted (that project is not Regent's).
  *
  * Results: the effect handlers answer `stepDone` (with the new id) or `stepRefused` (status, reason and
  * the cloud's user-safe message). A refused create parks the identity (Errored) until the spec changes;
@@ -61,11 +64,21 @@ export const identityStimulus = () =>
         source: t.literal('reconciler'),
         generation: t.number,
         deletionRequested: t.boolean,
+        /**
+         * managed: the Region has a managed domain and the identity gets its own project, user and
+         * credential there. unmanaged: the Region has none, so the identity uses the region
+         * credentials' own project — Regent creates nothing and therefore never deletes anything.
+         */
+        mode: t.keyof({ managed: null, unmanaged: null }),
         observed: IdentityObservation,
         /** Resources of this identity that must be gone before it is (kind/name). */
         dependents: t.array(t.string),
       }),
-      t.partial({ at: t.string }),
+      t.partial({
+        at: t.string,
+        /** What to create (managed mode): deterministic names in the managed domain, and the managed role names. */
+        desired: t.type({ domainId: t.string, projectName: t.string, userName: t.string, roles: t.array(t.string) }),
+      }),
     ]),
     t.type({ type: t.literal('specRejected'), source: t.literal('reconciler'), generation: t.number, problems: t.array(t.string) }),
     /** The Region it names is not usable (missing, invalid, its credentials refused): nothing is done. */
@@ -100,6 +113,8 @@ const pass = (event: IdentityStimulus): Reconcile => event as Reconcile;
 const observedOf = (event: IdentityStimulus): IdentityObservation => pass(event).observed;
 const idOf = (part: Part): string | null => (part.kind === 'present' ? part.id : null);
 const anythingExists = (o: IdentityObservation): boolean => o.project.kind === 'present' || o.user.kind === 'present' || o.credential.kind !== 'absent';
+/** Only a managed identity has parts Regent created; an unmanaged one stands on the region's own project. */
+const createdByRegent = (event: IdentityStimulus): boolean => pass(event).mode === 'managed' && anythingExists(observedOf(event));
 
 /** The effect each step declares (the handler registered for it does the Keystone calls). */
 export const STEP_EFFECT = {
@@ -119,14 +134,18 @@ const stepParams = (name: IdentityStep, context: IdentityContext, event: Identit
   const o = observedOf(event);
   const projectId = idOf(o.project) ?? context.projectId;
   const userId = idOf(o.user) ?? context.userId;
+  const desired = pass(event).desired;
   switch (name) {
+    case 'project':
+      return { domainId: desired?.domainId ?? null, name: desired?.projectName ?? null };
     case 'user':
-      return { projectId };
+      return { domainId: desired?.domainId ?? null, name: desired?.userName ?? null, projectId };
     case 'roles':
       return { projectId, userId, roles: o.missingRoles };
     case 'credential':
-      // rotation: the refused credential is deleted by the handler once the new one is stored
-      return { projectId, userId, replaces: o.credential.kind === 'refused' ? o.credential.id : null };
+      // rotation: the refused credential is deleted by the handler once the new one is stored; the
+      // sequence number keeps every credential's name new (Keystone names are unique per user)
+      return { domainId: desired?.domainId ?? null, projectId, userId, sequence: context.credentialsIssued + 1, replaces: o.credential.kind === 'refused' ? o.credential.id : null };
     case 'deleteCredential':
       return { userId, credentialId: o.credential.kind === 'absent' ? null : o.credential.id };
     case 'deleteUser':
@@ -140,8 +159,8 @@ const stepParams = (name: IdentityStep, context: IdentityContext, event: Identit
 
 /** Entering deletion from any live state, decided on this same pass (D1, D2, D4). */
 const DELETION = [
-  { guard: 'deletionOfNothing', target: '#identityLifecycle.deleted', actions: ['notePass', 'clearRefusal', outcome('deleted')] }, // D4
   { guard: 'deletionWithDependents', target: '#identityLifecycle.deleting.waiting', actions: ['notePass', 'noteDependents', outcome('waitingForDependents')] }, // D1
+  { guard: 'deletionOfNothing', target: '#identityLifecycle.deleted', actions: ['notePass', 'clearRefusal', outcome('deleted')] }, // D4
   { guard: 'deletionRequested', target: '#identityLifecycle.deleting.armed', actions: ['notePass', outcome('deleteArmed')] }, // D2: write-ahead
 ] as const;
 
@@ -204,13 +223,17 @@ export const buildIdentityMachine = () =>
     guards: {
       deletionRequested: ({ event }) => pass(event).deletionRequested,
       deletionWithdrawn: ({ event }) => !pass(event).deletionRequested,
-      deletionOfNothing: ({ event }) => pass(event).deletionRequested && !anythingExists(observedOf(event)),
+      deletionOfNothing: ({ event }) => pass(event).deletionRequested && !createdByRegent(event),
       deletionWithDependents: ({ event }) => pass(event).deletionRequested && pass(event).dependents.length > 0,
       // D1: "a finalizer holds it while any Server, Network, Volume or LoadBalancer of that identity remains"
       dependentsRemain: ({ event }) => pass(event).dependents.length > 0,
       // D4: "an identity that was never realized deletes as a no-op"
-      nothingExists: ({ event }) => !anythingExists(observedOf(event)),
+      nothingExists: ({ event }) => !createdByRegent(event),
+      // U: an unmanaged region — the region credentials' own project, nothing to create
+      unmanaged: ({ event }) => pass(event).mode === 'unmanaged',
       credentialExists: ({ event }) => observedOf(event).credential.kind !== 'absent',
+      // a managed pass that cannot name what to create (no desired request) decides nothing
+      nothingToCreateWith: ({ event }) => pass(event).mode === 'managed' && pass(event).desired === undefined,
       userExists: ({ event }) => observedOf(event).user.kind === 'present',
       projectExists: ({ event }) => observedOf(event).project.kind === 'present',
       projectAbsent: ({ event }) => observedOf(event).project.kind === 'absent',
@@ -251,6 +274,8 @@ export const buildIdentityMachine = () =>
         on: {
           reconcile: [
             ...DELETION,
+            { guard: 'unmanaged', target: 'realized', actions: ['notePass', 'clearRefusal', outcome('regionProject')] }, // U
+            { guard: 'nothingToCreateWith', actions: ['notePass', outcome('waiting')] },
             { guard: 'refusedForThisGeneration', target: 'failed', actions: ['notePass', outcome('refused')] },
             { guard: 'projectAbsent', actions: ['notePass', 'clearRefusal', step('project'), outcome('projectRequested')] }, // I1
             { guard: 'userAbsent', actions: ['notePass', 'clearRefusal', step('user'), outcome('userRequested')] }, // I2
@@ -264,6 +289,8 @@ export const buildIdentityMachine = () =>
         on: {
           reconcile: [
             ...DELETION,
+            { guard: 'unmanaged', actions: ['notePass', outcome('regionProject')] }, // U
+            { guard: 'nothingToCreateWith', target: 'realizing', actions: ['notePass', outcome('waiting')] },
             // something went missing, or Keystone refuses the credential now: converge again (I1–I4)
             { guard: 'projectAbsent', target: 'realizing', actions: ['notePass', step('project'), outcome('projectRequested')] },
             { guard: 'userAbsent', target: 'realizing', actions: ['notePass', step('user'), outcome('userRequested')] },
@@ -292,8 +319,8 @@ export const buildIdentityMachine = () =>
               reconcile: [
                 // a delete is decided only under a deletion request read on this pass
                 { guard: 'deletionWithdrawn', target: '#identityLifecycle.realizing', actions: ['notePass', outcome('deletionWithdrawn')] },
-                { guard: 'nothingExists', target: '#identityLifecycle.deleted', actions: ['notePass', outcome('deleted')] }, // D4
                 { guard: 'dependentsRemain', actions: ['notePass', 'noteDependents', outcome('waitingForDependents')] }, // D1
+                { guard: 'nothingExists', target: '#identityLifecycle.deleted', actions: ['notePass', outcome('deleted')] }, // D4
                 { target: 'armed', actions: ['notePass', outcome('deleteArmed')] }, // D2: write-ahead
               ],
             },
@@ -303,8 +330,8 @@ export const buildIdentityMachine = () =>
             on: {
               reconcile: [
                 { guard: 'deletionWithdrawn', target: '#identityLifecycle.realizing', actions: ['notePass', outcome('deletionWithdrawn')] },
-                { guard: 'nothingExists', target: '#identityLifecycle.deleted', actions: ['notePass', 'clearRefusal', outcome('deleted')] }, // D4
                 { guard: 'dependentsRemain', target: 'waiting', actions: ['notePass', 'noteDependents', outcome('waitingForDependents')] }, // a dependent appeared: disarm
+                { guard: 'nothingExists', target: '#identityLifecycle.deleted', actions: ['notePass', 'clearRefusal', outcome('deleted')] }, // D4
                 { guard: 'credentialExists', actions: ['notePass', step('deleteCredential'), outcome('credentialDeleteRequested')] },
                 { guard: 'userExists', actions: ['notePass', step('deleteUser'), outcome('userDeleteRequested')] },
                 { guard: 'projectExists', actions: ['notePass', step('deleteProject'), outcome('projectDeleteRequested')] },
@@ -343,7 +370,10 @@ const identityAudit = (): MachineAudit => ({
     for (const observed of observations)
       for (const deletionRequested of [false, true])
         for (const dependents of [[], ['Network/net-a']])
-          for (const generation of [1, 2]) passes.push({ type: 'reconcile', source: 'reconciler', generation, deletionRequested, observed, dependents });
+          for (const generation of [1, 2]) {
+            passes.push({ type: 'reconcile', source: 'reconciler', generation, deletionRequested, mode: 'managed', observed, dependents, desired: { domainId: 'd', projectName: 'regent-x', userName: 'regent-x', roles: ['member'] } });
+            if (!observed.user.kind.startsWith('p') && observed.credential.kind === 'absent') passes.push({ type: 'reconcile', source: 'reconciler', generation, deletionRequested, mode: 'unmanaged', observed, dependents });
+          }
     const steps: IdentityStep[] = ['project', 'user', 'roles', 'credential', 'deleteCredential', 'deleteUser', 'deleteProject'];
     return [
       ...passes,

@@ -14,7 +14,8 @@ const present = (id: string) => ({ kind: 'present', id }) as const;
 const observed = (over: Partial<IdentityObservation> = {}): IdentityObservation => ({ project: absent, user: absent, missingRoles: [], credential: absent, ...over });
 const full = (over: Partial<IdentityObservation> = {}) => observed({ project: present('p1'), user: present('u1'), credential: { kind: 'valid', id: 'c1' }, ...over });
 const reconcile = (o: IdentityObservation, extra: Partial<Extract<IdentityStimulus, { type: 'reconcile' }>> = {}): IdentityStimulus => ({
-  type: 'reconcile', source: 'reconciler', generation: 1, deletionRequested: false, observed: o, dependents: [], ...extra,
+  type: 'reconcile', source: 'reconciler', generation: 1, deletionRequested: false, mode: 'managed', observed: o, dependents: [],
+  desired: { domainId: 'd1', projectName: 'regent-uid-1', userName: 'regent-uid-1', roles: ['member'] }, ...extra,
 });
 const done = (s: string, extra: Record<string, string> = {}): IdentityStimulus => ({ type: 'stepDone', source: 'effect', step: s as never, ...extra });
 const refused = (s: string): IdentityStimulus => ({ type: 'stepRefused', source: 'effect', step: s as never, status: 403, reason: 'forbidden', message: 'You are not authorized' });
@@ -48,6 +49,11 @@ describe('identity lifecycle: realizing, one step per pass, in order', () => {
     });
   }
 
+  it('I1/I2 the creates carry the deterministic names in the managed domain', () => {
+    expect(decide(after(), reconcile(observed())).params).to.deep.include({ domainId: 'd1', name: 'regent-uid-1' });
+    expect(decide(after(), reconcile(observed({ project: present('p1') }))).params).to.deep.include({ domainId: 'd1', name: 'regent-uid-1', projectId: 'p1' });
+  });
+
   it('I3 the grant carries the roles that are missing, on the observed project and user', () => {
     const r = decide(after(), reconcile(observed({ project: present('p1'), user: present('u1'), missingRoles: ['member'] })));
     expect(r.params).to.deep.include({ projectId: 'p1', userId: 'u1', roles: ['member'] });
@@ -75,6 +81,24 @@ describe('identity lifecycle: realizing, one step per pass, in order', () => {
 
   it('every pass records the generation it decided from', () => {
     expect(decide(after(), reconcile(full(), { generation: 7 })).context.decidedGeneration).to.equal(7);
+  });
+});
+
+describe('identity lifecycle: an unmanaged region (no managed domain)', () => {
+  const unmanaged = (o: IdentityObservation, extra = {}) => reconcile(o, { mode: 'unmanaged', ...extra });
+  it('U the identity stands on the region credentials\' own project: realized, nothing created', () => {
+    const r = decide(after(), unmanaged(observed({ project: present('region-project') })));
+    expect(r.value).to.equal('realized');
+    expect(r.outcome).to.equal('regionProject');
+    expect(r.effects).to.deep.equal([]);
+    expect(r.context.projectId).to.equal('region-project');
+  });
+  it('deleting an unmanaged identity never deletes the region\'s project: deleted once its dependents are gone', () => {
+    const s = after(unmanaged(observed({ project: present('region-project') })));
+    expect(decide(s, unmanaged(observed({ project: present('region-project') }), { deletionRequested: true, dependents: ['Network/net-a'] })).outcome).to.equal('waitingForDependents');
+    const r = decide(s, unmanaged(observed({ project: present('region-project') }), { deletionRequested: true }));
+    expect(r.value).to.equal('deleted');
+    expect(r.effects).to.deep.equal([]);
   });
 });
 
@@ -141,6 +165,21 @@ describe('identity lifecycle: model-based, every reachable state', function () {
       if (effectsOf(e).length > 0) expect(e.event.source).to.equal('reconciler');
     }
   });
+  it('an unmanaged identity (the region\'s own project) never creates or deletes anything', () => {
+    let checked = 0;
+    for (const e of edges) {
+      if (e.event.type !== 'reconcile' || e.event.mode !== 'unmanaged') continue;
+      checked++;
+      expect(effectsOf(e), JSON.stringify(e.event)).to.deep.equal([]);
+    }
+    expect(checked).to.be.greaterThan(0);
+  });
+  it('deleted only once no dependent remains', () => {
+    for (const e of edges) {
+      if (e.nextState.value !== 'deleted' || e.state.value === 'deleted' || e.event.type !== 'reconcile') continue;
+      expect(e.event.dependents).to.deep.equal([]);
+    }
+  });
   it('a deletion request never creates anything', () => {
     for (const e of edges) {
       if (e.event.type !== 'reconcile' || !e.event.deletionRequested) continue;
@@ -171,7 +210,7 @@ describe('identity lifecycle: model-based, every reachable state', function () {
   });
   it('realized only when everything is present and Keystone accepts the credential', () => {
     for (const e of edges) {
-      if (e.nextState.value !== 'realized' || e.state.value === 'realized' || e.event.type !== 'reconcile') continue;
+      if (e.nextState.value !== 'realized' || e.state.value === 'realized' || e.event.type !== 'reconcile' || e.event.mode !== 'managed') continue;
       const o = e.event.observed;
       expect([o.project.kind, o.user.kind, o.credential.kind, o.missingRoles.length]).to.deep.equal(['present', 'present', 'valid', 0]);
     }
