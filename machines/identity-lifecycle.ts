@@ -77,7 +77,15 @@ export const identityStimulus = () =>
       t.partial({
         at: t.string,
         /** What to create (managed mode): deterministic names in the managed domain, and the managed role names. */
-        desired: t.type({ domainId: t.string, projectName: t.string, userName: t.string, roles: t.array(t.string) }),
+        desired: t.type({
+          domainId: t.string,
+          projectName: t.string,
+          userName: t.string,
+          roles: t.array(t.string),
+          /** `<namespace>/<name>` of the Region whose credentials do the work, and of the identity's Secret. */
+          region: t.string,
+          secret: t.string,
+        }),
       }),
     ]),
     t.type({ type: t.literal('specRejected'), source: t.literal('reconciler'), generation: t.number, problems: t.array(t.string) }),
@@ -135,6 +143,19 @@ const stepParams = (name: IdentityStep, context: IdentityContext, event: Identit
   const projectId = idOf(o.project) ?? context.projectId;
   const userId = idOf(o.user) ?? context.userId;
   const desired = pass(event).desired;
+  // every step names the Region that does it and the identity's Secret (references, never secrets)
+  const where = { region: desired?.region ?? null, secret: desired?.secret ?? null };
+  return { ...where, ...stepSpecifics(name, o, context, projectId, userId, desired) };
+};
+
+const stepSpecifics = (
+  name: IdentityStep,
+  o: IdentityObservation,
+  context: IdentityContext,
+  projectId: string | null,
+  userId: string | null,
+  desired: Reconcile['desired'],
+): Record<string, unknown> => {
   switch (name) {
     case 'project':
       return { domainId: desired?.domainId ?? null, name: desired?.projectName ?? null };
@@ -371,7 +392,7 @@ const identityAudit = (): MachineAudit => ({
       for (const deletionRequested of [false, true])
         for (const dependents of [[], ['Network/net-a']])
           for (const generation of [1, 2]) {
-            passes.push({ type: 'reconcile', source: 'reconciler', generation, deletionRequested, mode: 'managed', observed, dependents, desired: { domainId: 'd', projectName: 'regent-x', userName: 'regent-x', roles: ['member'] } });
+            passes.push({ type: 'reconcile', source: 'reconciler', generation, deletionRequested, mode: 'managed', observed, dependents, desired: { domainId: 'd', projectName: 'regent-x', userName: 'regent-x', roles: ['member'], region: 'default/region-one', secret: 'default/regent-identity-x' } });
             if (!observed.user.kind.startsWith('p') && observed.credential.kind === 'absent') passes.push({ type: 'reconcile', source: 'reconciler', generation, deletionRequested, mode: 'unmanaged', observed, dependents });
           }
     const steps: IdentityStep[] = ['project', 'user', 'roles', 'credential', 'deleteCredential', 'deleteUser', 'deleteProject'];

@@ -15,7 +15,7 @@ const observed = (over: Partial<IdentityObservation> = {}): IdentityObservation 
 const full = (over: Partial<IdentityObservation> = {}) => observed({ project: present('p1'), user: present('u1'), credential: { kind: 'valid', id: 'c1' }, ...over });
 const reconcile = (o: IdentityObservation, extra: Partial<Extract<IdentityStimulus, { type: 'reconcile' }>> = {}): IdentityStimulus => ({
   type: 'reconcile', source: 'reconciler', generation: 1, deletionRequested: false, mode: 'managed', observed: o, dependents: [],
-  desired: { domainId: 'd1', projectName: 'regent-uid-1', userName: 'regent-uid-1', roles: ['member'] }, ...extra,
+  desired: { domainId: 'd1', projectName: 'regent-uid-1', userName: 'regent-uid-1', roles: ['member'], region: 'default/region-one', secret: 'default/regent-identity-uid-1' }, ...extra,
 });
 const done = (s: string, extra: Record<string, string> = {}): IdentityStimulus => ({ type: 'stepDone', source: 'effect', step: s as never, ...extra });
 const refused = (s: string): IdentityStimulus => ({ type: 'stepRefused', source: 'effect', step: s as never, status: 403, reason: 'forbidden', message: 'You are not authorized' });
@@ -50,7 +50,7 @@ describe('identity lifecycle: realizing, one step per pass, in order', () => {
   }
 
   it('I1/I2 the creates carry the deterministic names in the managed domain', () => {
-    expect(decide(after(), reconcile(observed())).params).to.deep.include({ domainId: 'd1', name: 'regent-uid-1' });
+    expect(decide(after(), reconcile(observed())).params).to.deep.include({ domainId: 'd1', name: 'regent-uid-1', region: 'default/region-one', secret: 'default/regent-identity-uid-1' });
     expect(decide(after(), reconcile(observed({ project: present('p1') }))).params).to.deep.include({ domainId: 'd1', name: 'regent-uid-1', projectId: 'p1' });
   });
 
