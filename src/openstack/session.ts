@@ -33,6 +33,10 @@ import type { PlacementClient } from './placement.js';
 import { createPlacementClient } from './placement.js';
 import type { IronicClient } from './ironic.js';
 import { createIronicClient } from './ironic.js';
+import type { KeystoneAdminClient } from './keystone/admin/index.js';
+import { createKeystoneAdminClient, rememberedSecrets } from './keystone/admin/index.js';
+import type { UserLogin } from './keystone/admin/user-session.js';
+import { userCloudConfig } from './keystone/admin/user-session.js';
 
 export interface ConnectOptions {
   logger?: Logger;
@@ -73,6 +77,11 @@ export interface OpenStackSession {
   readonly octavia: OctaviaClient;
   readonly placement: PlacementClient;
   readonly ironic: IronicClient;
+  /**
+   * Keystone administration (domains, projects, users, roles, grants, application credentials) on the
+   * catalog's identity endpoint with this session's token; what it may do is what the token's roles allow.
+   */
+  readonly identityAdmin: KeystoneAdminClient;
 }
 
 /** Authenticate and build the per-service clients. */
@@ -135,6 +144,14 @@ export const connect = async (cloud: CloudConfig, options: ConnectOptions = {}):
   const octavia = lazy(() => createOctaviaClient(http('load-balancer')));
   const placement = lazy(() => createPlacementClient(http('placement')));
   const ironic = lazy(() => createIronicClient(http('baremetal')));
+  const identityAdmin = lazy(() => {
+    // Its own session so the secrets its calls carry (a new user's password, an issued application
+    // credential's secret) are part of this session's redaction (keystone/admin/common.ts).
+    const adminHttp: HttpSession = new HttpSession({
+      ...common, service: 'identity', baseUrl: endpoint('identity'), auth: keystone, secrets: () => rememberedSecrets(adminHttp),
+    });
+    return createKeystoneAdminClient(adminHttp);
+  });
 
   logger.debug('openstack connected', { cloud: cloud.cloudName, projectId: initialToken.project?.id, services: initialToken.catalog.map((e) => e.type) });
 
@@ -149,8 +166,18 @@ export const connect = async (cloud: CloudConfig, options: ConnectOptions = {}):
     get octavia() { return octavia(); },
     get placement() { return placement(); },
     get ironic() { return ironic(); },
+    get identityAdmin() { return identityAdmin(); },
   };
 };
+
+/**
+ * A session authenticated AS a managed user (password, by user id or by name in its domain), scoped to one of
+ * its projects, on the endpoints of `cloud` (auth URL, region, interface, TLS settings; its credentials are not
+ * used). This is the session `identityAdmin.createApplicationCredential` must be called on: Keystone lets only
+ * the owner create an application credential, and scopes it to the creating token's project.
+ */
+export const connectAsUser = (cloud: CloudConfig, login: UserLogin, options: ConnectOptions = {}): Promise<OpenStackSession> =>
+  connect(userCloudConfig(cloud, login), options);
 
 /** `connect` to the cloud the environment selects (OS_CLOUD + clouds.yaml, or OS_AUTH_URL …), or to `cloudName`. */
 export const connectFromEnvironment = async (options: ConnectOptions & LoadOptions = {}): Promise<OpenStackSession> =>

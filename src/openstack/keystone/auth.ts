@@ -4,7 +4,7 @@
  * nowhere else (never logged, never attached to an error).
  */
 import * as t from 'io-ts';
-import { UnreadableResponse } from '../errors.js';
+import { NotFound, Unauthorized, UnreadableResponse } from '../errors.js';
 import type { HttpSession } from '../http.js';
 import { decodeOrThrow, nullable } from '../decoders/field.js';
 import type { CatalogEntry } from './catalog.js';
@@ -62,12 +62,33 @@ const tokenBodyCodec = t.type({
   ]),
 });
 
+/**
+ * Keystone (Zed) answers a token request naming an application credential id that does not exist — never
+ * created, or deleted/revoked since — with 404 `Could not find Application Credential: <id>`, not 401 (by name
+ * + user, or with a wrong secret, it is 401). Either way the credentials no longer authenticate: the caller
+ * must see Unauthorized (issue 11: a revoked credential is detected on the next token issue), not a NotFound
+ * it would read as "some resource is gone". The status stays 404 and the fault text is kept.
+ */
+const refusal = (error: unknown): unknown => {
+  if (!(error instanceof NotFound) || error.status === undefined) return error;
+  return new Unauthorized('credentials refused (Keystone: not found)', {
+    ...(error.service !== undefined ? { service: error.service } : {}),
+    ...(error.method !== undefined ? { method: error.method } : {}),
+    ...(error.path !== undefined ? { path: error.path } : {}),
+    status: error.status,
+    ...(error.requestId !== undefined ? { requestId: error.requestId } : {}),
+    ...(error.fault !== undefined ? { fault: error.fault } : {}),
+  });
+};
+
 // Identity API v3: Password authentication with scoped authorization / Authenticating with an Application Credential — POST /v3/auth/tokens
 export const issueToken = async (identity: HttpSession, auth: AuthMethod, scope: Scope): Promise<IssuedToken> => {
   const response = await identity.request({
     method: 'POST', path: '/auth/tokens', body: authRequestBody(auth, scope), anonymous: true,
     // Issuing a token creates nothing a retry could duplicate, so a 5xx/timeout here may be retried.
     idempotent: true,
+  }).catch((error: unknown) => {
+    throw refusal(error);
   });
   const context = { service: 'identity', method: 'POST' as const, path: '/auth/tokens', ...(response.requestId ? { requestId: response.requestId } : {}) };
   const token = response.headers['x-subject-token'];

@@ -12,7 +12,9 @@ export interface User {
 export interface Role { id: string; name: string }
 export interface AppCred {
   id: string; name: string; userId: string; projectId: string; secret: string; roleIds: string[];
-  description: string | null; expiresAt: number | null; unrestricted: boolean;
+  description: string | null; expiresAt: number | null;
+  /** null when the create did not say (Keystone then prints `"unrestricted": null`). */
+  unrestricted: boolean | null;
 }
 export interface Token {
   id: string; userId: string; methods: string[]; projectId: string | null; domainId: string | null;
@@ -37,6 +39,16 @@ export const createKeystoneState = (): KeystoneState => ({
 
 export const grantKey = (userId: string, target: { projectId?: string; domainId?: string }, roleId: string): string =>
   `${userId}|${target.projectId !== undefined ? `p:${target.projectId}` : `d:${target.domainId ?? ''}`}|${roleId}`;
+
+/**
+ * Name equality as Keystone's MySQL/MariaDB collation compares names (measured on Zed): case folded and
+ * trailing spaces ignored. It is what the `name` filters match and what the unique constraints refuse
+ * (`Foo` conflicts with an existing `foo`).
+ */
+export const sameName = (a: string, b: string): boolean => a.replace(/ +$/, '').toLowerCase() === b.replace(/ +$/, '').toLowerCase();
+
+/** Whether a domain exists and is enabled (users and projects of a disabled domain cannot authenticate). */
+export const domainEnabled = (ks: KeystoneState, domainId: string): boolean => ks.domains.get(domainId)?.enabled === true;
 
 /** Role ids a user holds on a project or domain. */
 export function rolesOn(ks: KeystoneState, userId: string, target: { projectId?: string; domainId?: string }): string[] {

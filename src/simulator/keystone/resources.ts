@@ -1,5 +1,7 @@
 // Keystone v3 resources: domains, projects, users, roles, grants and role assignments. Policy follows
 // the "admin is admin everywhere" default; other users may read themselves and projects they belong to.
+// Names compare as Keystone's database compares them (sameName: case folded, trailing spaces ignored), in
+// the `name` filters and in the unique checks; the 409/400 texts are Zed's (measured on the sandbox).
 import type { AuthContext } from '../auth.js';
 import { SimError, conflict, noContent, notFound, ok } from '../http.js';
 import { hexId } from '../ids.js';
@@ -7,7 +9,7 @@ import type { Ctx, Registrar } from '../router.js';
 import type { Sim } from '../state.js';
 import { member, optBool, optStr, optStrList, reqStr } from '../validate.js';
 import { serviceList, REGION } from './catalog.js';
-import { grantKey, rolesOn } from './model.js';
+import { grantKey, rolesOn, sameName } from './model.js';
 import type { Domain, KeystoneState, Project, Role, User } from './model.js';
 
 export function denyUnlessAdmin(auth: AuthContext, action: string): void {
@@ -29,6 +31,32 @@ export const userView = (sim: Sim, u: User) => ({
 const roleView = (sim: Sim, r: Role) => ({ id: r.id, name: r.name, domain_id: null, description: null, options: {}, links: link(sim, 'roles', r.id) });
 
 const listLinks = (ctx: Ctx, kind: string) => ({ self: ctx.sim.url(`/identity/v3/${kind}`), previous: null, next: null });
+
+const duplicateProject = (name: string, id: string): string =>
+  `Conflict occurred attempting to store project - it is not permitted to have two projects with either the same name or same id in the same domain: name is ${name}, project id ${id}.`;
+
+/** Keystone's name schema: 1..max characters with at least one non-space (`[\S]+`). */
+function keystoneName(b: Record<string, unknown>, max: number): string {
+  const name = reqStr(b, 'name', max);
+  if (name === '') throw new SimError(400, "Invalid input for field 'name': '' is too short");
+  if (!/\S/.test(name)) throw new SimError(400, `Invalid input for field 'name': '${name}' does not match '[\\S]+'`);
+  return name;
+}
+
+/** Project tags as Keystone's schema checks them: at most 80, unique, each 1..255 characters without ',' or '/'. */
+function projectTags(b: Record<string, unknown>): string[] | undefined {
+  const tags = optStrList(b, 'tags');
+  if (tags === undefined) return undefined;
+  const shown = `[${tags.map((x) => `'${x}'`).join(', ')}]`;
+  if (tags.length > 80) throw new SimError(400, `Invalid input for field 'tags': ${shown} is too long`);
+  if (new Set(tags).size !== tags.length) throw new SimError(400, `Invalid input for field 'tags': ${shown} has non-unique elements`);
+  tags.forEach((tag, i) => {
+    if (tag.length < 1) throw new SimError(400, `Invalid input for field 'tags/${i}': '' is too short`);
+    if (tag.length > 255) throw new SimError(400, `Invalid input for field 'tags/${i}': '${tag}' is too long`);
+    if (/[,/]/.test(tag)) throw new SimError(400, `Invalid input for field 'tags/${i}': '${tag}' does not match '^[^,/]*$'`);
+  });
+  return tags;
+}
 
 function getDomain(ks: KeystoneState, id: string): Domain {
   const d = ks.domains.get(id);
@@ -63,7 +91,7 @@ function registerDomains(r: Registrar): void {
   r.get('/domains', (ctx) => {
     const ks = ctx.sim.keystone;
     const name = ctx.q('name');
-    const all = [...ks.domains.values()].filter((d) => (name === undefined || d.name === name) &&
+    const all = [...ks.domains.values()].filter((d) => (name === undefined || sameName(d.name, name)) &&
       (ctx.auth.isAdmin || d.id === ctx.auth.userDomainId));
     return ok({ domains: all.map((d) => domainView(ctx.sim, d)), links: listLinks(ctx, 'domains') });
   });
@@ -76,8 +104,10 @@ function registerDomains(r: Registrar): void {
     denyUnlessAdmin(ctx.auth, 'create_domain');
     const b = member(ctx.req.body, 'domain');
     const ks = ctx.sim.keystone;
-    const name = reqStr(b, 'name', 64);
-    if ([...ks.domains.values()].some((d) => d.name === name)) throw conflict(`Conflict occurred attempting to store domain - Duplicate entry found with name ${name}.`);
+    const name = keystoneName(b, 64);
+    if ([...ks.domains.values()].some((d) => sameName(d.name, name))) {
+      throw conflict(`Conflict occurred attempting to store project - it is not permitted to have two projects acting as domains with the same name: ${name}.`);
+    }
     const d: Domain = { id: optStr(b, 'id') ?? hexId(), name, description: optStr(b, 'description') ?? '', enabled: optBool(b, 'enabled') ?? true };
     ks.domains.set(d.id, d);
     return ok({ domain: domainView(ctx.sim, d) }, 201);
@@ -124,7 +154,7 @@ function registerProjects(r: Registrar): void {
     // Keystone's identity:list_projects needs admin (or a domain reader); members use /auth/projects.
     denyUnlessAdmin(ctx.auth, 'list_projects');
     const base = [...ks.projects.values()];
-    const out = base.filter((p) => (f.name === undefined || p.name === f.name) && (f.domain === undefined || p.domainId === f.domain) &&
+    const out = base.filter((p) => (f.name === undefined || sameName(p.name, f.name)) && (f.domain === undefined || p.domainId === f.domain) &&
       (f.parent === undefined || (p.parentId ?? p.domainId) === f.parent) && (f.enabled === undefined || String(p.enabled) === f.enabled.toLowerCase()));
     return ok({ projects: out.map((p) => projectView(ctx.sim, p)), links: listLinks(ctx, 'projects') });
   });
@@ -138,17 +168,20 @@ function registerProjects(r: Registrar): void {
     denyUnlessAdmin(ctx.auth, 'create_project');
     const ks = ctx.sim.keystone;
     const b = member(ctx.req.body, 'project');
-    const name = reqStr(b, 'name', 64);
+    const name = keystoneName(b, 64);
     const domainId = optStr(b, 'domain_id') ?? ctx.auth.userDomainId;
-    getDomain(ks, domainId);
-    if ([...ks.projects.values()].some((p) => p.name === name && p.domainId === domainId)) {
-      throw conflict(`Conflict occurred attempting to store project - it is not permitted to have two projects with the same name in the same domain : ${name}.`);
-    }
+    const domain = ks.domains.get(domainId);
+    // A project's domain is its parent: Keystone answers an unknown one with 400, not 404.
+    if (!domain) throw new SimError(400, `Could not find domain: ${domainId}.`);
+    if (!domain.enabled) throw new SimError(400, `cannot create a project in a branch containing a disabled project: ${domainId}`);
+    const tags = projectTags(b);
+    const clash = [...ks.projects.values()].find((p) => sameName(p.name, name) && p.domainId === domainId);
+    if (clash) throw conflict(duplicateProject(name, clash.id));
     const parent = optStr(b, 'parent_id');
     if (parent !== undefined && parent !== domainId) getProject(ks, parent);
     const p: Project = {
       id: hexId(), name, domainId, description: optStr(b, 'description') ?? '', enabled: optBool(b, 'enabled') ?? true,
-      parentId: parent && parent !== domainId ? parent : null, tags: optStrList(b, 'tags') ?? [],
+      parentId: parent && parent !== domainId ? parent : null, tags: tags ?? [],
     };
     ks.projects.set(p.id, p);
     return ok({ project: projectView(ctx.sim, p) }, 201);
@@ -159,13 +192,12 @@ function registerProjects(r: Registrar): void {
     const p = getProject(ks, ctx.p('id'));
     const b = member(ctx.req.body, 'project');
     const name = optStr(b, 'name');
-    if (name !== undefined && name !== p.name && [...ks.projects.values()].some((x) => x.name === name && x.domainId === p.domainId)) {
-      throw conflict(`Conflict occurred attempting to store project - it is not permitted to have two projects with the same name in the same domain : ${name}.`);
-    }
+    const clash = name === undefined ? undefined : [...ks.projects.values()].find((x) => x.id !== p.id && sameName(x.name, name) && x.domainId === p.domainId);
+    if (name !== undefined && clash) throw conflict(duplicateProject(name, clash.id));
     p.name = name ?? p.name;
     p.description = optStr(b, 'description') ?? p.description;
     p.enabled = optBool(b, 'enabled') ?? p.enabled;
-    p.tags = optStrList(b, 'tags') ?? p.tags;
+    p.tags = projectTags(b) ?? p.tags;
     if (!p.enabled) revokeWhere(ks, (t) => t.projectId === p.id);
     return ok({ project: projectView(ctx.sim, p) });
   });
@@ -187,7 +219,7 @@ function registerUsers(r: Registrar): void {
     denyUnlessAdmin(ctx.auth, 'list_users');
     const name = ctx.q('name');
     const domain = ctx.q('domain_id');
-    const out = [...ctx.sim.keystone.users.values()].filter((u) => (name === undefined || u.name === name) && (domain === undefined || u.domainId === domain));
+    const out = [...ctx.sim.keystone.users.values()].filter((u) => (name === undefined || sameName(u.name, name)) && (domain === undefined || u.domainId === domain));
     return ok({ users: out.map((u) => userView(ctx.sim, u)), links: listLinks(ctx, 'users') });
   });
   r.get('/users/:id', (ctx) => {
@@ -199,10 +231,10 @@ function registerUsers(r: Registrar): void {
     denyUnlessAdmin(ctx.auth, 'create_user');
     const ks = ctx.sim.keystone;
     const b = member(ctx.req.body, 'user');
-    const name = reqStr(b, 'name', 255);
+    const name = keystoneName(b, 255);
     const domainId = optStr(b, 'domain_id') ?? ctx.auth.userDomainId;
     getDomain(ks, domainId);
-    if ([...ks.users.values()].some((u) => u.name === name && u.domainId === domainId)) {
+    if ([...ks.users.values()].some((u) => sameName(u.name, name) && u.domainId === domainId)) {
       throw conflict(`Conflict occurred attempting to store user - Duplicate entry found with name ${name} at domain ID ${domainId}.`);
     }
     const u: User = {
@@ -241,8 +273,9 @@ function registerUsers(r: Registrar): void {
 
 function registerRoles(r: Registrar): void {
   r.get('/roles', (ctx) => {
+    denyUnlessAdmin(ctx.auth, 'list_roles');
     const name = ctx.q('name');
-    const out = [...ctx.sim.keystone.roles.values()].filter((x) => name === undefined || x.name === name);
+    const out = [...ctx.sim.keystone.roles.values()].filter((x) => name === undefined || sameName(x.name, name));
     return ok({ roles: out.map((x) => roleView(ctx.sim, x)), links: listLinks(ctx, 'roles') });
   });
   r.get('/roles/:id', (ctx) => ok({ role: roleView(ctx.sim, getRole(ctx.sim.keystone, ctx.p('id'))) }));
@@ -250,7 +283,7 @@ function registerRoles(r: Registrar): void {
     denyUnlessAdmin(ctx.auth, 'create_role');
     const ks = ctx.sim.keystone;
     const name = reqStr(member(ctx.req.body, 'role'), 'name');
-    if ([...ks.roles.values()].some((x) => x.name === name)) throw conflict(`Conflict occurred attempting to store role - Duplicate entry found with name ${name}.`);
+    if ([...ks.roles.values()].some((x) => sameName(x.name, name))) throw conflict(`Conflict occurred attempting to store role - Duplicate entry found with name ${name}.`);
     const role = { id: hexId(), name };
     ks.roles.set(role.id, role);
     return ok({ role: roleView(ctx.sim, role) }, 201);
@@ -303,11 +336,15 @@ function registerRoles(r: Registrar): void {
       const isProject = scope.startsWith('p:');
       const sid = scope.slice(2);
       if ((userF && userId !== userF) || (roleF && roleId !== roleF) || (projF && (!isProject || sid !== projF)) || (domF && (isProject || sid !== domF))) continue;
-      const withName = (o: Record<string, unknown>, n: string | undefined) => (names ? { ...o, name: n } : o);
+      const withName = (o: Record<string, unknown>, n: string | undefined, domainId?: string) => (names
+        ? { ...o, name: n, ...(domainId !== undefined ? { domain: { id: domainId, name: ks.domains.get(domainId)?.name } } : {}) }
+        : o);
+      const u = ks.users.get(userId);
+      const p = isProject ? ks.projects.get(sid) : undefined;
       out.push({
         role: withName({ id: roleId }, ks.roles.get(roleId)?.name),
-        user: withName({ id: userId }, ks.users.get(userId)?.name),
-        scope: isProject ? { project: withName({ id: sid }, ks.projects.get(sid)?.name) } : { domain: withName({ id: sid }, ks.domains.get(sid)?.name) },
+        user: withName({ id: userId }, u?.name, u?.domainId),
+        scope: isProject ? { project: withName({ id: sid }, p?.name, p?.domainId) } : { domain: withName({ id: sid }, ks.domains.get(sid)?.name) },
         links: { assignment: ctx.sim.url(`/identity/v3/${isProject ? 'projects' : 'domains'}/${sid}/users/${userId}/roles/${roleId}`) },
       });
     }

@@ -8,23 +8,28 @@ import type { Sim } from '../state.js';
 import { isObj } from '../validate.js';
 import type { Json } from '../validate.js';
 import { catalog } from './catalog.js';
-import { rolesOn } from './model.js';
+import { domainEnabled, rolesOn, sameName } from './model.js';
 import type { KeystoneState, Project, Token, User } from './model.js';
 
 const unauthorized = (message = 'The request you have made requires authentication.'): SimError => new SimError(401, message);
 
-/** The caller behind an X-Auth-Token, or null when unknown, expired, or its user/project/app cred is gone. */
+/**
+ * The caller behind an X-Auth-Token, or null when unknown, expired, or its user/project/app cred is gone or
+ * its user's or project's domain is disabled. Real Keystone invalidates the same tokens, but services cache a
+ * validation (keystonemiddleware, 5 min by default) and Keystone caches its own, so there a token can keep
+ * working for a while after such a change; here it stops at once (docs/simulator-differences.md).
+ */
 export function resolveToken(sim: Sim, id: string): AuthContext | null {
   const ks = sim.keystone;
   const t = ks.tokens.get(id);
   if (!t) return null;
   if (sim.clock.now() >= t.expiresAt) return null;
   const user = ks.users.get(t.userId);
-  if (!user || !user.enabled) return null;
+  if (!user || !user.enabled || !domainEnabled(ks, user.domainId)) return null;
   let projectName: string | null = null;
   if (t.projectId) {
     const p = ks.projects.get(t.projectId);
-    if (!p || !p.enabled) return null;
+    if (!p || !p.enabled || !domainEnabled(ks, p.domainId)) return null;
     projectName = p.name;
   }
   if (t.appCredId && !ks.appCreds.has(t.appCredId)) return null;
@@ -38,7 +43,7 @@ export function resolveToken(sim: Sim, id: string): AuthContext | null {
 function findDomainId(ks: KeystoneState, ref: unknown): string | undefined {
   if (!isObj(ref)) return undefined;
   if (typeof ref.id === 'string') return ks.domains.has(ref.id) ? ref.id : undefined;
-  if (typeof ref.name === 'string') return [...ks.domains.values()].find((d) => d.name === ref.name)?.id;
+  if (typeof ref.name === 'string') return [...ks.domains.values()].find((d) => sameName(d.name, ref.name as string))?.id;
   return undefined;
 }
 
@@ -48,7 +53,7 @@ function findUser(ks: KeystoneState, ref: unknown): User | undefined {
   if (typeof ref.name === 'string') {
     const domainId = findDomainId(ks, ref.domain);
     if (!domainId) return undefined;
-    return [...ks.users.values()].find((u) => u.name === ref.name && u.domainId === domainId);
+    return [...ks.users.values()].find((u) => sameName(u.name, ref.name as string) && u.domainId === domainId);
   }
   return undefined;
 }
@@ -59,7 +64,7 @@ function findProject(ks: KeystoneState, ref: unknown): Project | undefined {
   if (typeof ref.name === 'string') {
     const domainId = findDomainId(ks, ref.domain);
     if (!domainId) return undefined;
-    return [...ks.projects.values()].find((p) => p.name === ref.name && p.domainId === domainId);
+    return [...ks.projects.values()].find((p) => sameName(p.name, ref.name as string) && p.domainId === domainId);
   }
   return undefined;
 }
@@ -73,20 +78,23 @@ function identify(sim: Sim, identity: Json): Identified {
     const pw = isObj(identity.password) ? identity.password : {};
     const user = findUser(ks, pw.user);
     const given = isObj(pw.user) ? pw.user.password : undefined;
-    if (!user || !user.enabled || typeof given !== 'string' || given !== user.password) throw unauthorized();
+    if (!user || !user.enabled || !domainEnabled(ks, user.domainId) || typeof given !== 'string' || given !== user.password) throw unauthorized();
     return { user, methods: ['password'], appCredId: null, appCredProject: null, appCredRoles: null };
   }
   if (methods.includes('application_credential')) {
     const ac = isObj(identity.application_credential) ? identity.application_credential : {};
     let cred = typeof ac.id === 'string' ? ks.appCreds.get(ac.id) : undefined;
+    // Zed looks a credential named by id up before checking anything else: an unknown (or deleted) id is a
+    // 404, not a 401. By name + user it is a 401 like every other refusal.
+    if (!cred && typeof ac.id === 'string') throw new SimError(404, `Could not find Application Credential: ${ac.id}.`);
     if (!cred && typeof ac.name === 'string') {
       const owner = findUser(ks, ac.user);
-      cred = owner ? [...ks.appCreds.values()].find((c) => c.userId === owner.id && c.name === ac.name) : undefined;
+      cred = owner ? [...ks.appCreds.values()].find((c) => c.userId === owner.id && sameName(c.name, ac.name as string)) : undefined;
     }
     if (!cred || ac.secret !== cred.secret) throw unauthorized();
-    if (cred.expiresAt !== null && sim.clock.now() >= cred.expiresAt) throw unauthorized('The application credential has expired.');
+    if (cred.expiresAt !== null && sim.clock.now() >= cred.expiresAt) throw unauthorized();
     const user = ks.users.get(cred.userId);
-    if (!user || !user.enabled) throw unauthorized();
+    if (!user || !user.enabled || !domainEnabled(ks, user.domainId)) throw unauthorized();
     return { user, methods: ['application_credential'], appCredId: cred.id, appCredProject: cred.projectId, appCredRoles: cred.roleIds };
   }
   if (methods.includes('token')) {
@@ -110,17 +118,15 @@ function issue(sim: Sim, body: unknown): Token {
   let domainId: string | null = null;
   let roleIds: string[] = [];
   if (who.appCredId) {
-    if (isObj(scope) && isObj(scope.project)) {
-      const p = findProject(ks, scope.project);
-      if (!p || p.id !== who.appCredProject) throw unauthorized('Application credentials cannot request a scope.');
-    }
+    // Zed refuses any explicit scope with an application credential, even its own project's.
+    if (isObj(scope)) throw unauthorized('Error authenticating with application credential: Application credentials cannot request a scope.');
     projectId = who.appCredProject;
     const held = new Set(rolesOn(ks, who.user.id, { projectId: projectId ?? '' }));
     roleIds = (who.appCredRoles ?? []).filter((r) => held.has(r));
     if (roleIds.length === 0) throw unauthorized(`User ${who.user.id} has no access to project ${projectId ?? ''}`);
   } else if (isObj(scope) && scope.project !== undefined) {
     const p = findProject(ks, scope.project);
-    if (!p || !p.enabled) throw unauthorized('Could not find project.');
+    if (!p || !p.enabled || !domainEnabled(ks, p.domainId)) throw unauthorized('Could not find project.');
     roleIds = rolesOn(ks, who.user.id, { projectId: p.id });
     if (roleIds.length === 0) throw unauthorized(`User ${who.user.id} has no access to project ${p.id}`);
     projectId = p.id;

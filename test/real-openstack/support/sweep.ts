@@ -1,8 +1,9 @@
 /**
  * The safety net behind the cleanup registry: find whatever still carries the run's name prefix and
  * delete it, in dependency order (load balancers, servers, volumes, floating IPs, routers, ports,
- * subnets, networks, security groups, keypairs, server groups, images, flavors, then Keystone users
- * and projects). Anything found here escaped registration; the summary reports it.
+ * subnets, networks, security groups, keypairs, server groups, images, flavors, then Keystone users,
+ * projects and domains). Anything found here escaped registration; the summary reports it. A domain is
+ * disabled before its delete (Keystone refuses to delete an enabled one) and takes whatever is left in it.
  *
  * Lists use the tenant session, plus the admin session (all projects) when there is one, so a server
  * booted in a second project is found too.
@@ -107,6 +108,8 @@ export const sweepPrefix = async (prefix: string, tenant: OpenStackSession, admi
         await identity.delete(`/projects/${project.id}`);
       });
     }
+    const domains = await listOr(async () => ((await identity.get('/domains')).data as { domains: Array<{ id: string; name: string }> }).domains);
+    for (const domain of domains.filter((d) => ours(d.name))) await quietly(`domain ${domain.name}`, report, () => admin.identityAdmin.deleteDomain(domain.id));
   }
   return report;
 };
