@@ -6,6 +6,7 @@
  */
 import type { InputOf, KindName, ObjectOf, StatusOf } from '../resources/index.js';
 import type { MergePatch } from './merge-patch.js';
+import type { SecretStore } from './secrets.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -90,6 +91,12 @@ export interface EventFilter {
 export interface ResourceSource {
   /** For logs and CLI output: `embedded:./data/resources.db`, `kubernetes:https://…`. */
   readonly description: string;
+
+  /**
+   * Where credentials live (src/kube/secrets.ts): core/v1 Secrets on a cluster, the `secrets` table
+   * of the embedded file. Never in objects, events or logs.
+   */
+  readonly secrets: SecretStore;
 
   list<K extends KindName>(kind: K, namespace?: string): Promise<ObjectList<K>>;
   get<K extends KindName>(kind: K, namespace: string, name: string): Promise<ObjectOf<K> | undefined>;

@@ -20,6 +20,8 @@ export interface FreshSource {
   readonly spec?: string;
   /** Extra environment for that child (e.g. KUBECONFIG). */
   readonly childEnv?: Record<string, string>;
+  /** Another connection to the same store (a second client of the same API server); the caller closes it. */
+  connect?(): Promise<ResourceSource>;
   /**
    * Ends open watch streams now, as an API server does on a watch timeout. Sources that stream
    * ahead of a slow consumer need this to make the consumer resume from an old version.

@@ -1,13 +1,14 @@
-/** The conformance suite against the embedded SQLite adapter, one fresh file per test. */
+/** The conformance suites (resources and secrets) against the embedded SQLite adapter, one fresh file per test. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEmbeddedSource } from '../../src/kube/embedded/store.js';
-import { runConformance } from './conformance.js';
+import { runConformance, type ConformanceTarget } from './conformance.js';
+import { runSecretConformance } from './secrets.conformance.js';
 
 const CHANGE_LOG_LIMIT = 20;
 
-runConformance({
+const target: ConformanceTarget = {
   name: 'embedded',
   changeLogLimit: CHANGE_LOG_LIMIT,
   eventuallyMs: 3000,
@@ -19,10 +20,14 @@ runConformance({
       source,
       namespace: 'conformance',
       spec: `embedded:${path}`,
+      connect: async () => openEmbeddedSource({ path, changeLogLimit: CHANGE_LOG_LIMIT, pollIntervalMs: 25 }),
       async cleanup() {
         await source.close();
         rmSync(dir, { recursive: true, force: true });
       },
     };
   },
-});
+};
+
+runConformance(target);
+runSecretConformance(target);

@@ -1,5 +1,5 @@
 /**
- * The conformance suite against the kubernetes adapter: over HTTP through the fake API server
+ * The conformance suites (resources and secrets) against the kubernetes adapter: over HTTP through the fake API server
  * always, and against a real cluster when KUBECONFIG is set (the CRDs from deploy/crds are installed
  * first, and each test uses its own namespace).
  */
@@ -9,13 +9,14 @@ import { join } from 'node:path';
 import { ApiextensionsV1Api, CoreV1Api, KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { openKubernetesSource } from '../../src/kube/kubernetes/source.js';
-import { runConformance } from './conformance.js';
+import { runConformance, type ConformanceTarget } from './conformance.js';
+import { runSecretConformance } from './secrets.conformance.js';
 import { FakeApiServer } from './support/fake-apiserver.js';
 import { CRD_DIR } from '../resources/support/crds.js';
 
 const CHANGE_LOG_LIMIT = 20;
 
-runConformance({
+const overHttp: ConformanceTarget = {
   name: 'kubernetes adapter over HTTP (fake API server)',
   changeLogLimit: CHANGE_LOG_LIMIT,
   eventuallyMs: 3000,
@@ -30,6 +31,7 @@ runConformance({
       namespace: 'conformance',
       spec: 'kubernetes',
       childEnv: { KUBECONFIG: kubeconfig },
+      connect: async () => openKubernetesSource({ kubeConfig: fake.kubeConfig() }),
       interruptWatches: () => fake.endWatches(),
       async cleanup() {
         await source.close();
@@ -40,7 +42,9 @@ runConformance({
       },
     };
   },
-});
+};
+runConformance(overHttp);
+runSecretConformance(overHttp);
 
 const kubeconfig = process.env.KUBECONFIG;
 if (!kubeconfig) {
@@ -69,7 +73,7 @@ if (!kubeconfig) {
     await new Promise((resolve) => setTimeout(resolve, 2000)); // let discovery catch up
     installed = true;
   };
-  runConformance({
+  const cluster: ConformanceTarget = {
     name: `real cluster (${kc.getCurrentCluster()?.server ?? '?'})`,
     eventuallyMs: 15_000,
     async fresh() {
@@ -81,11 +85,14 @@ if (!kubeconfig) {
         source,
         namespace,
         spec: 'kubernetes',
+        connect: async () => openKubernetesSource({ kubeConfig: kc }),
         async cleanup() {
           await source.close();
           await core.deleteNamespace({ name: namespace }).catch(() => undefined);
         },
       };
     },
-  });
+  };
+  runConformance(cluster);
+  runSecretConformance(cluster);
 }

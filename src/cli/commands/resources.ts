@@ -1,4 +1,8 @@
-/** `regent apply -f`, `regent get`, `regent delete`: desired state in the resource source. */
+/**
+ * `regent apply -f`, `regent get`, `regent delete`: desired state in the resource source, and
+ * secrets in its secret store (`kind: Secret` documents; `get secrets` prints names and keys, never
+ * a value; `delete secret <name>`).
+ */
 import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { OutputFormat } from '../../kube/cli/output.js';
@@ -9,7 +13,10 @@ import { UsageError } from '../errors.js';
 /** Same default as src/kube/open.ts DEFAULT_SOURCE (not imported: this module must load fast). */
 export const resourcesUrlOf = (options: { resources?: string }): string => options.resources ?? process.env.REGENT_RESOURCES ?? 'embedded:./data/resources.db';
 
-const kube = () => Promise.all([import('../../kube/open.js'), import('../../kube/cli/manifests.js'), import('../../kube/cli/output.js')]);
+const kube = () => Promise.all([import('../../kube/open.js'), import('../../kube/cli/manifests.js'), import('../../kube/cli/output.js'), import('../../kube/cli/secrets.js')]);
+
+/** kubectl's names for secrets (not imported from kube/cli/secrets.ts: this module must load fast). */
+const isSecretKind = (kind: string): boolean => ['secret', 'secrets'].includes(kind.toLowerCase());
 
 /**
  * `create: false` for commands that only read or remove: opening a missing embedded store would
@@ -36,7 +43,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 export const registerResourceCommands = (program: Command, _globals: () => GlobalOptions) => {
   program
     .command('apply')
-    .description('create or update resources from YAML manifests (validated like the CRD schemas)')
+    .description('create or update resources from YAML manifests (validated like the CRD schemas); v1 Secret documents go to the secret store')
     .requiredOption('-f, --filename <file>', 'a manifest file (repeatable; - for stdin)', collect)
     .option('--resources <url>', 'resource source: embedded:<path> (default embedded:./data/resources.db, or $REGENT_RESOURCES) | kubernetes[:<context>]')
     .action(async (options: { filename: string[]; resources?: string }) => {
@@ -57,14 +64,18 @@ export const registerResourceCommands = (program: Command, _globals: () => Globa
     });
   program
     .command('get <kind> [name]')
-    .description('list resources of a kind, or show one')
+    .description('list resources of a kind, or show one (secrets: names and keys, never values)')
     .option('-n, --namespace <ns>', 'namespace (default: all for lists, default for one)')
     .option('-o, --output <format>', 'table | yaml | json', 'table')
     .option('--resources <url>', 'resource source (see apply)')
     .action(async (kind: string, name: string | undefined, options: { namespace?: string; output: string; resources?: string }) => {
       if (!['table', 'yaml', 'json'].includes(options.output)) throw new UsageError(`-o ${options.output}: expected table, yaml or json`);
-      const [, { getResources }, { formatObjects }] = await kube();
+      const [, { getResources }, { formatObjects }, { getSecrets, formatSecrets }] = await kube();
       await withSource(options, { create: false }, async (source) => {
+        if (isSecretKind(kind)) {
+          const secrets = await getSecrets(source, name, options.namespace === undefined ? {} : { namespace: options.namespace });
+          return void console.log(formatSecrets(secrets, options.output as OutputFormat, { single: name !== undefined, showNamespace: options.namespace === undefined && name === undefined }));
+        }
         const found = await getResources(source, kind, name, options.namespace === undefined ? {} : { namespace: options.namespace });
         if (found.items.length === 0 && options.output === 'table') return void console.log(`No resources found.`);
         console.log(formatObjects(found.kind, found.items, options.output as OutputFormat, { single: name !== undefined, showNamespace: options.namespace === undefined && name === undefined }));
@@ -76,7 +87,9 @@ export const registerResourceCommands = (program: Command, _globals: () => Globa
     .option('-n, --namespace <ns>', 'namespace', 'default')
     .option('--resources <url>', 'resource source (see apply)')
     .action(async (kind: string, name: string, options: { namespace: string; resources?: string }) => {
-      const [, { deleteResource }] = await kube();
-      await withSource(options, { create: false }, async (source) => console.log((await deleteResource(source, kind, name, options.namespace)).message));
+      const [, { deleteResource }, , { deleteSecret }] = await kube();
+      await withSource(options, { create: false }, async (source) =>
+        console.log(isSecretKind(kind) ? await deleteSecret(source, name, options.namespace) : (await deleteResource(source, kind, name, options.namespace)).message),
+      );
     });
 };

@@ -1,6 +1,8 @@
 /**
  * The operations behind `regent apply -f`, `regent get` and `regent delete`, written against the
- * port so the CLI works the same on the embedded store and on a cluster.
+ * port so the CLI works the same on the embedded store and on a cluster. `apiVersion: v1, kind:
+ * Secret` documents go to the secret store (./secrets.ts); every other document must be a Regent
+ * resource.
  *
  * applyManifests (one text) and applyManifestFiles (every `-f`) validate every document before they
  * apply any, so a typo in the third document does not leave the first two applied; they then apply
@@ -11,8 +13,9 @@ import { API_VERSION, type InputOf, type KindName, type ObjectOf } from '../../r
 import { BadRequest, Invalid, NotFound } from '../errors.js';
 import { definitionOf, isKindName, resolveKind } from '../kinds.js';
 import type { ApplyResult, DeleteResult, ResourceSource } from '../port.js';
+import { applySecret, isSecretDocument, parseSecretDocument, type SecretDocument } from './secrets.js';
 
-export interface ApplyOutcome {
+export interface ResourceApplyOutcome {
   readonly kind: KindName;
   readonly namespace: string;
   readonly name: string;
@@ -20,6 +23,19 @@ export interface ApplyOutcome {
   readonly warnings: readonly string[];
   readonly object: ObjectOf<KindName>;
 }
+
+/** A Secret document put into the secret store: its version and keys, never its data. */
+export interface SecretApplyOutcome {
+  readonly kind: 'Secret';
+  readonly namespace: string;
+  readonly name: string;
+  readonly action: ApplyResult['action'];
+  readonly warnings: readonly string[];
+  readonly version: string;
+  readonly keys: readonly string[];
+}
+
+export type ApplyOutcome = ResourceApplyOutcome | SecretApplyOutcome;
 
 export interface ManifestOptions {
   /** Namespace for documents that name none. Default `default`. */
@@ -36,8 +52,10 @@ export interface ManifestFile {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+type Document = { readonly where: string; readonly input: InputOf<KindName> } | { readonly where: string; readonly secret: SecretDocument; readonly warnings: readonly string[] };
+
 interface Parsed {
-  readonly documents: { readonly where: string; readonly input: InputOf<KindName> }[];
+  readonly documents: Document[];
   readonly problems: string[];
   readonly causes: Invalid['causes'][number][];
 }
@@ -53,8 +71,15 @@ const parseDocuments = (yamlText: string, options: ManifestOptions): Parsed => {
     const value: unknown = doc.toJS();
     if (value === null || value === undefined) return; // an empty document (a trailing ---)
     if (!isObject(value)) return void parsed.problems.push(`${where}: not an object`);
+    if (isSecretDocument(value)) {
+      const secret = parseSecretDocument(value, where, options.namespace ?? 'default');
+      parsed.problems.push(...secret.problems);
+      parsed.causes.push(...secret.causes);
+      if (secret.secret) parsed.documents.push({ where, secret: secret.secret, warnings: secret.warnings });
+      return;
+    }
     if (value.apiVersion !== API_VERSION || typeof value.kind !== 'string' || !isKindName(value.kind)) {
-      return void parsed.problems.push(`${where}: not a Regent resource (apiVersion ${JSON.stringify(value.apiVersion)}, kind ${JSON.stringify(value.kind)}); expected apiVersion ${API_VERSION}`);
+      return void parsed.problems.push(`${where}: not a Regent resource (apiVersion ${JSON.stringify(value.apiVersion)}, kind ${JSON.stringify(value.kind)}); expected apiVersion ${API_VERSION}, or a v1 Secret`);
     }
     const metadata = isObject(value.metadata) ? value.metadata : {};
     const input = { ...value, metadata: { ...metadata, namespace: (metadata.namespace as string | undefined) ?? options.namespace ?? 'default' } };
@@ -78,11 +103,16 @@ const refuseProblems = (parsed: readonly Parsed[]): void => {
   throw causes.length > 0 ? new Invalid(message, causes) : new BadRequest(message);
 };
 
-/** Parses multi-document YAML into validated inputs; throws BadRequest or Invalid naming the file and document. */
+/**
+ * Parses multi-document YAML into validated Regent resources; throws BadRequest or Invalid naming the
+ * file and document. A Secret document is refused here (it is not a resource): applyManifests takes it.
+ */
 export const parseManifests = (yamlText: string, options: ManifestOptions = {}): InputOf<KindName>[] => {
   const parsed = parseDocuments(yamlText, options);
   refuseProblems([parsed]);
-  return parsed.documents.map((d) => d.input);
+  const secrets = parsed.documents.filter((d) => 'secret' in d).map((d) => `${d.where}: a Secret, not a Regent resource (applyManifests puts it into the secret store)`);
+  if (secrets.length > 0) throw new BadRequest(secrets.join('\n'));
+  return parsed.documents.flatMap((d) => ('input' in d ? [d.input] : []));
 };
 
 /**
@@ -94,7 +124,21 @@ export const applyManifestFiles = async (source: ResourceSource, files: readonly
   const parsed = files.map(({ file, text }) => parseDocuments(text, file === undefined ? options : { ...options, file }));
   refuseProblems(parsed);
   const outcomes: ApplyOutcome[] = [];
-  for (const { where, input } of parsed.flatMap((p) => p.documents)) {
+  for (const document of parsed.flatMap((p) => p.documents)) {
+    if ('secret' in document) {
+      const { where, secret, warnings } = document;
+      let applied: Awaited<ReturnType<typeof applySecret>>;
+      try {
+        applied = await applySecret(source, secret);
+      } catch (error) {
+        if (error instanceof Invalid) throw new Invalid(`${where}: ${error.message}`, error.causes);
+        throw error;
+      }
+      const { action, version } = applied;
+      outcomes.push({ kind: 'Secret', namespace: secret.namespace, name: secret.name, action, warnings, version, keys: Object.keys(secret.data).sort() });
+      continue;
+    }
+    const { where, input } = document;
     let result: ApplyResult;
     try {
       result = await source.apply(input);
@@ -115,8 +159,9 @@ export const applyManifests = async (source: ResourceSource, yamlText: string, o
   return applyManifestFiles(source, [file === undefined ? { text: yamlText } : { file, text: yamlText }], rest);
 };
 
-/** kubectl's wording: `server.regent.dev/web-1 created`. */
-export const describeApplyOutcome = (outcome: ApplyOutcome): string => `${definitionOf(outcome.kind).singular}.regent.dev/${outcome.name} ${outcome.action}`;
+/** kubectl's wording: `server.regent.dev/web-1 created`, `secret/db-credentials created`. */
+export const describeApplyOutcome = (outcome: ApplyOutcome): string =>
+  outcome.kind === 'Secret' ? `secret/${outcome.name} ${outcome.action}` : `${definitionOf(outcome.kind).singular}.regent.dev/${outcome.name} ${outcome.action}`;
 
 export interface GetOptions {
   /** Namespace to list or get in; omitted with no name: every namespace. */

@@ -15,8 +15,9 @@ import { applyMergePatch, type MergePatch } from '../merge-patch.js';
 import type { ApplyResult, DeleteResult, EventFilter, EventType, RecordedEvent, ResourceSource, WatchHandle, WatchHandler, WatchOptions } from '../port.js';
 import { EventLog } from './events.js';
 import { created, markedForDeletion, sameObject, updated, withFinalizers, withStatus, type UpdateMode } from '../mutations.js';
-import { openDatabase } from './database.js';
+import { isBusy, openDatabase } from './database.js';
 import { prepareStatements, type Statements } from './statements.js';
+import { EmbeddedSecretStore } from './secrets.js';
 import { watchChanges } from './watch.js';
 import { wakeups } from './wakeups.js';
 
@@ -43,6 +44,8 @@ const parse = <K extends KindName>(body: string): ObjectOf<K> => JSON.parse(body
 export class EmbeddedResourceSource implements ResourceSource {
   readonly description: string;
   readonly path: string;
+  /** The `secrets` table of the same file (src/kube/embedded/secrets.ts). */
+  readonly secrets: EmbeddedSecretStore;
   private readonly db: Database.Database;
   private readonly statements: Statements;
   private readonly events: EventLog;
@@ -61,6 +64,7 @@ export class EmbeddedResourceSource implements ResourceSource {
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
     this.now = options.now ?? (() => new Date());
     this.events = new EventLog(this.db, { limit: options.eventLimit ?? 10_000, component: options.component ?? 'regent', now: this.now });
+    this.secrets = new EmbeddedSecretStore({ db: this.db, path: this.path, now: this.now, assertOpen: () => this.assertOpen() });
   }
 
   /** The underlying connection, for the embedded lease backend. */
@@ -299,7 +303,7 @@ export class EmbeddedResourceSource implements ResourceSource {
       wakeups.notify(this.path);
       return Promise.resolve(result);
     } catch (error) {
-      if (error instanceof Error && 'code' in error && String((error as { code: unknown }).code).startsWith('SQLITE_BUSY')) {
+      if (isBusy(error)) {
         return Promise.reject(new SourceUnavailable(`resource store ${this.path} is busy`, { cause: error }));
       }
       return Promise.reject(error);

@@ -2,3 +2,4 @@
 export { KubernetesResourceSource, openKubernetesSource, type KubernetesSourceOptions } from './source.js';
 export { KubernetesLeaseBackend } from './lease.js';
 export { loadKubeConfig, type KubeConfigOptions } from './config.js';
+export { KubernetesSecretStore } from './secrets.js';

@@ -24,6 +24,7 @@ import type { ApplyResult, DeleteResult, EventFilter, EventType, RecordedEvent, 
 import { loadKubeConfig, type KubeConfigOptions } from './config.js';
 import { toResourceError, warningsFrom } from './errors.js';
 import { KubernetesEventRecorder } from './events.js';
+import { KubernetesSecretStore } from './secrets.js';
 import { watchPath } from './watch.js';
 
 const MERGE_PATCH = setHeaderOptions('Content-Type', 'application/merge-patch+json');
@@ -41,6 +42,8 @@ type Input = InputOf<KindName>;
 export class KubernetesResourceSource implements ResourceSource {
   readonly description: string;
   readonly kubeConfig: KubeConfig;
+  /** core/v1 Secrets (src/kube/kubernetes/secrets.ts). */
+  readonly secrets: KubernetesSecretStore;
   private readonly custom: CustomObjectsApi;
   private readonly events: KubernetesEventRecorder;
   private readonly watches = new Set<WatchHandle>();
@@ -49,7 +52,9 @@ export class KubernetesResourceSource implements ResourceSource {
     this.kubeConfig = options.kubeConfig ?? loadKubeConfig(options);
     this.description = `kubernetes:${this.kubeConfig.getCurrentCluster()?.server ?? '?'}`;
     this.custom = this.kubeConfig.makeApiClient(CustomObjectsApi);
-    this.events = new KubernetesEventRecorder(this.kubeConfig.makeApiClient(CoreV1Api), options.component ?? 'regent');
+    const core = this.kubeConfig.makeApiClient(CoreV1Api);
+    this.events = new KubernetesEventRecorder(core, options.component ?? 'regent');
+    this.secrets = new KubernetesSecretStore(core);
   }
 
   private coordinates(kind: KindName) {

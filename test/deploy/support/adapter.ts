@@ -6,16 +6,19 @@
  * 2. PORT_CALLS: which client calls each adapter method makes. Cross-checked against the adapter's
  *    method bodies (direct calls and calls through its private helpers).
  * 3. CONTROL_PLANE_CALLS: which adapter methods `regent start` reaches, on which kinds, and why.
- *    Cross-checked by grepping every module the control plane imports for `source.<method>(`.
+ *    Cross-checked by grepping every module the control plane imports for `source.<method>(` (and
+ *    `secrets.<method>(` for the secret store).
+ * 4. GRANTED_AHEAD: secret store methods granted before any controller calls them (issue 11), each
+ *    with the reason; cross-checked to be not yet reached, so a consumer moves its entry to 3.
  *
  * A new call anywhere in that chain fails a test until this table, the RBAC and its comments agree.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ROOT } from './files.js';
 import { triple } from './rbac.js';
 
-export type Api = 'custom' | 'custom/status' | 'events' | 'leases';
+export type Api = 'custom' | 'custom/status' | 'events' | 'leases' | 'secrets';
 
 export interface ClientCall {
   readonly api: Api;
@@ -45,9 +48,16 @@ export const CLIENT_CALLS: Readonly<Record<string, ClientCall>> = {
   readNamespacedLease: { api: 'leases', verb: 'get', named: true },
   createNamespacedLease: { api: 'leases', verb: 'create', named: false },
   replaceNamespacedLease: { api: 'leases', verb: 'update', named: true },
+  // secrets.ts (CoreV1Api, core/v1 Secrets: the secret store)
+  readNamespacedSecret: { api: 'secrets', verb: 'get', named: true },
+  createNamespacedSecret: { api: 'secrets', verb: 'create', named: false },
+  replaceNamespacedSecret: { api: 'secrets', verb: 'update', named: true },
+  deleteNamespacedSecret: { api: 'secrets', verb: 'delete', named: true },
+  listNamespacedSecret: { api: 'secrets', verb: 'list', named: false },
+  listSecretForAllNamespaces: { api: 'secrets', verb: 'list', named: false },
 };
 
-/** Adapter method → the client calls it makes (KubernetesResourceSource, then `lease.*` = KubernetesLeaseBackend). */
+/** Adapter method → the client calls it makes (KubernetesResourceSource, `lease.*` = KubernetesLeaseBackend, `secrets.*` = KubernetesSecretStore). */
 export const PORT_CALLS: Readonly<Record<string, readonly string[]>> = {
   list: ['listCustomObjectForAllNamespaces', 'listNamespacedCustomObject'],
   get: ['getNamespacedCustomObject'],
@@ -65,6 +75,10 @@ export const PORT_CALLS: Readonly<Record<string, readonly string[]>> = {
   'lease.get': ['readNamespacedLease'],
   'lease.create': ['createNamespacedLease'],
   'lease.update': ['replaceNamespacedLease'],
+  'secrets.get': ['readNamespacedSecret'],
+  'secrets.put': ['readNamespacedSecret', 'createNamespacedSecret', 'replaceNamespacedSecret'],
+  'secrets.delete': ['deleteNamespacedSecret'],
+  'secrets.list': ['listNamespacedSecret', 'listSecretForAllNamespaces'],
 };
 
 /**
@@ -83,6 +97,21 @@ export const CONTROL_PLANE_CALLS: Readonly<Record<string, { kinds: 'all' | 'serv
   'lease.get': { kinds: 'lease', path: 'src/kube/leader/elector.ts acquire/renew/release' },
   'lease.create': { kinds: 'lease', path: 'src/kube/leader/elector.ts first acquire' },
   'lease.update': { kinds: 'lease', path: 'src/kube/leader/elector.ts acquire/renew/release' },
+};
+
+/**
+ * Secret store methods the ServiceAccount is granted before any module of the control plane calls
+ * them: issue 11's Region and Identity controllers are their consumers, and the RBAC ships with the
+ * store so that a controller moving onto it does not also need an RBAC change to be reviewed at once.
+ * Granted in the install namespace only (a Role), because Regent's secrets live there. Never
+ * `secrets.list`: Regent knows its secrets by name, and RBAC cannot grant list without every value of
+ * every Secret in the namespace (a list returns the data); `regent get secrets` runs with the
+ * operator's credentials. When a controller calls one of these, move it to CONTROL_PLANE_CALLS.
+ */
+export const GRANTED_AHEAD: Readonly<Record<string, { kinds: 'secrets'; path: string }>> = {
+  'secrets.get': { kinds: 'secrets', path: "issue 11: a Region's credentials Secret and an Identity's application credential, read by name" },
+  'secrets.put': { kinds: 'secrets', path: "issue 11: an Identity's application credential written (get, then create or update with the read's resourceVersion)" },
+  'secrets.delete': { kinds: 'secrets', path: "issue 11: an Identity's application credential deleted with the Identity (or on rotation)" },
 };
 
 export const GROUP = 'regent.dev';
@@ -114,9 +143,11 @@ const directCalls = (body: string): string[] => [
   ...(/\bwatchPath\(/.test(body) ? ['Watch'] : []),
 ];
 
-/** Every client-node call named anywhere in src/kube/kubernetes/. */
+/** Every client-node call named anywhere in src/kube/kubernetes/ (every file: a new one cannot hide a call). */
 export const clientCallsInAdapter = (): string[] => {
-  const files = ['source.ts', 'events.ts', 'lease.ts', 'watch.ts'].map((f) => src(`src/kube/kubernetes/${f}`));
+  const files = readdirSync(join(ROOT, 'src/kube/kubernetes'))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => src(`src/kube/kubernetes/${f}`));
   const calls = new Set(files.flatMap((text) => [...text.matchAll(/this\.(?:custom|core|api)\.(\w+)\(/g)].map((m) => m[1]!)));
   if (/new Watch\(/.test(src('src/kube/kubernetes/watch.ts'))) calls.add('Watch');
   return [...calls].sort();
@@ -127,6 +158,7 @@ export const portCallsInAdapter = (): Record<string, string[]> => {
   const source = methodsOf(src('src/kube/kubernetes/source.ts'));
   const recorder = methodsOf(src('src/kube/kubernetes/events.ts'));
   const lease = methodsOf(src('src/kube/kubernetes/lease.ts'));
+  const secrets = methodsOf(src('src/kube/kubernetes/secrets.ts'));
   const closure = (methods: Method[], name: string, seen = new Set<string>()): Set<string> => {
     const method = methods.find((m) => m.name === name);
     const calls = new Set<string>();
@@ -140,6 +172,7 @@ export const portCallsInAdapter = (): Record<string, string[]> => {
   const result: Record<string, string[]> = {};
   for (const m of source.filter((x) => !x.isPrivate)) result[m.name] = [...closure(source, m.name)].sort();
   for (const m of lease.filter((x) => !x.isPrivate)) result[`lease.${m.name}`] = [...closure(lease, m.name)].sort();
+  for (const m of secrets.filter((x) => !x.isPrivate)) result[`secrets.${m.name}`] = [...closure(secrets, m.name)].sort();
   return result;
 };
 
@@ -173,16 +206,26 @@ export const importClosure = (entry: string, stopAt: readonly string[] = ADAPTER
   return [...seen].sort();
 };
 
-/** Adapter methods called as `source.<method>(` in the control plane's modules (adapters and the examples path excluded). */
+/**
+ * Adapter methods called as `source.<method>(` in the control plane's modules (adapters and the
+ * examples path excluded), and secret store methods called as `secrets.<method>(` (`source.secrets.get(`,
+ * or a store passed on as `secrets`).
+ */
 export const portCallsOfControlPlane = (): Map<string, string[]> => {
-  const methods = new Set(Object.keys(PORT_CALLS).filter((k) => !k.startsWith('lease.')));
+  const methods = new Set(Object.keys(PORT_CALLS).filter((k) => !k.startsWith('lease.') && !k.startsWith('secrets.')));
   const calls = new Map<string, string[]>();
-  for (const file of importClosure('src/app/control-plane.ts')) {
+  // Not followed into the examples path: what only manifests.ts imports (e.g. cli/secrets.ts, a Secret
+  // document of an example) runs only with --examples.
+  for (const file of importClosure('src/app/control-plane.ts', [...ADAPTERS, EXAMPLES_ONLY])) {
     if (ADAPTERS.some((prefix) => file.startsWith(prefix)) || file === EXAMPLES_ONLY) continue;
     const code = src(file).replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
     for (const m of code.matchAll(/\bsource\??\.(\w+)\(/g)) {
       if (!methods.has(m[1]!) || m[1] === 'close') continue;
       calls.set(m[1]!, [...new Set([...(calls.get(m[1]!) ?? []), file])]);
+    }
+    for (const m of code.matchAll(/\bsecrets\??\.(get|put|delete|list)\(/g)) {
+      const method = `secrets.${m[1]!}`;
+      calls.set(method, [...new Set([...(calls.get(method) ?? []), file])]);
     }
   }
   // The Kubernetes lease: the control plane builds a KubernetesLeaseBackend, and the elector calls it.
@@ -209,18 +252,24 @@ export const leaseName = (): string => {
   return m[1]!;
 };
 
-/** The grants the control plane needs, split by where they must be granted. */
-export const expectedGrants = (plurals: { all: readonly string[]; served: readonly string[] }, lease: string): { cluster: string[]; namespaced: string[] } => {
+/**
+ * The grants the control plane needs, split by where they must be granted: cluster-wide (ClusterRole),
+ * the Lease and the secrets (two Roles in the install namespace).
+ */
+export const expectedGrants = (plurals: { all: readonly string[]; served: readonly string[] }, lease: string): { cluster: string[]; leases: string[]; secrets: string[] } => {
   const cluster = new Set<string>();
-  const namespaced = new Set<string>();
-  for (const [method, use] of Object.entries(CONTROL_PLANE_CALLS)) {
+  const leases = new Set<string>();
+  const secrets = new Set<string>();
+  for (const [method, use] of [...Object.entries(CONTROL_PLANE_CALLS), ...Object.entries(GRANTED_AHEAD)]) {
     for (const call of PORT_CALLS[method] ?? []) {
       const c = CLIENT_CALLS[call];
       if (!c) throw new Error(`${call}: not in CLIENT_CALLS`);
-      if (c.api === 'leases') namespaced.add(triple(LEASE_GROUP, 'leases', c.verb, c.named ? lease : undefined));
+      if (c.api === 'leases') leases.add(triple(LEASE_GROUP, 'leases', c.verb, c.named ? lease : undefined));
+      // Not restricted by name: an Identity's credential is named after the Identity.
+      else if (c.api === 'secrets') secrets.add(triple('', 'secrets', c.verb));
       else if (c.api === 'events') cluster.add(triple('', 'events', c.verb));
       else for (const plural of use.kinds === 'served' ? plurals.served : plurals.all) cluster.add(triple(GROUP, c.api === 'custom/status' ? `${plural}/status` : plural, c.verb));
     }
   }
-  return { cluster: [...cluster].sort(), namespaced: [...namespaced].sort() };
+  return { cluster: [...cluster].sort(), leases: [...leases].sort(), secrets: [...secrets].sort() };
 };

@@ -1,8 +1,9 @@
 /**
  * A fake Kubernetes API server on 127.0.0.1 (node:http) for testing the kubernetes adapter at the
  * HTTP level. It serves Regent's custom resources from an embedded store (so it has real semantics:
- * versions, preconditions, watch history with 410), plus Leases and core/v1 Events in memory, and
- * it records every request so tests can assert the exact paths, query parameters, content types and
+ * versions, preconditions, watch history with 410), plus Leases, core/v1 Events and core/v1 Secrets
+ * in memory (Secrets with the API server's semantics: resourceVersion, 409 on a stale replace, 404,
+ * base64 data, name/key/size validation as 422, label selectors), and it records every request so tests can assert the exact paths, query parameters, content types and
  * bodies. A request it does not recognise is answered 404 and recorded in `unexpected`: tests check
  * that list is empty, so a fake never silently accepts a wrong call.
  */
@@ -16,6 +17,7 @@ import { openEmbeddedSource, type EmbeddedResourceSource } from '../../../src/ku
 import { Gone, ResourceError, Invalid, Conflict, AlreadyExists, NotFound, BadRequest } from '../../../src/kube/errors.js';
 import { KINDS, type KindName, type InputOf } from '../../../src/resources/index.js';
 import { applyMergePatch } from '../../../src/kube/merge-patch.js';
+import { matchesSelector, parseLabelSelector, secretErrors } from '../../../src/kube/secrets.js';
 
 export interface RecordedRequest {
   readonly method: string;
@@ -30,6 +32,7 @@ interface Fault {
   readonly path: string;
   readonly status: number;
   readonly reason: string;
+  readonly message?: string;
 }
 
 type Json = Record<string, unknown>;
@@ -53,6 +56,9 @@ export class FakeApiServer {
   private readonly faults: Fault[] = [];
   private readonly leases = new Map<string, Json>();
   private readonly events = new Map<string, Json>();
+  /** core/v1 Secrets by `<namespace>/<name>`, as stored (data base64). */
+  readonly secrets = new Map<string, Json>();
+  private secretVersion = 5000;
   private readonly openWatches = new Map<ServerResponse, { close(): Promise<void> }>();
   private leaseVersion = 1000;
 
@@ -92,9 +98,12 @@ export class FakeApiServer {
     return this.kubeConfig().exportConfig();
   }
 
-  /** The next request matching method and path gets this status instead of being served. */
-  failNext(method: string, path: string, status: number, reason: string): void {
-    this.faults.push({ method, path, status, reason });
+  /**
+   * The next request matching method and path gets this status instead of being served, with
+   * `message` as the Status message (default `injected <status>`: e.g. what an admission webhook says).
+   */
+  failNext(method: string, path: string, status: number, reason: string, message?: string): void {
+    this.faults.push({ method, path, status, reason, ...(message === undefined ? {} : { message }) });
   }
 
   /** Ends every open watch stream, as the API server does when a watch times out. */
@@ -149,10 +158,10 @@ export class FakeApiServer {
     const faultIndex = this.faults.findIndex((f) => f.method === request.method && f.path === request.path);
     if (faultIndex >= 0) {
       const [fault] = this.faults.splice(faultIndex, 1);
-      return send(fault!.status, statusBody(fault!.status, fault!.reason, `injected ${fault!.status}`));
+      return send(fault!.status, statusBody(fault!.status, fault!.reason, fault!.message ?? `injected ${fault!.status}`));
     }
     try {
-      const served = (await this.serveCustom(request, res, send)) || this.serveLease(request, send) || this.serveEvent(request, send);
+      const served = (await this.serveCustom(request, res, send)) || this.serveLease(request, send) || this.serveEvent(request, send) || this.serveSecret(request, send);
       if (!served) {
         this.unexpected.push(request);
         send(404, statusBody(404, 'NotFound', `the fake API server does not serve ${request.method} ${request.path}`));
@@ -328,5 +337,110 @@ export class FakeApiServer {
       return true;
     }
     return false;
+  }
+
+  /** core/v1 Secrets: GET/POST on the collection (a labelSelector on lists), GET/PUT/DELETE on one. */
+  private serveSecret(r: RecordedRequest, send: (code: number, payload: unknown) => void): boolean {
+    const m = /^\/api\/v1\/(?:namespaces\/([^/]+)\/)?secrets(?:\/([^/]+))?$/.exec(r.path);
+    if (!m) return false;
+    const [, namespace, name] = m;
+    const notFound = (n: string) => send(404, statusBody(404, 'NotFound', `secrets "${n}" not found`, { name: n, kind: 'secrets' }));
+    const invalid = (n: string, causes: Array<{ field: string; message: string }>) =>
+      send(422, statusBody(422, 'Invalid', `Secret "${n}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`, { name: n, kind: 'Secret', causes: causes.map((c) => ({ reason: 'FieldValueInvalid', ...c })) }));
+    /** What the API server checks: names, keys, base64, size (stringData merged into data first). */
+    const validate = (body: Json, ns: string): { stored?: Json; causes: Array<{ field: string; message: string }> } => {
+      const metadata = (body.metadata ?? {}) as Json;
+      const secretName = String(metadata.name ?? '');
+      const data: Record<string, string> = { ...((body.data ?? {}) as Record<string, string>) };
+      for (const [key, value] of Object.entries((body.stringData ?? {}) as Record<string, string>)) data[key] = Buffer.from(value, 'utf8').toString('base64');
+      const causes: Array<{ field: string; message: string }> = [];
+      let size = 0;
+      for (const [key, value] of Object.entries(data)) {
+        if (typeof value !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value.length % 4 !== 0) causes.push({ field: `data[${key}]`, message: 'illegal base64 data' });
+        else size += Buffer.byteLength(key) + Buffer.from(value, 'base64').length;
+      }
+      // Names, keys and labels by the same rules (values left out: the size is counted in bytes here).
+      const keysOnly = Object.fromEntries(Object.keys(data).map((k) => [k, '']));
+      for (const e of secretErrors(ns, secretName, keysOnly, (metadata.labels ?? {}) as Record<string, string>)) causes.push({ field: e.path, message: e.message });
+      if (size > 1024 * 1024) causes.push({ field: 'data', message: 'Too long: must have at most 1048576 bytes' });
+      if (causes.length > 0) return { causes };
+      const { stringData: _merged, ...rest } = body;
+      return { stored: { ...rest, type: body.type ?? 'Opaque', data }, causes };
+    };
+    const stamp = (secret: Json, ns: string, previous?: Json): Json => {
+      this.secretVersion += 1;
+      const metadata = secret.metadata as Json;
+      const stored = {
+        ...secret,
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+          ...metadata,
+          namespace: ns,
+          uid: (previous?.metadata as Json | undefined)?.uid ?? `uid-${this.secretVersion}`,
+          creationTimestamp: (previous?.metadata as Json | undefined)?.creationTimestamp ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+          resourceVersion: String(this.secretVersion),
+        },
+      };
+      this.secrets.set(`${ns}/${String(metadata.name)}`, stored);
+      return stored;
+    };
+    if (name === undefined) {
+      if (r.method === 'GET') {
+        let requirements;
+        try {
+          requirements = parseLabelSelector(r.query.labelSelector);
+        } catch (error) {
+          send(400, statusBody(400, 'BadRequest', (error as Error).message));
+          return true;
+        }
+        const items = [...this.secrets.values()]
+          .filter((s) => (namespace === undefined || (s.metadata as Json).namespace === namespace) && matchesSelector(((s.metadata as Json).labels ?? {}) as Record<string, string>, requirements))
+          .sort((a, b) => (`${String((a.metadata as Json).namespace)}/${String((a.metadata as Json).name)}` < `${String((b.metadata as Json).namespace)}/${String((b.metadata as Json).name)}` ? -1 : 1));
+        send(200, { apiVersion: 'v1', kind: 'SecretList', metadata: { resourceVersion: String(this.secretVersion) }, items });
+        return true;
+      }
+      if (r.method === 'POST' && namespace !== undefined) {
+        const body = (r.body ?? {}) as Json;
+        const secretName = String((body.metadata as Json | undefined)?.name ?? '');
+        const { stored, causes } = validate(body, namespace);
+        if (!stored) invalid(secretName, causes);
+        else if (this.secrets.has(`${namespace}/${secretName}`)) send(409, statusBody(409, 'AlreadyExists', `secrets "${secretName}" already exists`, { name: secretName, kind: 'secrets' }));
+        else send(201, stamp(stored, namespace));
+        return true;
+      }
+      return false;
+    }
+    if (namespace === undefined) return false;
+    const current = this.secrets.get(`${namespace}/${name}`);
+    switch (r.method) {
+      case 'GET':
+        if (current) send(200, current);
+        else notFound(name);
+        return true;
+      case 'PUT': {
+        const body = (r.body ?? {}) as Json;
+        const wanted = (body.metadata as Json | undefined)?.resourceVersion;
+        if (!current) notFound(name);
+        else if (!wanted) invalid(name, [{ field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }]);
+        else if (wanted !== (current.metadata as Json).resourceVersion) send(409, statusBody(409, 'Conflict', `Operation cannot be fulfilled on secrets "${name}": the object has been modified; please apply your changes to the latest version and try again`, { name, kind: 'secrets' }));
+        else if ((body.type ?? 'Opaque') !== current.type) invalid(name, [{ field: 'type', message: 'Invalid value: field is immutable' }]);
+        else {
+          const { stored, causes } = validate(body, namespace);
+          if (!stored) invalid(name, causes);
+          else send(200, stamp(stored, namespace, current));
+        }
+        return true;
+      }
+      case 'DELETE':
+        if (!current) notFound(name);
+        else {
+          this.secrets.delete(`${namespace}/${name}`);
+          send(200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: 'secrets', uid: (current.metadata as Json).uid } });
+        }
+        return true;
+      default:
+        return false;
+    }
   }
 }
