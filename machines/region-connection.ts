@@ -9,6 +9,7 @@
  *   C1 connected: Keystone issued a token for the region credentials (scope, managed domain recorded)
  *   C2 unusable: the Secret is missing or unreadable, disagrees with the Region's endpoint, Keystone
  *      refused the credentials, the cloud did not answer, or the managed domain is missing
+ *   C3 deleting: the Region's deletion waits (its finalizer) while Identities still name it
  */
 import * as t from 'io-ts';
 import { assign, setup } from 'xstate';
@@ -50,6 +51,8 @@ export const regionStimulus = () =>
       message: t.string,
     }),
     t.type({ type: t.literal('specRejected'), source: t.literal('reconciler'), generation: t.number, problems: t.array(t.string) }),
+    /** The Region is being deleted: what still names it (Identity/<name>); empty once it may go. */
+    t.type({ type: t.literal('deleting'), source: t.literal('reconciler'), generation: t.number, dependents: t.array(t.string) }),
   ]);
 export type RegionStimulus = t.TypeOf<ReturnType<typeof regionStimulus>>;
 
@@ -60,6 +63,8 @@ export interface RegionContext {
   connection: { projectId: string | null; userId: string | null; domainId: string | null } | null;
   problem: { kind: ConnectionProblem; message: string } | null;
   specProblems: string[] | null;
+  /** While deleting: the Identities that still name the Region. */
+  dependents: string[] | null;
 }
 
 export const buildRegionMachine = () =>
@@ -76,17 +81,25 @@ export const buildRegionMachine = () =>
         event.type === 'unusable' ? { decidedGeneration: event.generation, secretVersion: event.secretVersion, connection: null, problem: { kind: event.problem, message: event.message }, specProblems: null } : {},
       ),
       recordSpecProblems: assign(({ event }) => (event.type === 'specRejected' ? { decidedGeneration: event.generation, specProblems: event.problems, connection: null } : {})),
+      recordDeleting: assign(({ event }) => (event.type === 'deleting' ? { decidedGeneration: event.generation, dependents: [...event.dependents].sort() } : {})),
     },
   }).createMachine({
     id: 'regionConnection',
-    context: { decidedGeneration: null, secretVersion: null, connection: null, problem: null, specProblems: null },
+    context: { decidedGeneration: null, secretVersion: null, connection: null, problem: null, specProblems: null, dependents: null },
     initial: 'unverified',
     on: {
       connected: { target: '.connected', actions: ['recordConnected', outcome('connected')] }, // C1
       unusable: { target: '.unusable', actions: ['recordUnusable', outcome('unusable')] }, // C2
       specRejected: { target: '.unverified', actions: ['recordSpecProblems', outcome('specRejected')] },
+      deleting: { target: '.deleting', actions: ['recordDeleting', outcome('deleting')] }, // C3
     },
-    states: { unverified: {}, connected: {}, unusable: {} },
+    states: {
+      unverified: {},
+      connected: {},
+      unusable: {},
+      // deletion is one-way: only the record of what it waits for changes
+      deleting: { on: { connected: { actions: [] }, unusable: { actions: [] }, specRejected: { actions: [] } } },
+    },
   });
 
 export const regionConnectionStream = (regionUid: string): string => `region-connection-${regionUid}`;
@@ -98,6 +111,8 @@ const regionAudit = (): MachineAudit => ({
     { type: 'unusable', source: 'reconciler', generation: 1, secretVersion: null, problem: 'SecretMissing', message: 'no Secret region-one-credentials' },
     { type: 'unusable', source: 'reconciler', generation: 1, secretVersion: '3', problem: 'CredentialsInvalid', message: 'Keystone refused the credentials' },
     { type: 'specRejected', source: 'reconciler', generation: 1, problems: ['spec.openstack.endpoint: invalid'] },
+    { type: 'deleting', source: 'reconciler', generation: 2, dependents: ['Identity/acme-web'] },
+    { type: 'deleting', source: 'reconciler', generation: 2, dependents: [] },
   ],
   stateKey: (snapshot) => JSON.stringify(snapshot.value),
 });

@@ -21,7 +21,11 @@ import { NotLeader } from '../engine/errors.js';
 import { CancelScope } from '../openstack/cancel.js';
 import { Cancelled } from '../openstack/errors.js';
 import { createProductRegistry } from '../../machines/index.js';
-import { connect } from '../openstack/session.js';
+import { connect, connectAsUser } from '../openstack/session.js';
+import { RegionConnections } from '../provider/regions/connections.js';
+import { identityHandlers } from '../provider/identity/handlers.js';
+import { reconcileRegion } from '../controllers/region/reconcile.js';
+import { reconcileIdentity } from '../controllers/identity/reconcile.js';
 import type { OpenStackSession } from '../openstack/session.js';
 import { openResourceSource } from '../kube/open.js';
 import type { ResourceSource } from '../kube/port.js';
@@ -87,7 +91,7 @@ export interface ControlPlane {
   stop(): Promise<void>;
 }
 
-const SERVED: readonly KindName[] = ['Server', 'Network'];
+const SERVED: readonly KindName[] = ['Server', 'Network', 'Region', 'Identity'];
 const DEFAULT_STOP_GRACE_MS = 10_000;
 
 /** The lease two replicas compete for: a row of the embedded store, or a coordination.k8s.io Lease. */
@@ -171,6 +175,17 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       .handle('nova.deleteServer', deleteServerHandler(os))
       .handle('neutron.createNetwork', createNetworkHandler(os))
       .handle('neutron.deleteNetwork', deleteNetworkHandler(os));
+    // Regions are clouds: their clients come from the Region resource and its credentials Secret.
+    // On Kubernetes Regent's Secrets live in its own namespace (its RBAC reaches secrets there only).
+    const kubernetesSource = !(source instanceof EmbeddedResourceSource);
+    const connections = new RegionConnections({
+      source,
+      connect: (cloud) => connect(cloud, { logger, cancel }),
+      ...(kubernetesSource ? { secretNamespace: options.leaseNamespace ?? process.env.POD_NAMESPACE ?? 'default' } : {}),
+    });
+    for (const [type, handler] of Object.entries(identityHandlers({ connections, secrets: source.secrets, connectAsUser: (cloud, login) => connectAsUser(cloud, login, { logger, cancel }) }))) {
+      engine.handle(type, handler);
+    }
 
     const checkpoint = options.checkpointPath
       ? new FileCheckpoint(options.checkpointPath)
@@ -202,6 +217,25 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         );
       },
     });
+    const regions = new Controller({
+      name: 'Region',
+      logger,
+      observer: metrics.controllerObserver(),
+      reconcile: (key) => reconcileRegion({ engine, source, connections, logger }, ...keyParts(key)),
+    });
+    const identities = new Controller({
+      name: 'Identity',
+      logger,
+      observer: metrics.controllerObserver(),
+      reconcile: (key) => reconcileIdentity({ engine, source, connections, logger }, ...keyParts(key)),
+    });
+    // An Identity follows its Region (a new Secret, a domain); a deleting Identity follows its dependents.
+    const wakeIdentitiesOf = (namespace: string, regionName?: string) => {
+      for (const identity of (informers.Identity?.list() ?? []).filter((i) => (i.metadata.namespace ?? 'default') === namespace)) {
+        const spec = identity.spec as { regionRef?: { name?: string } };
+        if (regionName === undefined || spec.regionRef?.name === regionName) identities.enqueue(keyOf(identity));
+      }
+    };
     const networks = new Controller({
       name: 'Network',
       logger,
@@ -240,6 +274,9 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         if (event.type === 'DELETED') {
           status.forgetResource(object.metadata.uid);
           generations.delete(`${kind}:${key}`);
+          if (kind === 'Region') connections.forget(object.metadata.uid);
+          // a dependent is gone: a deleting Identity waiting for it may proceed
+          if (leading && (kind === 'Network' || kind === 'Server' || kind === 'Volume' || kind === 'LoadBalancer')) wakeIdentitiesOf(object.metadata.namespace ?? 'default');
           return;
         }
         status.noteResource(kind, object);
@@ -255,7 +292,12 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         const changed = event.type === 'ADDED' || seen !== generation || object.metadata.deletionTimestamp !== undefined;
         if (!leading) return;
         if (kind === 'Server' && changed) servers.enqueue(key);
-        else if (kind === 'Network') {
+        else if (kind === 'Region') {
+          if (changed) regions.enqueue(key);
+          if (changed) wakeIdentitiesOf(object.metadata.namespace ?? 'default', object.metadata.name);
+        } else if (kind === 'Identity') {
+          if (changed) identities.enqueue(key);
+        } else if (kind === 'Network') {
           if (changed) networks.enqueue(key);
           wakeServersOn(object.metadata.name);
         } else if (!SERVED.includes(kind) && changed) await status.render({ kind, namespace: object.metadata.namespace ?? 'default', name: object.metadata.name });
@@ -298,10 +340,14 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         await status.start();
         servers.start();
         networks.start();
+        regions.start();
+        identities.start();
         for (const [kind, informer] of Object.entries(informers) as Array<[KindName, Informer<KindName>]>) {
           for (const object of informer.list()) {
             if (kind === 'Server') servers.enqueue(keyOf(object));
             else if (kind === 'Network') networks.enqueue(keyOf(object));
+            else if (kind === 'Region') regions.enqueue(keyOf(object));
+            else if (kind === 'Identity') identities.enqueue(keyOf(object));
             await status.render({ kind, namespace: object.metadata.namespace ?? 'default', name: object.metadata.name });
           }
         }
@@ -322,7 +368,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         const cut = () => cancel.cancel(why === 'lost' ? 'leadership lost' : 'Regent is stopping');
         if (why === 'lost') cut();
         const graceMs = why === 'lost' ? 0 : (options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
-        await Promise.all([servers.stop({ graceMs, onGraceOver: cut }), networks.stop({ graceMs, onGraceOver: cut }), monitorRunning]);
+        await Promise.all([...[servers, networks, regions, identities].map((c) => c.stop({ graceMs, onGraceOver: cut })), monitorRunning]);
         await status.stop();
         logger.info('controllers, monitor and status runner stopped', { why });
       });

@@ -23,6 +23,11 @@ import { unrealizedServerFields } from '../../projections/server-unrealized.js';
 import type { ServerSpec } from '../resources/server.js';
 import { renderNetworkResource } from '../../projections/network-status.js';
 import { renderUnserved } from '../../projections/unserved-status.js';
+import { renderRegionResource } from '../../projections/region-status.js';
+import { renderIdentityResource } from '../../projections/identity-status.js';
+import { regionConnectionStream, type RegionContext } from '../../machines/region-connection.js';
+import { identityLifecycleStream, type IdentityContext } from '../../machines/identity-lifecycle.js';
+import type { Region } from '../resources/region.js';
 import type { Checkpoint } from './checkpoint.js';
 
 interface ResourceRef {
@@ -35,6 +40,7 @@ interface ResourceRef {
 const OWNED_OPTIONAL_KEYS: Record<string, readonly string[]> = {
   Server: ['rebuild', 'provisionedAt', 'macAddress', 'serverID'],
   Network: ['networkID'],
+  Identity: ['openstack', 'credentialsSecretRef'],
 };
 
 export interface StatusRunnerOptions {
@@ -93,6 +99,8 @@ export class StatusRunner {
     try {
       if (ref.kind === 'Server') await this.renderServer(ref);
       else if (ref.kind === 'Network') await this.renderNetwork(ref);
+      else if (ref.kind === 'Region' && this.options.servedKinds.includes('Region')) await this.renderRegion(ref);
+      else if (ref.kind === 'Identity' && this.options.servedKinds.includes('Identity')) await this.renderIdentity(ref);
       else if (!this.options.servedKinds.includes(ref.kind)) await this.renderUnserved(ref);
     } catch (error) {
       // The resource was deleted between the read and the patch: nothing left to render.
@@ -112,7 +120,7 @@ export class StatusRunner {
   }
 
   private resourceOf(stream: string): ResourceRef | undefined {
-    for (const prefix of ['server-lifecycle-', 'network-lifecycle-']) {
+    for (const prefix of ['server-lifecycle-', 'network-lifecycle-', 'identity-lifecycle-', 'region-connection-']) {
       if (stream.startsWith(prefix)) return this.byUid.get(stream.slice(prefix.length));
     }
     if (stream.startsWith('server-rebuild-')) {
@@ -153,6 +161,31 @@ export class StatusRunner {
     const status = renderNetworkResource({
       lifecycle: lifecycle.revision === undefined ? undefined : { state: String(lifecycle.snapshot.value), context: lifecycle.snapshot.context as LifecycleContext },
       generation: object.metadata.generation ?? 1,
+      at: lifecycle.last?.metadata.recordedAt ?? this.now(),
+      previous: object.status as never,
+    });
+    await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);
+  }
+
+  private async renderRegion(ref: ResourceRef): Promise<void> {
+    const object = (await this.options.source.get('Region', ref.namespace, ref.name)) as Region | undefined;
+    if (!object) return;
+    const record = await this.options.engine.load(regionConnectionStream(object.metadata.uid));
+    const status = renderRegionResource({
+      context: record.revision === undefined ? undefined : (record.snapshot.context as RegionContext),
+      endpoint: object.spec?.openstack?.endpoint ?? '?',
+      at: record.last?.metadata.recordedAt ?? this.now(),
+      previous: object.status as never,
+    });
+    await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);
+  }
+
+  private async renderIdentity(ref: ResourceRef): Promise<void> {
+    const object = await this.options.source.get('Identity', ref.namespace, ref.name);
+    if (!object) return;
+    const lifecycle = await this.options.engine.load(identityLifecycleStream(object.metadata.uid));
+    const status = renderIdentityResource({
+      lifecycle: lifecycle.revision === undefined ? undefined : { state: lifecycle.snapshot.value, context: lifecycle.snapshot.context as IdentityContext },
       at: lifecycle.last?.metadata.recordedAt ?? this.now(),
       previous: object.status as never,
     });

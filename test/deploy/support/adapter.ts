@@ -86,17 +86,20 @@ export const PORT_CALLS: Readonly<Record<string, readonly string[]>> = {
  * in src/resources KINDS; 'served': SERVED in src/app/control-plane.ts), and the code path. `--examples`
  * would add apply (get, create, update) for the example manifests: the Deployment passes --no-examples.
  */
-export const CONTROL_PLANE_CALLS: Readonly<Record<string, { kinds: 'all' | 'served' | 'lease' | 'events'; path: string }>> = {
+export const CONTROL_PLANE_CALLS: Readonly<Record<string, { kinds: 'all' | 'served' | 'lease' | 'events' | 'secrets'; path: string }>> = {
   list: { kinds: 'all', path: 'src/kube/informer.ts relist (one informer per kind, every namespace)' },
   watch: { kinds: 'all', path: 'src/kube/informer.ts watch (one informer per kind, every namespace)' },
-  get: { kinds: 'all', path: 'src/status/runner.ts render*, src/controllers/{server,network}/reconcile.ts' },
+  get: { kinds: 'all', path: 'src/status/runner.ts render*, src/controllers/{server,network,region,identity}/reconcile.ts, src/provider/regions/connections.ts' },
   patchStatus: { kinds: 'all', path: 'src/status/runner.ts patchIfChanged (served kinds and NoController status)' },
-  addFinalizer: { kinds: 'served', path: 'src/controllers/lifecycle-pass.ts (Server and Network controllers)' },
-  removeFinalizer: { kinds: 'served', path: 'src/controllers/lifecycle-pass.ts (Server and Network controllers)' },
+  addFinalizer: { kinds: 'served', path: 'src/controllers/lifecycle-pass.ts (Server and Network controllers), src/controllers/identity/reconcile.ts' },
+  removeFinalizer: { kinds: 'served', path: 'src/controllers/lifecycle-pass.ts (Server and Network controllers), src/controllers/identity/reconcile.ts' },
   recordEvent: { kinds: 'events', path: 'src/controllers/kube-events.ts recordDecisionEvents (Server and Network passes), in the resource\'s namespace' },
   'lease.get': { kinds: 'lease', path: 'src/kube/leader/elector.ts acquire/renew/release' },
   'lease.create': { kinds: 'lease', path: 'src/kube/leader/elector.ts first acquire' },
   'lease.update': { kinds: 'lease', path: 'src/kube/leader/elector.ts acquire/renew/release' },
+  'secrets.get': { kinds: 'secrets', path: "src/provider/regions/connections.ts (a Region's credentials Secret), src/provider/identity/{observe,handlers}.ts (an Identity's credential), read by name" },
+  'secrets.put': { kinds: 'secrets', path: "src/provider/identity/handlers.ts: an Identity's password and application credential (get, then create or update with the read's resourceVersion)" },
+  'secrets.delete': { kinds: 'secrets', path: "src/provider/identity/handlers.ts: an Identity's Secret deleted with its project" },
 };
 
 /**
@@ -108,11 +111,7 @@ export const CONTROL_PLANE_CALLS: Readonly<Record<string, { kinds: 'all' | 'serv
  * every Secret in the namespace (a list returns the data); `regent get secrets` runs with the
  * operator's credentials. When a controller calls one of these, move it to CONTROL_PLANE_CALLS.
  */
-export const GRANTED_AHEAD: Readonly<Record<string, { kinds: 'secrets'; path: string }>> = {
-  'secrets.get': { kinds: 'secrets', path: "issue 11: a Region's credentials Secret and an Identity's application credential, read by name" },
-  'secrets.put': { kinds: 'secrets', path: "issue 11: an Identity's application credential written (get, then create or update with the read's resourceVersion)" },
-  'secrets.delete': { kinds: 'secrets', path: "issue 11: an Identity's application credential deleted with the Identity (or on rotation)" },
-};
+export const GRANTED_AHEAD: Readonly<Record<string, { kinds: 'secrets'; path: string }>> = {};
 
 export const GROUP = 'regent.dev';
 export const LEASE_GROUP = 'coordination.k8s.io';

@@ -1,0 +1,51 @@
+/**
+ * A Region's status from its connection record (machines/region-connection.ts).
+ *
+ * | record | Available | phase |
+ * |---|---|---|
+ * | no verdict yet | False / Provisioning | Pending |
+ * | connected, managed domain | True / Provisioned: who Regent is and the domain Identities are realized in | Ready |
+ * | connected, no managed domain | True / Provisioned, saying Identities use the region credentials' own project | Ready |
+ * | SecretMissing, SecretInvalid, EndpointMismatch, CredentialsInvalid | False / CredentialsInvalid (what is wrong, never a value) | Error |
+ * | Unreachable, DomainMissing | False / Errored | Error |
+ * | spec refused | False / InvalidSpec | Error |
+ * | deleting | False / Deleting (the Identities that still name it) | Deleting |
+ *
+ * observedGeneration is the generation the last pass decided on.
+ */
+import type { RegionContext } from '../machines/region-connection.js';
+import { mergeConditions, type Condition, type ConditionInput } from './conditions.js';
+
+export interface RegionResourceStatus {
+  observedGeneration: number;
+  phase: string;
+  conditions: Condition[];
+}
+
+const CREDENTIAL_PROBLEMS = new Set(['SecretMissing', 'SecretInvalid', 'EndpointMismatch', 'CredentialsInvalid']);
+
+const availability = (context: RegionContext | undefined, endpoint: string): { condition: ConditionInput; phase: string } => {
+  const available = (status: ConditionInput['status'], reason: string, message: string, phase: string) => ({ condition: { type: 'Available', status, reason, message }, phase });
+  if (!context || context.decidedGeneration === null) return available('False', 'Provisioning', 'not connected yet', 'Pending');
+  if (context.dependents !== null) {
+    return available('False', 'Deleting', context.dependents.length > 0 ? `waiting for ${context.dependents.join(', ')} to be deleted first` : 'deleting', 'Deleting');
+  }
+  if (context.specProblems) return available('False', 'InvalidSpec', `the spec is invalid: ${context.specProblems.join('; ')}`, 'Error');
+  if (context.problem) {
+    return CREDENTIAL_PROBLEMS.has(context.problem.kind)
+      ? available('False', 'CredentialsInvalid', context.problem.message, 'Error')
+      : available('False', 'Errored', context.problem.message, 'Error');
+  }
+  const c = context.connection;
+  if (!c) return available('False', 'Provisioning', 'not connected yet', 'Pending');
+  const who = `connected to Keystone ${endpoint}${c.userId ? ` as user ${c.userId}` : ''}${c.projectId ? ` in project ${c.projectId}` : ''}`;
+  return c.domainId
+    ? available('True', 'Provisioned', `${who}; Identities are realized in the managed domain ${c.domainId}`, 'Ready')
+    : available('True', 'Provisioned', `${who}; no managed domain: Identities use the region credentials' own project (regent region register creates one)`, 'Ready');
+};
+
+export const renderRegionResource = (input: { context: RegionContext | undefined; endpoint: string; at: string; previous?: RegionResourceStatus }): RegionResourceStatus => {
+  const { condition, phase } = availability(input.context, input.endpoint);
+  const observedGeneration = input.context?.decidedGeneration ?? 0;
+  return { observedGeneration, phase, conditions: mergeConditions(input.previous?.conditions, [condition], observedGeneration, input.at) };
+};

@@ -1,0 +1,75 @@
+/**
+ * The fresh observation an Identity pass decides on (machines/identity-lifecycle.ts): its project and
+ * user by exact name in the managed domain, the managed roles the user lacks on the project, and whether
+ * Keystone accepts the application credential stored in the identity's Secret (a token issue: a read).
+ */
+import type { SecretStore } from '../../kube/secrets.js';
+import type { KeystoneAdminClient } from '../../openstack/keystone/admin/index.js';
+import { issueToken } from '../../openstack/keystone/auth.js';
+import type { CloudConfig } from '../../openstack/keystone/clouds-config.js';
+import type { HttpSession } from '../../openstack/http.js';
+import { Unauthorized } from '../../openstack/errors.js';
+import type { IdentityObservation } from '../../../machines/identity-lifecycle.js';
+import { SECRET_KEYS } from './names.js';
+
+export interface IdentityTarget {
+  domainId: string;
+  projectName: string;
+  userName: string;
+  roles: readonly string[];
+  /** Where the identity's Secret lives. */
+  secret: { namespace: string; name: string };
+}
+
+/** The identity's application credential as a cloud config on the Region's endpoint (undefined when none is stored). */
+export const identityCloudConfig = (region: CloudConfig, data: Readonly<Record<string, string>> | undefined): CloudConfig | undefined => {
+  const id = data?.[SECRET_KEYS.credentialId];
+  const secret = data?.[SECRET_KEYS.credentialSecret];
+  if (!id || !secret) return undefined;
+  return {
+    authUrl: region.authUrl,
+    auth: { type: 'application-credential', credential: { id }, secret },
+    scope: { kind: 'unscoped' },
+    ...(region.regionName !== undefined ? { regionName: region.regionName } : {}),
+    interface: region.interface,
+    ...(region.cacertPath !== undefined ? { cacertPath: region.cacertPath } : {}),
+    verify: region.verify,
+  };
+};
+
+export const observeIdentity = async (
+  deps: { admin: KeystoneAdminClient; identityHttp: HttpSession; secrets: SecretStore; regionCloud: CloudConfig },
+  target: IdentityTarget,
+): Promise<IdentityObservation> => {
+  const { admin } = deps;
+  const project = await admin.findProject({ domainId: target.domainId, name: target.projectName });
+  const user = await admin.findUser({ domainId: target.domainId, name: target.userName });
+  const missingRoles: string[] = [];
+  if (project && user) {
+    for (const name of target.roles) {
+      const role = await admin.findRoleByName(name);
+      // a role Keystone does not have is "missing": the grant step reports it as refused
+      if (!role || !(await admin.hasProjectRole({ projectId: project.id, userId: user.id, roleId: role.id }))) missingRoles.push(name);
+    }
+  }
+  const stored = await deps.secrets.get(target.secret.namespace, target.secret.name);
+  const cloud = identityCloudConfig(deps.regionCloud, stored?.data);
+  let credential: IdentityObservation['credential'] = { kind: 'absent' };
+  if (cloud && cloud.auth.type === 'application-credential' && 'id' in cloud.auth.credential) {
+    const id = cloud.auth.credential.id;
+    try {
+      await issueToken(deps.identityHttp, cloud.auth, cloud.scope);
+      credential = { kind: 'valid', id };
+    } catch (error) {
+      // revoked, expired or deleted: Keystone refuses it (401; 404 for a deleted one, mapped to Unauthorized)
+      if (!(error instanceof Unauthorized)) throw error;
+      credential = { kind: 'refused', id };
+    }
+  }
+  return {
+    project: project ? { kind: 'present', id: project.id } : { kind: 'absent' },
+    user: user ? { kind: 'present', id: user.id } : { kind: 'absent' },
+    missingRoles,
+    credential,
+  };
+};
