@@ -3,6 +3,7 @@
 // - create: the owner only (an admin creating one for another user gets 403), with a project-scoped token
 //   that was not itself issued from an application credential (unless that one is unrestricted);
 // - list: the owner or an admin; an admin listing an unknown user's credentials gets 200 and [];
+// - a token issued from a restricted credential may neither create nor delete one (any user's, also admin);
 // - show / delete: looked up by the credential id alone; the policy is checked against the credential's
 //   owner, and the user id in the path is NOT checked (an admin's delete through another user's path
 //   deletes it);
@@ -37,6 +38,16 @@ function byId(ctx: Ctx, action: string): AppCred {
   return c;
 }
 
+/**
+ * A token issued from an application credential that is not `unrestricted` may neither create nor delete
+ * any application credential (its own, another user's, even with admin): Zed's 403, measured.
+ */
+function refuseRestrictedCredentialToken(ctx: Ctx): void {
+  if (!ctx.auth.appCredId) return;
+  if (ctx.sim.keystone.appCreds.get(ctx.auth.appCredId)?.unrestricted === true) return;
+  throw new SimError(403, "You are not authorized to perform the requested action: Using method 'application_credential' is not allowed for managing additional application credentials..");
+}
+
 export function registerAppCreds(r: Registrar): void {
   r.get('/users/:user/application_credentials', (ctx) => {
     const userId = ctx.p('user');
@@ -47,6 +58,8 @@ export function registerAppCreds(r: Registrar): void {
   });
   r.get('/users/:user/application_credentials/:id', (ctx) => ok({ application_credential: view(ctx, byId(ctx, 'get_application_credential'), false) }));
   r.del('/users/:user/application_credentials/:id', (ctx) => {
+    // Zed checks this before looking the credential up (also for an unknown id, and for admins).
+    refuseRestrictedCredentialToken(ctx);
     const c = byId(ctx, 'delete_application_credential');
     const ks = ctx.sim.keystone;
     ks.appCreds.delete(c.id);
@@ -59,12 +72,7 @@ export function registerAppCreds(r: Registrar): void {
     // identity:create_application_credential is `user_id:%(user_id)s`: admins included, nobody else.
     if (userId !== ctx.auth.userId) throw forbidden('create_application_credential');
     if (!ks.users.has(userId)) throw notFound(`Could not find user: ${userId}.`);
-    if (ctx.auth.appCredId) {
-      const creator = ks.appCreds.get(ctx.auth.appCredId);
-      if (creator?.unrestricted !== true) {
-        throw new SimError(403, "You are not authorized to perform the requested action: Using method 'application_credential' is not allowed for managing additional application credentials..");
-      }
-    }
+    refuseRestrictedCredentialToken(ctx);
     if (!ctx.auth.projectId) throw new SimError(400, 'Application credentials require a project-scoped token.');
     const b = member(ctx.req.body, 'application_credential');
     const name = reqStr(b, 'name', 255);

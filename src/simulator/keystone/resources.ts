@@ -90,9 +90,11 @@ function revokeWhere(ks: KeystoneState, pred: (t: { userId: string; projectId: s
 function registerDomains(r: Registrar): void {
   r.get('/domains', (ctx) => {
     const ks = ctx.sim.keystone;
+    // Zed: identity:list_domains is admin only (a member gets 403, with or without a name filter); a
+    // member reads its own domain by id (GET /domains/{id}) or through /auth/domains.
+    denyUnlessAdmin(ctx.auth, 'list_domains');
     const name = ctx.q('name');
-    const all = [...ks.domains.values()].filter((d) => (name === undefined || sameName(d.name, name)) &&
-      (ctx.auth.isAdmin || d.id === ctx.auth.userDomainId));
+    const all = [...ks.domains.values()].filter((d) => name === undefined || sameName(d.name, name));
     return ok({ domains: all.map((d) => domainView(ctx.sim, d)), links: listLinks(ctx, 'domains') });
   });
   r.get('/domains/:id', (ctx) => {
@@ -278,15 +280,28 @@ function registerRoles(r: Registrar): void {
     const out = [...ctx.sim.keystone.roles.values()].filter((x) => name === undefined || sameName(x.name, name));
     return ok({ roles: out.map((x) => roleView(ctx.sim, x)), links: listLinks(ctx, 'roles') });
   });
-  r.get('/roles/:id', (ctx) => ok({ role: roleView(ctx.sim, getRole(ctx.sim.keystone, ctx.p('id'))) }));
+  r.get('/roles/:id', (ctx) => {
+    denyUnlessAdmin(ctx.auth, 'get_role');
+    return ok({ role: roleView(ctx.sim, getRole(ctx.sim.keystone, ctx.p('id'))) });
+  });
   r.post('/roles', (ctx) => {
     denyUnlessAdmin(ctx.auth, 'create_role');
     const ks = ctx.sim.keystone;
-    const name = reqStr(member(ctx.req.body, 'role'), 'name');
+    const name = keystoneName(member(ctx.req.body, 'role'), 255);
     if ([...ks.roles.values()].some((x) => sameName(x.name, name))) throw conflict(`Conflict occurred attempting to store role - Duplicate entry found with name ${name}.`);
     const role = { id: hexId(), name };
     ks.roles.set(role.id, role);
     return ok({ role: roleView(ctx.sim, role) }, 201);
+  });
+  // Zed: 204, and every assignment of the role goes with it (tokens issued with it stop validating).
+  r.del('/roles/:id', (ctx) => {
+    denyUnlessAdmin(ctx.auth, 'delete_role');
+    const ks = ctx.sim.keystone;
+    const role = getRole(ks, ctx.p('id'));
+    ks.roles.delete(role.id);
+    for (const g of [...ks.grants]) if (g.endsWith(`|${role.id}`)) ks.grants.delete(g);
+    for (const [id, t] of ks.tokens) if (t.roleIds.includes(role.id)) ks.tokens.delete(id);
+    return noContent();
   });
   for (const kind of ['projects', 'domains'] as const) {
     const target = (ctx: Ctx) => {
