@@ -13,6 +13,7 @@ import { registerStart } from './commands/start.js';
 import { registerAuditCommands } from '../audit/commands.js';
 import { registerResourceCommands } from './commands/resources.js';
 import { registerSimulator } from './commands/simulator.js';
+import { registerRegionCommands } from './commands/region.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -31,6 +32,7 @@ export const buildProgram = (): Command => {
   registerMigrate(program, globals);
   registerResourceCommands(program, globals);
   registerSimulator(program);
+  registerRegionCommands(program);
   registerAuditCommands(program, globals);
   for (const command of program.commands) command.exitOverride();
   return program;
