@@ -40,7 +40,8 @@
  * needed only to create the application credential AS the user, and an admin can set a new one, so it is
  * not kept: when a later run must issue a new credential (the Secret lost it, or Keystone refuses the one
  * it holds) it sets a fresh password first. Measured: that revokes the user's outstanding tokens (also
- * those issued from its application credentials); the credentials themselves keep working.
+ * those issued from its application credentials, and any issued in the same second); the credentials
+ * themselves keep working.
  *
  * Secrets (the password, the credential's secret) never appear in the report, an error or a log line.
  */
@@ -107,6 +108,10 @@ export interface RegistrationInput {
   dryRun: boolean;
 }
 
+/** How long to wait after setting the service user's password before authenticating with it (see its use). */
+export const PASSWORD_REVOCATION_WAIT_MS = 1_100;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 export interface RegistrationDeps {
   /** The resource source: its secret store gets the credential, and the Region is applied to it. */
   source: ResourceSource;
@@ -114,6 +119,8 @@ export interface RegistrationDeps {
   connectAsUser: (cloud: CloudConfig, login: UserLogin) => Promise<OpenStackSession>;
   /** Called with each step as it is decided (the CLI prints them as they happen). */
   onStep?: (step: RegistrationStep) => void;
+  /** The wait after a password change (default a timer). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export type StepOutcome = 'created' | 'existing' | 'updated' | 'deleted' | 'would-create' | 'would-update' | 'would-delete';
@@ -379,6 +386,10 @@ export const registerRegion = async (input: RegistrationInput, deps: Registratio
         password = randomPassword();
         const fresh = password;
         await keystone(`set the password of the user ${names.user}`, () => setPassword(identityHttp, u.id, fresh));
+        // The change revokes the user's tokens issued up to that second, and Keystone compares in whole
+        // seconds: a token issued in the same second is refused on its first use (measured: a 401 on the
+        // credential create right after). Wait until Keystone's clock is in the next second.
+        await (deps.sleep ?? sleep)(PASSWORD_REVOCATION_WAIT_MS);
       }
       asUser = await deps.connectAsUser(cloud, { userId: u.id, password, projectId: p.id });
       const session = asUser;

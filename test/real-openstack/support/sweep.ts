@@ -2,7 +2,8 @@
  * The safety net behind the cleanup registry: find whatever still carries the run's name prefix and
  * delete it, in dependency order (load balancers, servers, volumes, floating IPs, routers, ports,
  * subnets, networks, security groups, keypairs, server groups, images, flavors, then Keystone users,
- * projects and domains). Anything found here escaped registration; the summary reports it. A domain is
+ * projects and domains, also those `regent region register` named `regent-<prefix>…` for a Region named
+ * under the prefix). Anything found here escaped registration; the summary reports it. A domain is
  * disabled before its delete (Keystone refuses to delete an enabled one) and takes whatever is left in it.
  *
  * Lists use the tenant session, plus the admin session (all projects) when there is one, so a server
@@ -99,17 +100,20 @@ export const sweepPrefix = async (prefix: string, tenant: OpenStackSession, admi
       await quietly(`flavor ${flavor.name}`, report, () => admin.nova.deleteFlavor(flavor.id));
     }
     const identity = admin.http('identity');
+    // `regent region register` names a Region's Keystone scaffolding `regent-<Region name>` (domain, user) and
+    // `regent-<Region name>-service` (project): a Region named under the prefix leaves names under `regent-<prefix>`
+    const registered = (name: string | null | undefined): boolean => ours(name) || (typeof name === 'string' && name.startsWith(`regent-${prefix}`));
     const users = await listOr(async () => ((await identity.get('/users')).data as { users: Array<{ id: string; name: string }> }).users);
-    for (const user of users.filter((u) => ours(u.name))) await quietly(`user ${user.name}`, report, async () => void (await identity.delete(`/users/${user.id}`)));
+    for (const user of users.filter((u) => registered(u.name))) await quietly(`user ${user.name}`, report, async () => void (await identity.delete(`/users/${user.id}`)));
     const projects = await listOr(async () => ((await identity.get('/projects')).data as { projects: Array<{ id: string; name: string }> }).projects);
-    for (const project of projects.filter((p) => ours(p.name))) {
+    for (const project of projects.filter((p) => registered(p.name))) {
       await quietly(`project ${project.name}`, report, async () => {
         await identity.patch(`/projects/${project.id}`, { project: { enabled: false } });
         await identity.delete(`/projects/${project.id}`);
       });
     }
     const domains = await listOr(async () => ((await identity.get('/domains')).data as { domains: Array<{ id: string; name: string }> }).domains);
-    for (const domain of domains.filter((d) => ours(d.name))) await quietly(`domain ${domain.name}`, report, () => admin.identityAdmin.deleteDomain(domain.id));
+    for (const domain of domains.filter((d) => registered(d.name))) await quietly(`domain ${domain.name}`, report, () => admin.identityAdmin.deleteDomain(domain.id));
   }
   return report;
 };
