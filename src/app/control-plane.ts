@@ -16,10 +16,19 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/port.js';
-import { Engine, type Fence, type LeaderTerm } from '../engine/engine.js';
+import { Engine, type EffectHandler, type Fence, type LeaderTerm } from '../engine/engine.js';
+import { IdentitySessions, IdentityNotReady } from '../provider/identity/sessions.js';
+import { Scopes } from './scopes.js';
+import { done, yieldFor, type Disposition } from '../controllers/disposition.js';
+import { isDeleting } from '../kube/object.js';
+import { SERVER_FINALIZER } from '../controllers/server/reconcile.js';
+import { NETWORK_FINALIZER } from '../controllers/network/reconcile.js';
+import { serverLifecycleStream } from '../../machines/server-lifecycle.js';
+import { networkLifecycleStream } from '../../machines/network-lifecycle.js';
+import type { LifecycleContext } from '../../machines/lifecycle.js';
 import { NotLeader } from '../engine/errors.js';
 import { CancelScope } from '../openstack/cancel.js';
-import { Cancelled } from '../openstack/errors.js';
+import { Cancelled, Unauthorized } from '../openstack/errors.js';
 import { createProductRegistry } from '../../machines/index.js';
 import { connect, connectAsUser } from '../openstack/session.js';
 import { RegionConnections } from '../provider/regions/connections.js';
@@ -76,6 +85,12 @@ export interface ControlPlaneOptions {
   lease?: { durationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
   /** How long a clean stop lets passes in flight finish before their OpenStack requests are cancelled. */
   stopGraceMs?: number;
+  /**
+   * The Region name the process's own cloud (OS_CLOUD / OS_*, the built-in simulator, `openstack`)
+   * stands for when no Region resource of that name exists. Default `default` (`region-one` with the
+   * built-in simulator, which the examples name).
+   */
+  processRegionName?: string;
 }
 
 export interface ControlPlane {
@@ -169,20 +184,28 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     // User data is read when the create runs, from the resource itself, so it never enters an event.
     const userData = new Map<string, string>();
     const serverKeyByNovaId = new Map<string, string>();
-    engine
-      .handle('nova.rebuild', novaRebuildHandler(os.nova))
-      .handle('nova.createServer', createServerHandler(os, (uid) => userData.get(uid)))
-      .handle('nova.deleteServer', deleteServerHandler(os))
-      .handle('neutron.createNetwork', createNetworkHandler(os))
-      .handle('neutron.deleteNetwork', deleteNetworkHandler(os));
-    // Regions are clouds: their clients come from the Region resource and its credentials Secret.
-    // On Kubernetes Regent's Secrets live in its own namespace (its RBAC reaches secrets there only).
+    // Regions are clouds: their clients come from the Region resource and its credentials Secret. The
+    // cloud this process was given stands for the Region named processRegionName when no such resource
+    // exists. On Kubernetes Regent's Secrets live in its own namespace (its RBAC reaches secrets there only).
     const kubernetesSource = !(source instanceof EmbeddedResourceSource);
+    const processRegionName = options.processRegionName ?? (target.simulator && !options.openstack ? 'region-one' : 'default');
     const connections = new RegionConnections({
       source,
       connect: (cloud) => connect(cloud, { logger, cancel }),
+      processRegion: { name: processRegionName, cloud: target.cloud, session: os },
       ...(kubernetesSource ? { secretNamespace: options.leaseNamespace ?? process.env.POD_NAMESPACE ?? 'default' } : {}),
     });
+    // Servers and Networks work with their Identity's credentials, in its project (issue 11).
+    const sessions = new IdentitySessions({ source, connections, connect: (cloud) => connect(cloud, { logger, cancel }) });
+    const scopes = new Scopes(sessions, { list: (kind) => informers[kind]?.list() ?? [], serverKeyByNovaId });
+    /** An effect handler built for the session of the stream's Identity, at the moment it runs. */
+    const scoped = (build: (session: OpenStackSession) => EffectHandler): EffectHandler => async (effect, context) => build((await scopes.forStream(context.stream)).session)(effect, context);
+    engine
+      .handle('nova.rebuild', scoped((session) => novaRebuildHandler(session.nova)))
+      .handle('nova.createServer', scoped((session) => createServerHandler(session, (uid) => userData.get(uid))))
+      .handle('nova.deleteServer', scoped((session) => deleteServerHandler(session)))
+      .handle('neutron.createNetwork', scoped((session) => createNetworkHandler(session)))
+      .handle('neutron.deleteNetwork', scoped((session) => deleteNetworkHandler(session)));
     for (const [type, handler] of Object.entries(identityHandlers({ connections, secrets: source.secrets, connectAsUser: (cloud, login) => connectAsUser(cloud, login, { logger, cancel }) }))) {
       engine.handle(type, handler);
     }
@@ -194,17 +217,56 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         : new MemoryCheckpoint();
     const status = new StatusRunner({ store, engine, source, checkpoint, logger, servedKinds: SERVED });
 
+    /**
+     * Runs a Server or Network pass with its Identity's session. An Identity not ready yet is a wait; a
+     * resource being deleted that never got anything in the cloud needs no session and is released.
+     * Keystone refusing the identity's credential wakes the Identity, which rotates it.
+     */
+    const withScope = async (kind: 'Server' | 'Network', key: string, pass: (session: OpenStackSession) => Promise<Disposition>): Promise<Disposition> => {
+      const [namespace, name] = keyParts(key);
+      const object = await source.get(kind, namespace, name);
+      if (!object) return done('gone');
+      // held from the first pass, also while its Identity is not ready: nothing is created without it
+      const finalizer = kind === 'Server' ? SERVER_FINALIZER : NETWORK_FINALIZER;
+      if (!isDeleting(object) && !(object.metadata.finalizers ?? []).includes(finalizer)) await source.addFinalizer(kind, namespace, name, finalizer);
+      let scope;
+      try {
+        scope = await (kind === 'Server' ? scopes.server(object) : scopes.network(object));
+      } catch (error) {
+        if (!(error instanceof IdentityNotReady)) throw error;
+        if (isDeleting(object) && (await neverCreated(kind, object.metadata.uid))) {
+          await source.removeFinalizer(kind, namespace, name, finalizer);
+          return done('nothing was created in the cloud; finalizer removed');
+        }
+        return yieldFor(5_000, `waiting: ${error.message}`);
+      }
+      try {
+        return await pass(scope.session);
+      } catch (error) {
+        if (error instanceof Unauthorized && scope.isolated) {
+          sessions.invalidate(scope.identity.metadata.uid);
+          identities.enqueue(keyOf(scope.identity));
+        }
+        throw error;
+      }
+    };
+    const neverCreated = async (kind: 'Server' | 'Network', uid: string) => {
+      const loaded = await engine.load(kind === 'Server' ? serverLifecycleStream(uid) : networkLifecycleStream(uid));
+      const context = loaded.snapshot.context as LifecycleContext;
+      return loaded.revision === undefined || (context.createAttempts === 0 && context.resourceId === null);
+    };
+
     const servers = new Controller({
       name: 'Server',
       logger,
       observer: metrics.controllerObserver(),
-      reconcile: (key) => {
+      reconcile: (key) => withScope('Server', key, (scopedOs) => {
         const [ns, name] = keyParts(key);
         return reconcileServer(
           {
             engine,
             source,
-            os,
+            os: scopedOs,
             logger,
             onServerId: (serverId, resourceKey) => {
               serverKeyByNovaId.set(serverId, resourceKey);
@@ -215,7 +277,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
           ns,
           name,
         );
-      },
+      }),
     });
     const regions = new Controller({
       name: 'Region',
@@ -240,7 +302,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       name: 'Network',
       logger,
       observer: metrics.controllerObserver(),
-      reconcile: (key) => reconcileNetwork({ engine, source, os }, ...keyParts(key)),
+      reconcile: (key) => withScope('Network', key, (scopedOs) => reconcileNetwork({ engine, source, os: scopedOs }, ...keyParts(key))),
     });
     // A Network becoming ready unblocks the Servers waiting on it: requeue them.
     const wakeServersOn = (networkName: string) => {
@@ -258,7 +320,8 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     };
     const monitor = new ServerMonitor({
       engine,
-      nova: os.nova,
+      // one list per project Regent works in (each Identity's, or the region's own)
+      novas: () => scopes.novas(),
       logger,
       isManaged: (serverId) => serverKeyByNovaId.has(serverId),
       onMarkerAdvanced: wakeServer,
@@ -384,7 +447,10 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       // Examples create servers: never in a cloud the operator configured unless asked by name.
       const ownSimulator = target.simulator !== undefined && !options.openstack;
       if (empty && (explicit || ownSimulator)) {
-        for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
+        // With its own simulator, the simulator stands for region-one (processRegionName): the example
+        // Region (which names a real Keystone) would override it.
+        const skip = ownSimulator && !explicit ? new Set(['region.yaml']) : new Set<string>();
+        for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml') && !skip.has(f)).sort()) {
           const outcomes = await applyManifests(source, readFileSync(join(dir, file), 'utf8'));
           logger.info('applied example', { file, objects: outcomes.map((o) => `${o.kind}/${o.name}`) });
         }

@@ -203,9 +203,17 @@ describe('deploy: RBAC least privilege', () => {
         process.env.KUBECONFIG = join(dir, 'kubeconfig');
         process.env.POD_NAMESPACE = namespace;
         // One object of every kind (the examples), written straight into the fake's store: not requests.
+        // The example Region names a real Keystone: here it names the simulator, with its admin
+        // credentials in the Secret the Region refers to, in the pod's namespace.
         for (const file of readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.yaml')).sort()) {
-          await applyManifests(fake.store, readFileSync(join(ROOT, 'examples', file), 'utf8'));
+          const text = readFileSync(join(ROOT, 'examples', file), 'utf8');
+          await applyManifests(fake.store, file === 'region.yaml' ? text.replace('http://127.0.0.1:5000/v3', `${sim.url}/identity/v3`) : text);
         }
+        fake.secrets.set(`${namespace}/region-one-credentials`, {
+          apiVersion: 'v1', kind: 'Secret', type: 'Opaque',
+          metadata: { name: 'region-one-credentials', namespace, resourceVersion: '1', uid: 'uid-region-secret', labels: {} },
+          data: { 'clouds.yaml': Buffer.from(sim.cloudsYaml()).toString('base64'), cloud: Buffer.from('sim-admin').toString('base64') },
+        });
         const plane = await startControlPlane({
           storeUrl: `sqlite:${join(dir, 'regent.db')}`,
           resourcesUrl: 'kubernetes',

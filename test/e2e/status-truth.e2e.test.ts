@@ -110,6 +110,12 @@ describe('e2e: provisioned means settled, sampled against the simulator (issue 1
 
   it("no success over fields Regent does not realize (item 14): the example web-1 (volumes, identityKeypair) runs but says its spec is not fully realized; web-2 is Available", async () => {
     await start({ serverBuild: 100, rebuildStep: 100 });
+    // the examples' Identity, in the Region this control plane's cloud stands for
+    await applyManifests(plane!.source, `apiVersion: regent.dev/v1alpha1
+kind: Identity
+metadata: { name: acme-web }
+spec: { regionRef: { name: default }, organizationID: acme, projectID: web }
+`);
     await applyManifests(plane!.source, readFileSync('examples/network.yaml', 'utf8'));
     await applyManifests(plane!.source, readFileSync('examples/servers.yaml', 'utf8'));
     type Cond = { type: string; status: string; reason: string; message: string };

@@ -1,5 +1,6 @@
 /**
- * The server monitor: one paged Nova detail list per project per poll (never one GET per server),
+ * The server monitor: one paged Nova detail list per project per poll (never one GET per server; one
+ * project per Identity Regent works in),
  * each managed server's observation fed to its stream as a `monitor` stimulus. The machine decides
  * what an observation may do (rank-advance a marker, record health, latch provisionedAt, record the
  * MAC); an observation that changes nothing leaves no event.
@@ -19,7 +20,9 @@ import { serverRebuildStream, type ServerRebuildContext } from '../../../machine
 
 export interface ServerMonitorOptions {
   engine: Engine;
-  nova: Pick<NovaClient, 'listServers'>;
+  /** One project's Nova; or `novas` for every project Regent works in (one list per project per poll). */
+  nova?: Pick<NovaClient, 'listServers'>;
+  novas?: () => Promise<ReadonlyArray<Pick<NovaClient, 'listServers'>>>;
   logger: Logger;
   /** Which Nova servers Regent manages (the others in the project are not Regent's to observe). */
   isManaged: (serverId: string) => boolean | Promise<boolean>;
@@ -44,9 +47,10 @@ export class ServerMonitor {
   constructor(private readonly options: ServerMonitorOptions) {}
 
   async pollOnce(): Promise<PollResult> {
-    const { engine, nova, logger } = this.options;
+    const { engine, logger } = this.options;
     const now = this.options.now ?? (() => new Date());
-    const servers = await nova.listServers({}, { pageSize: this.options.pageSize ?? 1000 });
+    const projects = this.options.novas ? await this.options.novas() : this.options.nova ? [this.options.nova] : [];
+    const servers = (await Promise.all(projects.map((nova) => nova.listServers({}, { pageSize: this.options.pageSize ?? 1000 })))).flat();
     const result: PollResult = { listed: servers.length, observed: 0, changed: 0, advanced: [], errored: [], errors: 0 };
     for (const server of servers) {
       if (!(await this.options.isManaged(server.id))) continue;

@@ -32,6 +32,12 @@ export interface RegionConnectionsOptions {
    * RBAC reaches secrets there only); on the embedded store, unset: the Region's namespace.
    */
   secretNamespace?: string;
+  /**
+   * The cloud the process was given (OS_CLOUD / OS_*, or a simulator) stands for the Region of this name
+   * when no Region resource of that name exists: an unmanaged region (no managed domain), so Identities
+   * in it use that cloud's own project. A Region resource of the same name wins: it is the explicit one.
+   */
+  processRegion?: { name: string; cloud: CloudConfig; session: OpenStackSession };
 }
 
 /** `<namespace>/<name>` of a Region's credentials Secret: its own namespace if it names one, else `secretNamespace`, else the Region's. */
@@ -52,7 +58,7 @@ export class RegionConnections {
    */
   async region(namespace: string, name: string): Promise<RegionConnection | undefined> {
     const region = (await this.options.source.get('Region', namespace, name)) as Region | undefined;
-    if (!region) return undefined;
+    if (!region) return this.processRegionNamed(namespace, name);
     const ref = credentialsSecretOf(region, this.options.secretNamespace);
     const secret = await this.options.source.secrets.get(ref.namespace, ref.name);
     const key = `${region.metadata.uid}:${region.metadata.generation ?? 1}:${secret?.version ?? 'none'}`;
@@ -66,6 +72,18 @@ export class RegionConnections {
       if (this.regions.get(region.metadata.uid)?.key === key) this.regions.delete(region.metadata.uid);
     });
     return connection;
+  }
+
+  private processRegionNamed(namespace: string, name: string): RegionConnection | undefined {
+    const standIn = this.options.processRegion;
+    if (!standIn || standIn.name !== name) return undefined;
+    const region: Region = {
+      apiVersion: 'regent.dev/v1alpha1',
+      kind: 'Region',
+      metadata: { name, namespace, uid: `process-region-${name}`, generation: 1 },
+      spec: { provider: 'openstack', openstack: { endpoint: standIn.cloud.authUrl, region: standIn.cloud.regionName ?? '', credentialsSecretRef: { name: '(the process environment)' } } },
+    } as unknown as Region;
+    return { region, secretVersion: 'process', cloud: standIn.cloud, session: standIn.session };
   }
 
   /** The namespace of Secrets Regent writes (an Identity's) for a resource in `namespace`. */

@@ -20,7 +20,16 @@ export const until = async <T>(what: string, probe: () => Promise<T | undefined 
   }
 };
 
+/**
+ * The Identity acme in Region `default` — the name the control plane's own cloud (the test simulator)
+ * stands for — and the Network net-a in it.
+ */
 export const networkManifest = `apiVersion: regent.dev/v1alpha1
+kind: Identity
+metadata: { name: acme }
+spec: { regionRef: { name: default }, organizationID: acme, projectID: web }
+---
+apiVersion: regent.dev/v1alpha1
 kind: Network
 metadata: { name: net-a }
 spec: { identityRef: { name: acme }, prefix: 10.0.0.0/24 }
@@ -50,5 +59,7 @@ export const planeOptions = (dir: string, sim: RunningSimulator, extra: Partial<
   monitorIntervalMs: 200,
   openstack: { cloud: cloudFromYaml(sim.cloudsYaml(), 'sim-demo'), simulator: sim, description: 'test simulator' },
   lease: { durationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 },
+  // the Region the manifests' Identity names, whichever cloud the test gives the control plane
+  processRegionName: 'default',
   ...extra,
 });

@@ -1,0 +1,72 @@
+/**
+ * Which Identity's clients a piece of work runs with (issue 11: "Server and Network controllers move
+ * onto per-identity credentials: a Server names its Identity … through its Network"). The control plane
+ * resolves the scope of a pass (a Network → its Identity; a Server → its Network → its Identity), of an
+ * effect (from its stream: the lifecycle streams carry the resource uid, a rebuild stream the Nova
+ * server id), and of the monitor (one Nova per project Regent works in).
+ */
+import type { ObjectOf, KindName } from '../resources/index.js';
+import type { NovaClient } from '../openstack/nova/index.js';
+import { IdentityNotReady, type IdentityScope, type IdentitySessions } from '../provider/identity/sessions.js';
+
+export interface ScopeLookups {
+  /** The informer caches: objects of a kind. */
+  list: (kind: 'Server' | 'Network' | 'Identity') => ReadonlyArray<ObjectOf<KindName>>;
+  /** Nova server id → `<namespace>/<name>` of its Server, as the Server passes learned it. */
+  serverKeyByNovaId: ReadonlyMap<string, string>;
+}
+
+const ns = (o: { metadata: { namespace?: string } }): string => o.metadata.namespace ?? 'default';
+
+export class Scopes {
+  constructor(
+    private readonly sessions: IdentitySessions,
+    private readonly lookups: ScopeLookups,
+  ) {}
+
+  /** A Network works in its Identity's project. */
+  network(network: ObjectOf<KindName>): Promise<IdentityScope> {
+    const identity = (network.spec as { identityRef?: { name?: string } }).identityRef?.name;
+    if (!identity) return Promise.reject(new IdentityNotReady(`${ns(network)}/?`, `Network ${network.metadata.name} names no Identity`));
+    return this.sessions.forIdentity(ns(network), identity);
+  }
+
+  /** A Server works in its Network's Identity's project. */
+  server(server: ObjectOf<KindName>): Promise<IdentityScope> {
+    const networkName = (server.spec as { networkID?: string }).networkID ?? '';
+    const network = this.lookups.list('Network').find((n) => ns(n) === ns(server) && n.metadata.name === networkName);
+    if (!network) return Promise.reject(new IdentityNotReady(`${ns(server)}/?`, `the Network ${networkName} of Server ${server.metadata.name} does not exist`));
+    return this.network(network);
+  }
+
+  /** The scope of an effect, from the stream it was decided in. */
+  async forStream(stream: string): Promise<IdentityScope> {
+    const byUid = (kind: 'Server' | 'Network', uid: string) => this.lookups.list(kind).find((o) => o.metadata.uid === uid);
+    if (stream.startsWith('server-lifecycle-')) {
+      const server = byUid('Server', stream.slice('server-lifecycle-'.length));
+      if (server) return this.server(server);
+    } else if (stream.startsWith('network-lifecycle-')) {
+      const network = byUid('Network', stream.slice('network-lifecycle-'.length));
+      if (network) return this.network(network);
+    } else if (stream.startsWith('server-rebuild-')) {
+      const key = this.lookups.serverKeyByNovaId.get(stream.slice('server-rebuild-'.length));
+      const server = key ? this.lookups.list('Server').find((o) => `${ns(o)}/${o.metadata.name}` === key) : undefined;
+      if (server) return this.server(server);
+    }
+    throw new IdentityNotReady('?', `no resource of this control plane owns the stream ${stream}`);
+  }
+
+  /** One Nova client per project Regent works in (the Identities its Networks name), for the monitor. */
+  async novas(): Promise<Array<Pick<NovaClient, 'listServers'>>> {
+    const seen = new Map<string, Pick<NovaClient, 'listServers'>>();
+    for (const network of this.lookups.list('Network')) {
+      try {
+        const scope = await this.network(network);
+        if (!seen.has(scope.projectId)) seen.set(scope.projectId, scope.session.nova);
+      } catch (error) {
+        if (!(error instanceof IdentityNotReady)) throw error;
+      }
+    }
+    return [...seen.values()];
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Per-Identity clients (issue 11, "Credential modes … per-identity credentials for project-scoped work
+ * (servers, networks, volumes)"): a Server or Network is created, observed and deleted with the
+ * credentials of its Identity — the application credential in the Identity's Secret, scoped to the
+ * identity's own project — so one identity cannot see or touch another's resources. In a Region
+ * without a managed domain the identity stands on the region credentials' own project.
+ *
+ * Sessions are cached by the Secret version they were built from: a rotated credential is used on the
+ * next call, and `invalidate` drops one Keystone refused.
+ */
+import type { ResourceSource } from '../../kube/port.js';
+import type { CloudConfig } from '../../openstack/keystone/clouds-config.js';
+import type { OpenStackSession } from '../../openstack/session.js';
+import type { Identity } from '../../resources/identity.js';
+import type { RegionConnections } from '../regions/connections.js';
+import { identitySecretName } from './names.js';
+import { identityCloudConfig } from './observe.js';
+
+/** The Identity a resource names cannot be worked with yet (missing, not realized, its Region unusable). */
+export class IdentityNotReady extends Error {
+  override readonly name = 'IdentityNotReady';
+  constructor(
+    readonly identity: string,
+    why: string,
+  ) {
+    super(`Identity ${identity}: ${why}`);
+  }
+}
+
+export interface IdentityScope {
+  identity: Identity;
+  session: OpenStackSession;
+  /** The project every call is scoped to. */
+  projectId: string;
+  /** True when the identity has its own project (a managed domain); false: the region's own project. */
+  isolated: boolean;
+}
+
+export class IdentitySessions {
+  private readonly sessions = new Map<string, { key: string; session: Promise<OpenStackSession> }>();
+
+  constructor(private readonly options: { source: ResourceSource; connections: RegionConnections; connect: (cloud: CloudConfig) => Promise<OpenStackSession> }) {}
+
+  async forIdentity(namespace: string, name: string): Promise<IdentityScope> {
+    const identity = (await this.options.source.get('Identity', namespace, name)) as Identity | undefined;
+    const ref = `${namespace}/${name}`;
+    if (!identity) throw new IdentityNotReady(ref, 'does not exist');
+    let region;
+    try {
+      region = await this.options.connections.region(namespace, identity.spec.regionRef.name);
+    } catch (error) {
+      throw new IdentityNotReady(ref, `its Region ${identity.spec.regionRef.name} cannot be used (${error instanceof Error ? error.message : String(error)})`);
+    }
+    if (!region) throw new IdentityNotReady(ref, `its Region ${identity.spec.regionRef.name} does not exist`);
+    if (!region.region.spec.openstack.domainID) {
+      const projectId = region.session.projectId;
+      if (!projectId) throw new IdentityNotReady(ref, 'the region credentials are not scoped to a project');
+      return { identity, session: region.session, projectId, isolated: false };
+    }
+    const secretRef = { namespace: this.options.connections.secretNamespaceFor(namespace), name: identitySecretName(identity.metadata.uid) };
+    const secret = await this.options.source.secrets.get(secretRef.namespace, secretRef.name);
+    const cloud = identityCloudConfig(region.cloud, secret?.data);
+    if (!cloud || !secret) throw new IdentityNotReady(ref, 'is not realized yet (no application credential)');
+    const key = `${secret.version}:${region.secretVersion}`;
+    let cached = this.sessions.get(identity.metadata.uid);
+    if (!cached || cached.key !== key) {
+      const session = this.options.connect(cloud);
+      cached = { key, session };
+      this.sessions.set(identity.metadata.uid, cached);
+      session.catch(() => {
+        if (this.sessions.get(identity.metadata.uid)?.key === key) this.sessions.delete(identity.metadata.uid);
+      });
+    }
+    const session = await cached.session;
+    if (!session.projectId) throw new IdentityNotReady(ref, 'its credential is not scoped to a project');
+    return { identity, session, projectId: session.projectId, isolated: true };
+  }
+
+  /** Drops an identity's session (Keystone refused its credential; the Identity pass rotates it). */
+  invalidate(identityUid: string): void {
+    this.sessions.delete(identityUid);
+  }
+}
