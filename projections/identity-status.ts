@@ -58,11 +58,17 @@ const availability = (view: IdentityView | undefined): { condition: ConditionInp
   return available('False', 'Provisioning', STATE_MESSAGES[next] ?? 'provisioning', 'Provisioning');
 };
 
-export const renderIdentityResource = (input: { lifecycle: IdentityView | undefined; at: string; previous?: IdentityResourceStatus }): IdentityResourceStatus => {
+/** Spec fields Regent does not act on yet (issue 10's rule: named in status, never dropped silently). */
+const specRealized = (tags: Readonly<Record<string, string>> | undefined): ConditionInput =>
+  tags && Object.keys(tags).length > 0
+    ? { type: 'SpecRealized', status: 'False', reason: 'FieldsNotImplemented', message: 'spec.tags: not written to the Keystone project yet' }
+    : { type: 'SpecRealized', status: 'True', reason: 'AllFieldsRealized', message: 'Regent acts on every field of the spec' };
+
+export const renderIdentityResource = (input: { lifecycle: IdentityView | undefined; tags?: Readonly<Record<string, string>>; at: string; previous?: IdentityResourceStatus }): IdentityResourceStatus => {
   const { condition, phase } = availability(input.lifecycle);
   const c = input.lifecycle?.context;
   const observedGeneration = c?.decidedGeneration ?? 0;
-  const status: IdentityResourceStatus = { observedGeneration, phase, conditions: mergeConditions(input.previous?.conditions, [condition], observedGeneration, input.at) };
+  const status: IdentityResourceStatus = { observedGeneration, phase, conditions: mergeConditions(input.previous?.conditions, [condition, specRealized(input.tags)], observedGeneration, input.at) };
   if (c && (c.projectId || c.userId || c.credential)) {
     status.openstack = {
       ...(c.projectId ? { projectID: c.projectId } : {}),

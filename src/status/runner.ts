@@ -186,6 +186,7 @@ export class StatusRunner {
     const lifecycle = await this.options.engine.load(identityLifecycleStream(object.metadata.uid));
     const status = renderIdentityResource({
       lifecycle: lifecycle.revision === undefined ? undefined : { state: lifecycle.snapshot.value, context: lifecycle.snapshot.context as IdentityContext },
+      tags: (object.spec as { tags?: Record<string, string> }).tags,
       at: lifecycle.last?.metadata.recordedAt ?? this.now(),
       previous: object.status as never,
     });
