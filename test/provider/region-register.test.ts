@@ -123,6 +123,8 @@ describe('regent region register (simulator over HTTP)', function () {
       const connection = await rig.connections.region('default', 'region-one');
       expect(connection?.session.initialToken.methods).to.deep.equal(['application_credential']);
       expect(connection?.session.initialToken.user.id).to.equal(first.steps.find((s) => s.what === 'user')?.id);
+      // Zed's implied roles (admin ⇒ member ⇒ reader): the credential took all three from the creating token
+      expect([...(connection?.session.initialToken.roles ?? [])].sort()).to.deep.equal(['admin', 'member', 'reader']);
     });
 
     it('an Identity realized with the registered credentials gets its project in the managed domain, with the managed roles', async () => {
@@ -222,6 +224,20 @@ describe('regent region register (simulator over HTTP)', function () {
       expect(await status(demo.identityAdmin.findDomainByName('nothere'))).to.equal(403);
       expect(await status(demo.http('identity').get(`/roles/${(await admin.identityAdmin.findRoleByName('member'))!.id}`))).to.equal(403);
       expect((await demo.identityAdmin.getDomain('default')).name).to.equal('Default');
+    });
+
+    it('a token carries the roles its assignments imply (admin ⇒ member ⇒ reader); the assignment list names only the assigned', async () => {
+      const ks = admin.identityAdmin;
+      const domain = await ks.createDomain({ name: 'implied' });
+      const project = await ks.createProject({ domainId: domain.id, name: 'p' });
+      const user = await ks.createUser({ domainId: domain.id, name: 'u', password: 'implied-password' });
+      await ks.grantProjectRole({ projectId: project.id, userId: user.id, roleId: (await ks.findRoleByName('admin'))!.id });
+      const asUser = await connectAsUser(adminCloud(sim), { userId: user.id, password: 'implied-password', projectId: project.id }, options);
+      expect([...asUser.initialToken.roles].sort()).to.deep.equal(['admin', 'member', 'reader']);
+      expect((await ks.listRoleAssignments({ projectId: project.id, userId: user.id })).map((a) => a.roleName)).to.deep.equal(['admin']);
+      const restricted = await asUser.identityAdmin.createApplicationCredential({ userId: user.id, name: 'member-only', roles: ['member'] });
+      const asCredential = await connect({ ...adminCloud(sim), auth: { type: 'application-credential', credential: { id: restricted.id }, secret: restricted.secret }, scope: { kind: 'unscoped' } }, options);
+      expect(asCredential.initialToken.roles).to.deep.equal(['member']);
     });
 
     it('an admin deletes a role (204) and its assignments go with it; an unknown role is 404', async () => {

@@ -56,3 +56,24 @@ export function rolesOn(ks: KeystoneState, userId: string, target: { projectId?:
   for (const r of ks.roles.values()) if (ks.grants.has(grantKey(userId, target, r.id))) out.push(r.id);
   return out;
 }
+
+/**
+ * The role implications `keystone-manage bootstrap` creates on Zed: admin implies member, member implies
+ * reader. Tokens carry the implied roles too (measured: a user granted only admin gets a token with admin,
+ * member and reader, and so does an application credential created from it); assignment lists do not.
+ */
+const IMPLIED: Readonly<Record<string, readonly string[]>> = { admin: ['member'], member: ['reader'] };
+
+/** Role ids a token scoped to the target carries: the assigned ones and every role they imply. */
+export function effectiveRolesOn(ks: KeystoneState, userId: string, target: { projectId?: string; domainId?: string }): string[] {
+  const out = rolesOn(ks, userId, target);
+  const byName = new Map([...ks.roles.values()].map((r) => [r.name, r.id]));
+  for (let i = 0; i < out.length; i++) {
+    const name = ks.roles.get(out[i] as string)?.name ?? '';
+    for (const implied of IMPLIED[name] ?? []) {
+      const id = byName.get(implied);
+      if (id !== undefined && !out.includes(id)) out.push(id);
+    }
+  }
+  return out;
+}

@@ -8,7 +8,7 @@ import type { Sim } from '../state.js';
 import { isObj } from '../validate.js';
 import type { Json } from '../validate.js';
 import { catalog } from './catalog.js';
-import { domainEnabled, rolesOn, sameName } from './model.js';
+import { domainEnabled, effectiveRolesOn, sameName } from './model.js';
 import type { KeystoneState, Project, Token, User } from './model.js';
 
 const unauthorized = (message = 'The request you have made requires authentication.'): SimError => new SimError(401, message);
@@ -121,19 +121,19 @@ function issue(sim: Sim, body: unknown): Token {
     // Zed refuses any explicit scope with an application credential, even its own project's.
     if (isObj(scope)) throw unauthorized('Error authenticating with application credential: Application credentials cannot request a scope.');
     projectId = who.appCredProject;
-    const held = new Set(rolesOn(ks, who.user.id, { projectId: projectId ?? '' }));
+    const held = new Set(effectiveRolesOn(ks, who.user.id, { projectId: projectId ?? '' }));
     roleIds = (who.appCredRoles ?? []).filter((r) => held.has(r));
     if (roleIds.length === 0) throw unauthorized(`User ${who.user.id} has no access to project ${projectId ?? ''}`);
   } else if (isObj(scope) && scope.project !== undefined) {
     const p = findProject(ks, scope.project);
     if (!p || !p.enabled || !domainEnabled(ks, p.domainId)) throw unauthorized('Could not find project.');
-    roleIds = rolesOn(ks, who.user.id, { projectId: p.id });
+    roleIds = effectiveRolesOn(ks, who.user.id, { projectId: p.id });
     if (roleIds.length === 0) throw unauthorized(`User ${who.user.id} has no access to project ${p.id}`);
     projectId = p.id;
   } else if (isObj(scope) && scope.domain !== undefined) {
     const d = findDomainId(ks, scope.domain);
     if (!d) throw unauthorized('Could not find domain.');
-    roleIds = rolesOn(ks, who.user.id, { domainId: d });
+    roleIds = effectiveRolesOn(ks, who.user.id, { domainId: d });
     if (roleIds.length === 0) throw unauthorized(`User ${who.user.id} has no access to domain ${d}`);
     domainId = d;
   } else if (isObj(scope) && scope.system !== undefined) {
@@ -143,7 +143,7 @@ function issue(sim: Sim, body: unknown): Token {
     roleIds = [adminRole.id];
   } else if (who.user.defaultProjectId) {
     const p = ks.projects.get(who.user.defaultProjectId);
-    const r = p ? rolesOn(ks, who.user.id, { projectId: p.id }) : [];
+    const r = p ? effectiveRolesOn(ks, who.user.id, { projectId: p.id }) : [];
     if (p && p.enabled && r.length > 0) {
       projectId = p.id;
       roleIds = r;
