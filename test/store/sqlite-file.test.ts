@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StoreUnavailable, WrongExpectedVersion } from '../../src/store/errors.js';
-import { APPLICATION_ID, SCHEMA_VERSION } from '../../src/store/sqlite/schema.js';
+import { APPLICATION_ID, SCHEMA_VERSION, assertRegentStore, migrate } from '../../src/store/sqlite/schema.js';
 import { SqliteEventStore } from '../../src/store/sqlite/store.js';
 import { newEvents, thrownBy, rejectionOf } from './helpers.js';
 
@@ -67,6 +67,42 @@ describe('sqlite store file', () => {
     expect(check.pragma('journal_mode', { simple: true })).to.equal('delete');
     expect(check.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all()).to.deep.equal(['invoices']);
     check.close();
+  });
+
+  it('a fresh file migrated by another connection between the header reads is still recognised: the header is one snapshot', () => {
+    // Three processes opening one fresh file raced like this in CI: one read application_id 0 before
+    // another's migration committed and the tables after it, and refused its own store as foreign.
+    const path = fresh();
+    const setup = new Database(path);
+    setup.pragma('journal_mode = WAL');
+    setup.close();
+    const reader = new Database(path);
+    const other = new Database(path);
+    let migrated = false;
+    const racing = new Proxy(reader, {
+      get(target, key) {
+        if (key === 'pragma') {
+          return (source: string, options?: Database.PragmaOptions) => {
+            const result = target.pragma(source, options);
+            if (source === 'application_id' && !migrated) {
+              migrated = true;
+              migrate(other, path);
+            }
+            return result;
+          };
+        }
+        const value = Reflect.get(target, key) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    try {
+      expect(() => assertRegentStore(racing, path)).not.to.throw();
+      expect(migrated).to.equal(true);
+      expect(assertRegentStore(reader, path)).to.deep.equal({ applicationId: APPLICATION_ID, userVersion: SCHEMA_VERSION, tables: 2 });
+    } finally {
+      reader.close();
+      other.close();
+    }
   });
 
   it('a store written by a newer schema version is refused with StoreUnavailable', async () => {

@@ -48,11 +48,17 @@ interface Header {
   tables: number;
 }
 
-const readHeader = (db: Database.Database): Header => ({
-  applicationId: Number(db.pragma('application_id', { simple: true })),
-  userVersion: Number(db.pragma('user_version', { simple: true })),
-  tables: Number(db.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().get()),
-});
+/**
+ * The three reads run in one read transaction, so they see one snapshot. Read one by one, a process
+ * opening a fresh file while another migrates it could see application_id 0 from before that commit
+ * and the tables from after it, and refuse its own store as a foreign database.
+ */
+export const readHeader = (db: Database.Database): Header =>
+  db.transaction(() => ({
+    applicationId: Number(db.pragma('application_id', { simple: true })),
+    userVersion: Number(db.pragma('user_version', { simple: true })),
+    tables: Number(db.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().get()),
+  }))();
 
 /** Throws StoreUnavailable unless the file is empty or a Regent store this build can read. */
 export const assertRegentStore = (db: Database.Database, location: string): Header => {
