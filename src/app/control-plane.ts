@@ -12,7 +12,6 @@
  * was decided under, and the engine refuses to append or start an effect outside an unexpired term.
  */
 import { hostname } from 'node:os';
-import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/port.js';
@@ -43,7 +42,7 @@ import { LeaderElector } from '../kube/leader/elector.js';
 import { EmbeddedLeaseBackend } from '../kube/embedded/lease.js';
 import { EmbeddedResourceSource } from '../kube/embedded/store.js';
 import type { LeaseBackend } from '../kube/leader/lease.js';
-import { applyManifests } from '../kube/cli/manifests.js';
+import { applyFirstStartExamples } from './first-start-examples.js';
 import { KINDS, type KindName } from '../resources/index.js';
 import type { Logger } from '../log/logger.js';
 import { describeError } from '../log/logger.js';
@@ -360,6 +359,10 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
           if (changed) wakeIdentitiesOf(object.metadata.namespace ?? 'default', object.metadata.name);
         } else if (kind === 'Identity') {
           if (changed) identities.enqueue(key);
+          // its status changed (realized, rotated): the Networks waiting on it go now, not at their next retry
+          for (const network of informers.Network?.list() ?? []) {
+            if ((network.metadata.namespace ?? 'default') === (object.metadata.namespace ?? 'default') && (network.spec as { identityRef?: { name?: string } }).identityRef?.name === object.metadata.name) networks.enqueue(keyOf(network));
+          }
         } else if (kind === 'Network') {
           if (changed) networks.enqueue(key);
           wakeServersOn(object.metadata.name);
@@ -442,21 +445,10 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     }
 
     if (options.examples) {
-      const { dir, explicit } = options.examples;
-      const empty = (await Promise.all(KIND_NAMES.map((k) => source.list(k)))).every((l) => l.items.length === 0);
-      // Examples create servers: never in a cloud the operator configured unless asked by name.
-      const ownSimulator = target.simulator !== undefined && !options.openstack;
-      if (empty && (explicit || ownSimulator)) {
-        // With its own simulator, the simulator stands for region-one (processRegionName): the example
-        // Region (which names a real Keystone) would override it.
-        const skip = ownSimulator && !explicit ? new Set(['region.yaml']) : new Set<string>();
-        for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml') && !skip.has(f)).sort()) {
-          const outcomes = await applyManifests(source, readFileSync(join(dir, file), 'utf8'));
-          logger.info('applied example', { file, objects: outcomes.map((o) => `${o.kind}/${o.name}`) });
-        }
-      } else if (empty) {
-        logger.info('examples not applied: the cloud is not the built-in simulator (pass --examples <dir> to apply them anyway)', { dir, openstack: target.description });
-      }
+      await applyFirstStartExamples({
+        ...options.examples, source, target, logger, cancel, regionName: processRegionName,
+        ownSimulator: target.simulator !== undefined && !options.openstack,
+      });
     }
 
     if (lease) {

@@ -94,9 +94,10 @@ describe('deploy: RBAC least privilege', () => {
 
     it('the examples path (apply: get, create, update) runs only with --examples, and every Deployment passes --no-examples', () => {
       const plane = read('src/app/control-plane.ts');
-      expect([...plane.matchAll(/import \{([^}]*)\} from '\.\.\/kube\/cli\/manifests\.js'/g)].map((m) => m[1]!.trim()), EXAMPLES_ONLY).to.deep.equal(['applyManifests']);
-      expect(plane.split('applyManifests(').length - 1, 'applyManifests is called once, in the examples block').to.equal(1);
-      expect(plane.slice(plane.indexOf('if (options.examples)'))).to.include('applyManifests(');
+      expect([...plane.matchAll(/import \{([^}]*)\} from '\.\/first-start-examples\.js'/g)].map((m) => m[1]!.trim()), EXAMPLES_ONLY).to.deep.equal(['applyFirstStartExamples']);
+      expect(plane.split('applyFirstStartExamples(').length - 1, 'applyFirstStartExamples is called once, in the examples block').to.equal(1);
+      expect(plane.slice(plane.indexOf('if (options.examples)'))).to.include('applyFirstStartExamples(');
+      expect(plane, 'the control plane writes resources only through the examples module').to.not.match(/\bapplyManifests\(|\bregisterRegion\(/);
       expect(containerArgs(only(loadManifests(), 'Deployment'))).to.include('--no-examples');
       expect(containerArgs(only(loadChartObjects(), 'Deployment'))).to.include('--no-examples');
     });

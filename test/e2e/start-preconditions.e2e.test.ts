@@ -135,4 +135,20 @@ describe('e2e: examples go only to the built-in simulator (issue 10, item 12)', 
     expect((await plane.source.list('Server')).items.map((s) => s.metadata.name).sort()).to.deep.equal(['web-1', 'web-2']);
     await plane.stop();
   });
+
+  it('with the built-in simulator, region-one is registered in it (managed domain, credentials in a Secret) and the example servers run in acme-web\'s own project', async () => {
+    const plane = await startWith(false, {});
+    const sim = plane.openstack.simulator!;
+    const region = await plane.source.get('Region', 'default', 'region-one');
+    expect((region?.spec as { openstack: { endpoint: string; domainID?: string } }).openstack).to.include({ endpoint: `${sim.url}/identity/v3` });
+    expect((region?.spec as { openstack: { domainID?: string } }).openstack.domainID).to.be.a('string');
+    expect((await plane.source.secrets.get('default', 'region-one-credentials'))?.data).to.have.keys('application_credential_id', 'application_credential_secret');
+    const deadline = Date.now() + 30_000;
+    const serverOf = async () => ((await plane.source.get('Server', 'default', 'web-2'))?.status as { serverID?: string } | undefined)?.serverID;
+    while (!(await serverOf()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const project = ((await plane.source.get('Identity', 'default', 'acme-web'))?.status as { openstack?: { projectID?: string } } | undefined)?.openstack?.projectID;
+    sim.control.sim.settle();
+    expect(sim.control.sim.nova.servers.get((await serverOf()) as string)?.projectId).to.equal(project);
+    await plane.stop();
+  });
 });

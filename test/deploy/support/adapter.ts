@@ -179,8 +179,11 @@ export const portCallsInAdapter = (): Record<string, string[]> => {
 // What the control plane reaches
 
 const ADAPTERS = ['src/kube/kubernetes/', 'src/kube/embedded/'];
-/** Imported by the control plane only for `--examples` (applyManifests); the Deployment passes --no-examples. */
-export const EXAMPLES_ONLY = 'src/kube/cli/manifests.ts';
+/**
+ * Imported by the control plane only for its examples (applyFirstStartExamples: applyManifests, and the
+ * built-in simulator's region registration); the Deployment passes --no-examples.
+ */
+export const EXAMPLES_ONLY = 'src/app/first-start-examples.ts';
 
 const resolveImport = (from: string, spec: string): string | undefined => {
   const base = resolve(dirname(join(ROOT, from)), spec);
@@ -213,8 +216,8 @@ export const importClosure = (entry: string, stopAt: readonly string[] = ADAPTER
 export const portCallsOfControlPlane = (): Map<string, string[]> => {
   const methods = new Set(Object.keys(PORT_CALLS).filter((k) => !k.startsWith('lease.') && !k.startsWith('secrets.')));
   const calls = new Map<string, string[]>();
-  // Not followed into the examples path: what only manifests.ts imports (e.g. cli/secrets.ts, a Secret
-  // document of an example) runs only with --examples.
+  // Not followed into the examples path: what only first-start-examples.ts imports (manifests.ts,
+  // cli/secrets.ts for a Secret document of an example, the region registration) runs only with examples.
   for (const file of importClosure('src/app/control-plane.ts', [...ADAPTERS, EXAMPLES_ONLY])) {
     if (ADAPTERS.some((prefix) => file.startsWith(prefix)) || file === EXAMPLES_ONLY) continue;
     const code = src(file).replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');

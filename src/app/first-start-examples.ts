@@ -1,0 +1,63 @@
+/**
+ * The example manifests applied on a first start (an empty resource store).
+ *
+ * The only code path of the control plane that writes resources (apply: get, create, update) and
+ * registers a region: it runs only with examples (`regent start` by default, never the Deployment,
+ * which passes --no-examples), so the RBAC the control plane is granted does not cover it
+ * (test/deploy/rbac.test.ts follows the control plane's imports but not this module's).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { applyManifests } from '../kube/cli/manifests.js';
+import type { ResourceSource } from '../kube/port.js';
+import { KINDS, type KindName } from '../resources/index.js';
+import { registerRegion } from '../provider/regions/register.js';
+import { cloudFromYaml } from '../openstack/keystone/clouds-config.js';
+import { connect, connectAsUser } from '../openstack/session.js';
+import type { CancelScope } from '../openstack/cancel.js';
+import type { Logger } from '../log/logger.js';
+import type { OpenStackTarget } from './openstack-target.js';
+
+export interface FirstStartExamples {
+  dir: string;
+  /** `--examples <dir>`: apply them to any cloud. Otherwise only to the simulator Regent started itself. */
+  explicit: boolean;
+  source: ResourceSource;
+  target: OpenStackTarget;
+  /** True when the simulator is Regent's own (not one a test passed in). */
+  ownSimulator: boolean;
+  /** The Region name the built-in simulator is registered as (the one the examples name). */
+  regionName: string;
+  logger: Logger;
+  cancel: CancelScope;
+}
+
+const KIND_NAMES = KINDS.map((definition) => definition.kind as KindName);
+
+export const applyFirstStartExamples = async (options: FirstStartExamples): Promise<void> => {
+  const { dir, explicit, source, target, ownSimulator, logger, cancel } = options;
+  const empty = (await Promise.all(KIND_NAMES.map((k) => source.list(k)))).every((l) => l.items.length === 0);
+  if (!empty) return;
+  // Examples create servers: never in a cloud the operator configured unless asked by name.
+  if (!explicit && !ownSimulator) {
+    logger.info('examples not applied: the cloud is not the built-in simulator (pass --examples <dir> to apply them anyway)', { dir, openstack: target.description });
+    return;
+  }
+  // With its own simulator Regent registers the region in it, as an operator would with
+  // `regent region register` (a managed domain, credentials in a Secret, the Region resource), so the
+  // example Identity gets its own project; the example Region names a real Keystone instead.
+  const skip = new Set<string>();
+  if (ownSimulator && !explicit && target.simulator) {
+    const adminCloud = cloudFromYaml(target.simulator.cloudsYaml(), 'sim-admin', 'the simulator');
+    const report = await registerRegion(
+      { name: options.regionName, cloud: adminCloud, endpoint: adminCloud.authUrl, dryRun: false },
+      { source, connect: (cloud) => connect(cloud, { logger, cancel }), connectAsUser: (cloud, login) => connectAsUser(cloud, login, { logger, cancel }) },
+    );
+    logger.info('registered the example region in the built-in simulator', { region: `${report.region.namespace}/${report.region.name}`, domain: report.domain.name });
+    skip.add('region.yaml');
+  }
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml') && !skip.has(f)).sort()) {
+    const outcomes = await applyManifests(source, readFileSync(join(dir, file), 'utf8'));
+    logger.info('applied example', { file, objects: outcomes.map((o) => `${o.kind}/${o.name}`) });
+  }
+};
