@@ -11,6 +11,12 @@
  * | spec refused | False / InvalidSpec | Error |
  * | deleting | False / Deleting (the Identities that still name it) | Deleting |
  *
+ * | SpecRealized | True / AllFieldsRealized; False / FieldsNotImplemented naming each set field Regent does not act on yet |
+ *
+ * The inventory settings (defaultArchitecture, compute, network, blockStorage) are accepted and kept, but
+ * no controller reads them yet: SpecRealized names each one that is set, so they are never silently
+ * dropped behind Available=True.
+ *
  * observedGeneration is the generation the last pass decided on.
  */
 import type { RegionContext } from '../machines/region-connection.js';
@@ -44,8 +50,27 @@ const availability = (context: RegionContext | undefined, endpoint: string): { c
     : available('True', 'Provisioned', `${who}; no managed domain: Identities use the region credentials' own project (regent region register creates one)`, 'Ready');
 };
 
-export const renderRegionResource = (input: { context: RegionContext | undefined; endpoint: string; at: string; previous?: RegionResourceStatus }): RegionResourceStatus => {
+/** The spec.openstack settings no controller acts on yet (the inventory issue will). */
+const NOT_ACTED_ON = ['defaultArchitecture', 'compute', 'network', 'blockStorage'] as const;
+
+export const unrealizedRegionFields = (openstack: Readonly<Record<string, unknown>> | undefined): string[] =>
+  NOT_ACTED_ON.filter((key) => openstack?.[key] !== undefined).map((key) => `spec.openstack.${key}`);
+
+const specRealized = (unrealized: readonly string[]): ConditionInput =>
+  unrealized.length === 0
+    ? { type: 'SpecRealized', status: 'True', reason: 'AllFieldsRealized', message: 'Regent acts on every field of the spec' }
+    : { type: 'SpecRealized', status: 'False', reason: 'FieldsNotImplemented', message: unrealized.map((f) => `${f}: accepted, not acted on yet (no inventory export)`).join('; ') };
+
+export const renderRegionResource = (input: {
+  context: RegionContext | undefined;
+  endpoint: string;
+  /** The Region's spec.openstack, for the settings Regent does not act on yet. */
+  openstack?: Readonly<Record<string, unknown>>;
+  at: string;
+  previous?: RegionResourceStatus;
+}): RegionResourceStatus => {
   const { condition, phase } = availability(input.context, input.endpoint);
   const observedGeneration = input.context?.decidedGeneration ?? 0;
-  return { observedGeneration, phase, conditions: mergeConditions(input.previous?.conditions, [condition], observedGeneration, input.at) };
+  const conditions = [condition, specRealized(unrealizedRegionFields(input.openstack))];
+  return { observedGeneration, phase, conditions: mergeConditions(input.previous?.conditions, conditions, observedGeneration, input.at) };
 };

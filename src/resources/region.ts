@@ -86,6 +86,8 @@ export const OpenStackRegionSettings = struct(
   {
     /** The managed Keystone domain that holds per-Identity projects and users. */
     domainID: DisplayName,
+    /** The roles every Identity's user is granted on its project (default manager, member, load-balancer_member). */
+    managedRoles: list('ManagedRoles', DisplayName, { minItems: 1, maxItems: 16, listType: 'set' }),
     defaultArchitecture: enumOf('Architecture', ['x86_64', 'aarch64']),
     compute: ComputeSettings,
     network: NetworkSettings,

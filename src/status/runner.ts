@@ -174,6 +174,7 @@ export class StatusRunner {
     const status = renderRegionResource({
       context: record.revision === undefined ? undefined : (record.snapshot.context as RegionContext),
       endpoint: object.spec?.openstack?.endpoint ?? '?',
+      openstack: object.spec?.openstack as Readonly<Record<string, unknown>> | undefined,
       at: record.last?.metadata.recordedAt ?? this.now(),
       previous: object.status as never,
     });

@@ -129,6 +129,28 @@ describe('regent region register (the command, against a simulator)', function (
     expectNoSecret(run);
   });
 
+  it('--roles overrides the managed roles: a role the cloud lacks is created, the Region names them as managedRoles; a later run without --roles keeps them', async () => {
+    const run = await register('--roles', 'member, creator');
+    expect({ code: run.code, err: run.err }).to.deep.equal({ code: 0, err: '' });
+    const lines = run.out.trim().split('\n');
+    const roleLines = (text: string) => text.trim().split('\n').filter((l) => /^role (?!assignment)/.test(l)).map((l) => l.replace(/ \(id [0-9a-f]+\)$/, ''));
+    expect(roleLines(run.out)).to.deep.equal(['role member: existing', 'role creator: created']);
+    expect(lines).to.include('Region default/region-one: updated');
+    const read = async () => {
+      const source = openEmbeddedSource({ path: db });
+      try {
+        return ((await source.get('Region', 'default', 'region-one'))?.spec as { openstack: { managedRoles?: string[] } }).openstack.managedRoles;
+      } finally {
+        await source.close();
+      }
+    };
+    expect(await read()).to.deep.equal(['member', 'creator']);
+    const again = await register();
+    expect(roleLines(again.out)).to.deep.equal(['role member: existing', 'role creator: existing']);
+    expect(again.out).to.match(/: nothing changed\n$/);
+    expect(await read()).to.deep.equal(['member', 'creator']);
+  });
+
   it('usage errors exit 2 with one line: a bad flag, no --cloud, an unknown cloud, an unreadable clouds file, a Region name Keystone cannot hold', async () => {
     const cases: Array<[string[], string]> = [
       [['region', 'register', '--cloud', 'sim-admin', '--bogus'], "regent: unknown option '--bogus' (run regent region register --help for usage)\n"],

@@ -25,6 +25,7 @@ describe('regions and identities (simulator)', function () {
       const available = await rig.available('Region', 'region-one');
       expect(available).to.include({ status: 'True', reason: 'Provisioned' });
       expect(available?.message).to.include(`managed domain ${rig.domainId}`);
+      expect((await rig.status('Region', 'region-one')).conditions?.find((c) => c.type === 'SpecRealized')).to.include({ status: 'True' });
     });
 
     it('a missing Secret, another Keystone in it, or refused credentials: Available=False/CredentialsInvalid, never a value', async () => {
@@ -80,6 +81,23 @@ spec: { provider: openstack, openstack: { endpoint: ${rig.sim.url}/identity/v3, 
       expect(status.openstack).to.deep.equal({ projectID: project!.id, userID: user!.id, applicationCredentialID: secret?.data.application_credential_id });
       expect(status.credentialsSecretRef).to.deep.equal({ name: identitySecretName(uid) });
       expect((await rig.available('Identity', 'acme-web'))?.status).to.equal('True');
+    });
+
+    it("the Region's managedRoles override the default roles, and a role added to them is granted to a realized identity on its next pass", async () => {
+      const rolesOf = async () => {
+        const uid = await uidOf();
+        const project = await rig.admin.identityAdmin.findProject({ domainId: rig.domainId, name: identityProjectName(uid) });
+        const user = await rig.admin.identityAdmin.findUser({ domainId: rig.domainId, name: identityUserName(uid) });
+        return (await rig.admin.identityAdmin.listRoleAssignments({ projectId: project!.id, userId: user!.id })).map((a) => a.roleName).sort();
+      };
+      await rig.applyRegion({ managedRoles: ['member', 'reader'] });
+      await rig.applyIdentity();
+      expect((await rig.realize()).at(-1)).to.deep.include({ why: 'realized' });
+      expect(await rolesOf()).to.deep.equal(['member', 'reader']);
+      await rig.applyRegion({ managedRoles: ['member', 'reader', 'load-balancer_member'] });
+      await rig.regionPass();
+      expect((await rig.realize()).at(-1)).to.deep.include({ why: 'realized' });
+      expect(await rolesOf()).to.deep.equal(['load-balancer_member', 'member', 'reader']);
     });
 
     it('secrets never enter events or logs: every stored event and log line is scanned for the password and the credential secret', async () => {

@@ -17,6 +17,7 @@ interface RegisterOptions {
   namespace: string;
   secretNamespace?: string;
   regionName?: string;
+  roles?: string;
   resources?: string;
   dryRun?: boolean;
 }
@@ -46,6 +47,7 @@ export const registerRegionCommands = (program: Command) => {
     .option('-n, --namespace <ns>', "the Region resource's namespace", 'default')
     .option('--secret-namespace <ns>', "where the credentials Secret goes (default: the Region's namespace; on Kubernetes, Regent's own namespace)")
     .option('--region-name <region>', "the OpenStack region (default: the cloud's region_name, else the only region of its catalog)")
+    .option('--roles <names>', "the roles every Identity's user is granted, comma-separated, written to the Region as managedRoles (default: manager,member,load-balancer_member)")
     .option('--resources <url>', 'resource source: embedded:<path> (default embedded:./data/resources.db, or $REGENT_RESOURCES) | kubernetes[:<context>]')
     .option('--dry-run', 'print what would be created, and create nothing')
     .action(async (options: RegisterOptions) => runRegister(options));
@@ -100,6 +102,7 @@ const runRegister = async (options: RegisterOptions): Promise<void> => {
         ...(options.regionName !== undefined ? { regionName: options.regionName } : {}),
         endpoint: cloud.authUrl,
         ...(options.secretNamespace !== undefined ? { secretNamespace: options.secretNamespace } : {}),
+        ...(options.roles !== undefined ? { roles: options.roles.split(',').map((r) => r.trim()) } : {}),
         dryRun: options.dryRun === true,
       },
       {

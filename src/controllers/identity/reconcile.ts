@@ -71,7 +71,8 @@ export const reconcileIdentity = async (deps: IdentityControllerDeps, namespace:
   const region: Region = connection.region;
   const domainId = region.spec.openstack.domainID;
   const secret = { namespace: deps.connections.secretNamespaceFor(namespace), name: identitySecretName(uid) };
-  const roles = DEFAULT_IDENTITY_ROLES;
+  // the Region may override the managed roles (spec.openstack.managedRoles)
+  const roles = region.spec.openstack.managedRoles ?? DEFAULT_IDENTITY_ROLES;
   let observed: IdentityObservation;
   try {
     observed = domainId

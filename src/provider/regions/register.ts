@@ -100,7 +100,10 @@ export interface RegistrationInput {
   regionName?: string;
   /** The Keystone v3 endpoint the Region names (the cloud's auth URL). */
   endpoint: string;
-  /** The managed roles an Identity's user is granted (default DEFAULT_IDENTITY_ROLES). */
+  /**
+   * The managed roles an Identity's user is granted, written to the Region as `managedRoles` (default:
+   * those the existing Region names, else DEFAULT_IDENTITY_ROLES).
+   */
   roles?: readonly string[];
   /** Where the credentials Secret goes (default the Region's namespace). */
   secretNamespace?: string;
@@ -253,7 +256,9 @@ type StoredCredential =
 
 export const registerRegion = async (input: RegistrationInput, deps: RegistrationDeps): Promise<RegistrationReport> => {
   const namespace = input.namespace ?? 'default';
-  const roles = input.roles ?? DEFAULT_IDENTITY_ROLES;
+  // The roles given, else those an existing Region already names, else the defaults.
+  const named = input.roles === undefined ? ((await deps.source.get('Region', namespace, input.name)) as Region | undefined)?.spec.openstack.managedRoles : undefined;
+  const roles = input.roles ?? named ?? DEFAULT_IDENTITY_ROLES;
   checkInput(input, namespace, roles);
   const dry = input.dryRun;
   const names = registrationNames(input.name);
@@ -446,6 +451,8 @@ export const registerRegion = async (input: RegistrationInput, deps: Registratio
           region: regionName,
           credentialsSecretRef: { name: names.secret, namespace: secretNamespace },
           domainID: domain.id,
+          // written only when asked for: a Region without it grants the defaults
+          ...(input.roles !== undefined ? { managedRoles: [...input.roles] } : {}),
         },
       }
     : undefined;

@@ -27,5 +27,8 @@ export const regionCases: AgreementCase[] = [
   { title: 'one bound alone is valid', object: os((o) => (o.blockStorage = { volumeClasses: { metadata: [{ id: IMAGE_ID, maxCapacityGiB: 5 }] } })), expect: 'valid' },
   { title: 'volume class selector IDs are Cinder volume type UUIDs', object: os((o) => (o.blockStorage = { volumeClasses: { selector: { ids: ['fast'] } } })), expect: ['spec.openstack.blockStorage.volumeClasses.selector.ids[0]'] },
   { title: 'a capacity given as a string is a type error', object: os((o) => (o.blockStorage = { volumeClasses: { metadata: [{ id: IMAGE_ID, maxCapacityGiB: '5' }] } })), expect: ['spec.openstack.blockStorage.volumeClasses.metadata[0].maxCapacityGiB'] },
+  { title: 'managed roles name at least one role', object: os((o) => (o.managedRoles = [])), expect: ['spec.openstack.managedRoles'] },
+  { title: 'managed roles do not repeat (a set)', object: os((o) => (o.managedRoles = ['member', 'member'])), expect: ['spec.openstack.managedRoles[1]'] },
+  { title: 'managed roles override the defaults', object: os((o) => (o.managedRoles = ['member', 'creator'])), expect: 'valid' },
   { title: 'a status with conditions is valid', object: { ...base, status: { phase: 'Ready', conditions: [condition('Available')] } }, expect: 'valid' },
 ];

@@ -1,0 +1,33 @@
+/** A Region's status (projections/region-status.ts): the settings Regent does not act on yet are named. */
+import { expect } from 'chai';
+import { renderRegionResource, unrealizedRegionFields } from '../../projections/region-status.js';
+import type { RegionContext } from '../../machines/region-connection.js';
+
+const connected = {
+  decidedGeneration: 1,
+  dependents: null,
+  specProblems: null,
+  problem: null,
+  connection: { secretVersion: 'v1', projectId: 'p', userId: 'u', domainId: 'd' },
+} as unknown as RegionContext;
+
+const conditionOf = (type: string, openstack?: Record<string, unknown>) =>
+  renderRegionResource({ context: connected, endpoint: 'http://127.0.0.1:5000/v3', ...(openstack ? { openstack } : {}), at: '2026-12-01T00:00:00Z' }).conditions.find((c) => c.type === type);
+
+describe('Region status', () => {
+  it('a Region with only its connection settings: SpecRealized=True', () => {
+    const openstack = { endpoint: 'http://127.0.0.1:5000/v3', region: 'RegionOne', credentialsSecretRef: { name: 's' }, domainID: 'd', managedRoles: ['member'] };
+    expect(unrealizedRegionFields(openstack)).to.deep.equal([]);
+    expect(conditionOf('SpecRealized', openstack)).to.include({ status: 'True', reason: 'AllFieldsRealized' });
+    expect(conditionOf('Available', openstack)).to.include({ status: 'True', reason: 'Provisioned' });
+  });
+
+  it('inventory settings are accepted but named in SpecRealized=False/FieldsNotImplemented, each one that is set', () => {
+    const openstack = { endpoint: 'e', region: 'r', credentialsSecretRef: { name: 's' }, compute: { placementPreflight: true }, blockStorage: {}, defaultArchitecture: 'x86_64' };
+    expect(unrealizedRegionFields(openstack)).to.deep.equal(['spec.openstack.defaultArchitecture', 'spec.openstack.compute', 'spec.openstack.blockStorage']);
+    const condition = conditionOf('SpecRealized', openstack);
+    expect(condition).to.include({ status: 'False', reason: 'FieldsNotImplemented' });
+    for (const field of ['spec.openstack.compute', 'spec.openstack.blockStorage', 'spec.openstack.defaultArchitecture']) expect(condition?.message).to.include(field);
+    expect(condition?.message).to.not.include('spec.openstack.network');
+  });
+});
