@@ -24,3 +24,5 @@ export type { NeutronClient } from './neutron/index.js';
 export type { OctaviaClient } from './octavia/index.js';
 export type { PlacementClient } from './placement.js';
 export type { IronicClient, IronicNodeObservation } from './ironic.js';
+export type { KeystoneAdminClient } from './keystone/admin/index.js';
+export { connectAsUser } from './session.js';
