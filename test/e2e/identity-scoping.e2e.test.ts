@@ -60,7 +60,7 @@ spec:
 `);
     await applyManifests(plane.source, [tenant('tenant-a', 'net-a'), tenant('tenant-b', 'net-b'), serverManifest('srv-a', SEED.images.cirros), serverManifest('srv-b', SEED.images.cirros).replace('networkID: net-a', 'networkID: net-b')].join('---\n'));
     const serverId = async (name: string) => ((await plane?.source.get('Server', 'default', name))?.status as { serverID?: string; phase?: string } | undefined);
-    await until('both servers run', async () => (await serverId('srv-a'))?.phase === 'Running' && (await serverId('srv-b'))?.phase === 'Running', 30_000);
+    await until('both servers run', async () => (await serverId('srv-a'))?.phase === 'Running' && (await serverId('srv-b'))?.phase === 'Running', 60_000);
     const projectOf = async (identity: string) => ((await plane?.source.get('Identity', 'default', identity))?.status as { openstack?: { projectID?: string } } | undefined)?.openstack?.projectID;
     const [projectA, projectB] = [await projectOf('tenant-a'), await projectOf('tenant-b')];
     expect(projectA).to.be.a('string').and.not.equal(projectB);
