@@ -36,6 +36,17 @@ const cell = (value: unknown, type: string, now: Date): string => {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 };
 
+/** Rows under a header, each column as wide as its widest cell plus three spaces (kubectl's layout). */
+export const alignColumns = (header: readonly string[], rows: readonly (readonly string[])[]): string => {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd((widths[i] ?? 0) + 3)))
+      .join('')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+};
+
 export const formatTable = <K extends KindName>(kind: K, objects: readonly ObjectOf<K>[], options: TableOptions = {}): string => {
   if (objects.length === 0) return 'No resources found.';
   const now = options.now ?? new Date();
@@ -46,13 +57,7 @@ export const formatTable = <K extends KindName>(kind: K, objects: readonly Objec
     o.metadata.name,
     ...columns.map((c) => cell(evaluateJsonPath(o, c.jsonPath)[0], c.type, now)),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]): string =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd((widths[i] ?? 0) + 3)))
-      .join('')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
+  return alignColumns(header, rows);
 };
 
 /** One object as itself; several as a kubectl-style `List`. */

@@ -11,7 +11,7 @@ import type { FieldError } from '../../resources/index.js';
 import { Invalid, NotFound } from '../errors.js';
 import type { ResourceSource } from '../port.js';
 import { secretErrors, storedLabels, type SecretSummary } from '../secrets.js';
-import { formatAge, type OutputFormat } from './output.js';
+import { alignColumns, formatAge, type OutputFormat } from './output.js';
 
 /** A Secret document, decoded: what put stores. */
 export interface SecretDocument {
@@ -148,11 +148,5 @@ export const formatSecrets = (secrets: readonly SecretSummary[], format: OutputF
   const now = options.now ?? new Date();
   const header = [...(options.showNamespace ? ['NAMESPACE'] : []), 'NAME', 'KEYS', 'AGE'];
   const rows = secrets.map((s) => [...(options.showNamespace ? [s.namespace] : []), s.name, s.keys.join(',') || '<none>', formatAge(s.createdAt, now)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]): string =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd((widths[i] ?? 0) + 3)))
-      .join('')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
+  return alignColumns(header, rows);
 };
