@@ -1,0 +1,208 @@
+/**
+ * Issue 11 end to end on the real cloud: `regent region register` (registerRegion) from the sandbox's admin
+ * cloud registers a Region straight into a running control plane's resource source, and one Server of an
+ * Identity in that Region runs through the whole control plane (startControlPlane: informers, controllers,
+ * engine, monitor, status runner) on that identity's own credentials: Nova records the server in the
+ * identity's project (in the Region's managed domain), not in the project of the cloud the process was given
+ * (the demo tenant, standing for Region `default` only), and the demo tenant cannot see it. Deleting the
+ * Server, the Network and the Identity through the resource source removes the Nova server, the Neutron
+ * network and the identity's Keystone project and user.
+ *
+ * The image is a public one the admin uploads: the fixture images are the demo tenant's (private by default),
+ * so the identity's project could not boot them. Everything is registered for deletion as soon as it exists
+ * (the server by name across tenants, the network by its deterministic name, the Region's domain, which takes
+ * the identity's project, user and credential).
+ */
+import { expect } from 'chai';
+import { startControlPlane, type ControlPlane } from '../../src/app/control-plane.js';
+import { applyManifests } from '../../src/kube/cli/manifests.js';
+import { connect, connectAsUser, type OpenStackSession } from '../../src/openstack/session.js';
+import type { CloudConfig } from '../../src/openstack/keystone/clouds-config.js';
+import { identityProjectName, identityUserName } from '../../src/provider/identity/names.js';
+import { networkName } from '../../src/provider/networks.js';
+import { registerRegion, type RegistrationReport } from '../../src/provider/regions/register.js';
+import { realRun, type Fixtures, type RealRun } from './support/run.js';
+import { sleep, waitFor } from './support/wait.js';
+
+interface Condition { type: string; status: string; reason: string; message: string }
+interface Status { phase?: string; serverID?: string; conditions?: Condition[]; openstack?: { projectID?: string; userID?: string } }
+
+type Kind = 'Region' | 'Identity' | 'Network' | 'Server';
+const ns = 'default';
+const WAIT_MS = 180_000;
+
+/** Polls until `probe` answers something truthy; the error names `what` and the last thing seen. */
+const until = async <T>(what: string, probe: () => Promise<T | undefined | false>, seen: () => Promise<unknown> = async () => undefined, timeoutMs = WAIT_MS): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(await seen())}`);
+    await sleep(500);
+  }
+};
+
+describe("issue 11 on the real cloud: a registered Region, one Identity's Server through the control plane on its credentials", function () {
+  let run: RealRun;
+  let fx: Fixtures;
+  let admin: OpenStackSession;
+  let adminCloud: CloudConfig;
+  let plane: ControlPlane | undefined;
+  let imageId: string;
+  let regionName: string;
+  let report: RegistrationReport;
+  let identityName: string;
+  let networkResource: string;
+  let serverName: string;
+  let identityUid: string;
+  let networkUid: string;
+  let serverId: string;
+  let projectId: string;
+  let userId: string;
+
+  const statusOf = async (kind: Kind, name: string): Promise<Status | undefined> => (await plane?.source.get(kind, ns, name))?.status as Status | undefined;
+  const available = async (kind: Kind, name: string): Promise<Condition | undefined> => (await statusOf(kind, name))?.conditions?.find((c) => c.type === 'Available');
+  const availableTrue = (kind: Kind, name: string) =>
+    until(`${kind} ${name} Available=True`, async () => ((await available(kind, name))?.status === 'True' ? statusOf(kind, name) : undefined), () => statusOf(kind, name));
+  const gone = (kind: Kind, name: string) =>
+    until(`${kind} ${name} gone (its finalizer released)`, async () => (await plane?.source.get(kind, ns, name)) === undefined, async () => (await plane?.source.get(kind, ns, name))?.metadata);
+
+  before(async function () {
+    run = await realRun();
+    if (run.target.adminCloud === undefined || run.admin === undefined) this.skip();
+    adminCloud = run.target.adminCloud;
+    admin = run.admin;
+    fx = await run.fixtures();
+
+    // a public image, so the identity's project can boot it (the fixtures are the demo tenant's, private)
+    const imageName = run.name('identity-image');
+    const image = await admin.glance.createImage({ name: imageName, diskFormat: 'raw', containerFormat: 'bare', visibility: 'public' });
+    imageId = image.id;
+    run.cleanup.add(`image ${imageName}`, () => admin.glance.deleteImage(image.id));
+    await admin.glance.uploadImageData(image.id, Buffer.from(`regent ${run.prefix} identity image`));
+    await waitFor('identity image active', () => admin.glance.getImage(image.id), (i) => i.status.kind === 'value' && i.status.value === 'active', { timeoutMs: 30_000 });
+
+    plane = await startControlPlane({
+      storeUrl: 'memory:',
+      resourcesUrl: 'embedded::memory:',
+      logger: run.logger,
+      port: 0,
+      monitorIntervalMs: 1_000,
+      // the process's own cloud (the demo tenant) stands for Region `default` only; the registered Region is a resource
+      openstack: { cloud: run.target.tenantCloud, description: `cloud ${process.env.OS_CLOUD ?? run.target.tenantCloud.authUrl} (real OpenStack)` },
+      processRegionName: 'default',
+      lease: { durationMs: 5_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 },
+    });
+    await until('leadership', async () => plane?.isLeader(), undefined, 30_000);
+
+    regionName = run.name('idsrv');
+    identityName = run.name('identity');
+    networkResource = run.name('net');
+    serverName = run.name('identity-srv');
+  });
+  after(async () => {
+    await plane?.stop();
+  });
+
+  it("registers a Region from the admin cloud into the control plane's resource source; the control plane connects it (Available=True)", async () => {
+    const source = plane!.source;
+    report = await registerRegion({ name: regionName, cloud: adminCloud, endpoint: adminCloud.authUrl, dryRun: false }, {
+      source,
+      connect: (cloud) => connect(cloud, { logger: run.logger }),
+      connectAsUser: (cloud, login) => connectAsUser(cloud, login, { logger: run.logger }),
+      // registered for deletion the moment Keystone has it: the domain takes the identity's project, user and credential
+      onStep: (step) => {
+        if (step.outcome !== 'created' || step.id === undefined) return;
+        const id = step.id;
+        if (step.what === 'domain') run.cleanup.add(`domain ${step.name}`, () => admin.identityAdmin.deleteDomain(id));
+        if (step.what === 'role') run.cleanup.add(`role ${step.name}`, async () => void (await admin.http('identity').delete(`/roles/${id}`)));
+      },
+    });
+    expect(report.steps.find((s) => s.what === 'domain')?.outcome).to.equal('created');
+    expect(report.steps.find((s) => s.what === 'Region')).to.deep.include({ outcome: 'created', name: `${ns}/${regionName}` });
+    expect(report.domain.id).to.be.a('string');
+    const condition = (await availableTrue('Region', regionName))?.conditions?.find((c) => c.type === 'Available');
+    expect(condition?.message).to.include(`managed domain ${report.domain.id}`);
+  });
+
+  it("an Identity in that Region, its Network and a Server: the Identity is realized in the managed domain, the Network and the Server are created on the identity's credentials (Available=True, ACTIVE)", async () => {
+    const source = plane!.source;
+    await applyManifests(source, `apiVersion: regent.dev/v1alpha1
+kind: Identity
+metadata: { name: ${identityName} }
+spec: { regionRef: { name: ${regionName} }, organizationID: acme, projectID: web }
+---
+apiVersion: regent.dev/v1alpha1
+kind: Network
+metadata: { name: ${networkResource} }
+spec: { identityRef: { name: ${identityName} }, prefix: 198.51.100.0/24 }
+`);
+    identityUid = (await source.get('Identity', ns, identityName))!.metadata.uid;
+    networkUid = (await source.get('Network', ns, networkResource))!.metadata.uid;
+    // deleted newest first: the server (any project) before its network
+    run.cleanup.add(`network ${networkName(networkUid)}`, async () => {
+      const found = await admin.neutron.lookupNetworkByName(networkName(networkUid));
+      if (found) await admin.neutron.deleteNetwork(found.id);
+    });
+    run.cleanup.add(`server ${serverName}`, async () => {
+      const found = await admin.nova.lookupServerByName(serverName, { all_tenants: true });
+      if (found) await run.deleteServerAndWait(admin, found.id);
+    }, 'servers');
+    await applyManifests(source, `apiVersion: regent.dev/v1alpha1
+kind: Server
+metadata: { name: ${serverName} }
+spec:
+  name: ${serverName}
+  image: { id: ${imageId} }
+  flavor: { name: ${fx.flavorName} }
+  networkID: ${networkResource}
+  sshInjection: none
+`);
+
+    const identity = await availableTrue('Identity', identityName);
+    projectId = identity!.openstack!.projectID!;
+    userId = identity!.openstack!.userID!;
+    const project = await admin.identityAdmin.findProject({ domainId: report.domain.id!, name: identityProjectName(identityUid) });
+    expect(project?.id, "the identity's project, found by name in the managed domain").to.equal(projectId);
+    expect((await admin.identityAdmin.findUser({ domainId: report.domain.id!, name: identityUserName(identityUid) }))?.id).to.equal(userId);
+
+    await availableTrue('Network', networkResource);
+    const network = await admin.neutron.findNetworkByName(networkName(networkUid));
+    expect(network.project_id, "the Neutron network is the identity project's").to.equal(projectId);
+
+    const server = await until('Server Running with Available=True', async () => {
+      const s = await statusOf('Server', serverName);
+      return s?.phase === 'Running' && s.conditions?.find((c) => c.type === 'Available')?.status === 'True' && s;
+    }, () => statusOf('Server', serverName));
+    serverId = server.serverID!;
+    expect(serverId).to.match(/^[0-9a-f-]{36}$/);
+    const active = await run.waitActive(serverId, admin);
+    expect(active.status).to.deep.equal({ kind: 'value', value: 'ACTIVE' });
+    expect(active.addresses.kind === 'value' && active.addresses.value[0]?.network).to.equal(networkName(networkUid));
+  });
+
+  it("Nova's record: the server belongs to the identity's project, not the demo tenant's; the demo tenant cannot see it", async () => {
+    const nova = await admin.nova.getServer(serverId);
+    expect(nova.name).to.equal(serverName);
+    expect(nova.projectId, "tenant_id is the identity's project").to.deep.equal({ kind: 'value', value: projectId });
+    expect(projectId).to.not.equal(run.tenant.projectId);
+    expect((await admin.nova.lookupServerByName(serverName, { all_tenants: true }))?.id).to.equal(serverId);
+    expect(await run.tenant.nova.lookupServerByName(serverName), 'the demo tenant cannot see it by name').to.equal(undefined);
+  });
+
+  it('deleting the Server, the Network and the Identity through the resource source: their finalizers released; the Nova server, the Neutron network and the Keystone project and user gone', async () => {
+    const source = plane!.source;
+    await source.delete('Server', ns, serverName);
+    await gone('Server', serverName);
+    await until('the Nova server gone', async () => (await admin.nova.lookupServerByName(serverName, { all_tenants: true })) === undefined);
+
+    await source.delete('Network', ns, networkResource);
+    await gone('Network', networkResource);
+    await until('the Neutron network gone', async () => (await admin.neutron.lookupNetworkByName(networkName(networkUid))) === undefined);
+
+    await source.delete('Identity', ns, identityName);
+    await gone('Identity', identityName);
+    expect(await admin.identityAdmin.findProject({ domainId: report.domain.id!, name: identityProjectName(identityUid) })).to.equal(undefined);
+    expect(await admin.identityAdmin.findUser({ domainId: report.domain.id!, name: identityUserName(identityUid) })).to.equal(undefined);
+  });
+});
