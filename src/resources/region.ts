@@ -42,10 +42,22 @@ export const NetworkSettings = struct(
 
 const CapacityGiB = int('CapacityGiB', { minimum: 1, maximum: 1048576 });
 
+/** Flavors a VolumeClass may be used with; omitted, or omitted or empty ids: every flavor (unrestricted). */
+export const SupportedFlavors = struct('SupportedFlavors', {}, { ids: list('SupportedFlavorIDs', DisplayName, { maxItems: 256, listType: 'set' }) });
+
 export const VolumeClassMetadata = struct(
   'VolumeClassMetadata',
   { id: Uuid },
-  { minCapacityGiB: CapacityGiB, maxCapacityGiB: CapacityGiB, media: enumOf('VolumeMedia', ['hdd', 'ssd', 'nvme']), encrypted: bool },
+  {
+    minCapacityGiB: CapacityGiB,
+    maxCapacityGiB: CapacityGiB,
+    supportedFlavors: SupportedFlavors,
+    media: enumOf('VolumeMedia', ['hdd', 'ssd', 'nvme']),
+    /** Caps, not guaranteed reservations (openstack-provider.md). */
+    maxIOPS: int('MaxIOPS', { minimum: 1, maximum: 100000000 }),
+    maxThroughputMiBps: int('MaxThroughputMiBps', { minimum: 1, maximum: 1048576 }),
+    encrypted: bool,
+  },
   {
     rules: [
       {

@@ -1,7 +1,8 @@
 /**
  * `regent apply -f`, `regent get`, `regent delete`: desired state in the resource source, and
  * secrets in its secret store (`kind: Secret` documents; `get secrets` prints names and keys, never
- * a value; `delete secret <name>`).
+ * a value; `delete secret <name>`). `get volumeclasses` is not a stored kind: it reads each Region's
+ * exported VolumeClasses from its cloud (src/kube/cli/volume-classes.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
@@ -17,6 +18,8 @@ const kube = () => Promise.all([import('../../kube/open.js'), import('../../kube
 
 /** kubectl's names for secrets (not imported from kube/cli/secrets.ts: this module must load fast). */
 const isSecretKind = (kind: string): boolean => ['secret', 'secrets'].includes(kind.toLowerCase());
+/** The names of Region-exported VolumeClasses (kube/cli/volume-classes.ts isVolumeClassKind; not imported, same reason). */
+const isVolumeClassKind = (kind: string): boolean => ['volumeclass', 'volumeclasses', 'vc'].includes(kind.toLowerCase());
 
 /**
  * `create: false` for commands that only read or remove: opening a missing embedded store would
@@ -39,6 +42,21 @@ const withSource = async <T>(options: { resources?: string }, access: { create: 
 };
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** `regent get volumeclasses`: connects to each Region with its Secret (loaded on use, so the other commands start fast). */
+const getVolumeClasses = async (name: string | undefined, options: { namespace?: string; output: string; region?: string; resources?: string }): Promise<void> => {
+  const [volumeClasses, session, { createLogger }] = await Promise.all([import('../../kube/cli/volume-classes.js'), import('../../openstack/session.js'), import('../../log/logger.js')]);
+  const logger = createLogger();
+  await withSource(options, { create: false }, async (source) => {
+    const listing = await volumeClasses.getVolumeClasses(
+      source,
+      { connect: (cloud) => session.connect(cloud, { logger }) },
+      { ...(options.namespace !== undefined ? { namespace: options.namespace } : {}), ...(options.region !== undefined ? { region: options.region } : {}), ...(name !== undefined ? { name } : {}) },
+    );
+    for (const warning of listing.warnings) console.error(`Warning: ${warning}`);
+    console.log(volumeClasses.formatVolumeClasses(listing.classes, options.output as OutputFormat, { single: name !== undefined, showNamespace: options.namespace === undefined && options.region === undefined }));
+  });
+};
 
 export const registerResourceCommands = (program: Command, _globals: () => GlobalOptions) => {
   program
@@ -64,12 +82,15 @@ export const registerResourceCommands = (program: Command, _globals: () => Globa
     });
   program
     .command('get <kind> [name]')
-    .description('list resources of a kind, or show one (secrets: names and keys, never values)')
+    .description('list resources of a kind, or show one (secrets: names and keys, never values; volumeclasses: what each Region exports, read from its cloud)')
     .option('-n, --namespace <ns>', 'namespace (default: all for lists, default for one)')
     .option('-o, --output <format>', 'table | yaml | json', 'table')
+    .option('--region <name>', 'volumeclasses only: the classes of this Region (in -n, default: default)')
     .option('--resources <url>', 'resource source (see apply)')
-    .action(async (kind: string, name: string | undefined, options: { namespace?: string; output: string; resources?: string }) => {
+    .action(async (kind: string, name: string | undefined, options: { namespace?: string; output: string; region?: string; resources?: string }) => {
       if (!['table', 'yaml', 'json'].includes(options.output)) throw new UsageError(`-o ${options.output}: expected table, yaml or json`);
+      if (options.region !== undefined && !isVolumeClassKind(kind)) throw new UsageError(`--region applies to volumeclasses only, not ${kind}`);
+      if (isVolumeClassKind(kind)) return getVolumeClasses(name, options);
       const [, { getResources }, { formatObjects }, { getSecrets, formatSecrets }] = await kube();
       await withSource(options, { create: false }, async (source) => {
         if (isSecretKind(kind)) {
