@@ -41,6 +41,18 @@ describe('cinder and volume attachments over HTTP (simulator)', function () {
     expect(await demo.cinder.lookupVolumeByName(name)).to.equal(undefined);
   });
 
+  it('extends an available volume (extending → available at the new size); a shrink or an extend while extending is a 400', async () => {
+    const created = await demo.cinder.createVolume({ name: uniqueName('grow'), size: 1 });
+    await settle(sim);
+    await demo.cinder.extendVolume(created.id, 2);
+    expect((await demo.cinder.getVolume(created.id)).status).to.deep.equal({ kind: 'value', value: 'extending' });
+    expect(await rejectionOf(demo.cinder.extendVolume(created.id, 3))).to.deep.include({ status: 400 });
+    await settle(sim);
+    const grown = await demo.cinder.getVolume(created.id);
+    expect([grown.status, grown.size]).to.deep.equal([{ kind: 'value', value: 'available' }, { kind: 'value', value: 2 }]);
+    expect(await rejectionOf(demo.cinder.extendVolume(created.id, 1))).to.deep.include({ status: 400 });
+  });
+
   it('a fuzzy (substring) name filter is post-filtered to the exact name; duplicates are a ConsistencyError', async () => {
     await simApi(sim, 'POST', '/config', { cinder: { fuzzyNameFilter: true } });
     const name = uniqueName('vol');

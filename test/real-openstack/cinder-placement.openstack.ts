@@ -55,6 +55,15 @@ describe('cinder client against real Cinder', function () {
     await waitGone('deleted volume', () => cinder.getVolume(second.id));
   });
 
+  it('extend (os-extend): extending → available at the new size; a shrink is a 400', async () => {
+    const v = await volume('vol-grow');
+    await available(v.id);
+    await cinder.extendVolume(v.id, 2);
+    const grown = await waitFor('extended', () => cinder.getVolume(v.id), (x) => statusOf(x) === 'available' && x.size.kind === 'value' && x.size.value === 2);
+    expect(grown.size).to.deep.equal({ kind: 'value', value: 2 });
+    expect(await cinder.extendVolume(v.id, 1).then(() => 'accepted', (e: unknown) => e)).to.deep.include({ status: 400 });
+  });
+
   it('volume types list and show; the default type is named on new volumes', async () => {
     const types = await cinder.listVolumeTypes();
     expect(types.length).to.be.greaterThan(0);

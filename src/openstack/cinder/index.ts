@@ -2,12 +2,12 @@
 import type { HttpSession } from '../http.js';
 import type { BoundClient } from '../bind.js';
 import { bindClient } from '../bind.js';
-import { createVolume, deleteVolume, findVolumeByName, getVolume, listVolumes, lookupVolumeByName, resetVolumeStatus } from './volumes.js';
+import { createVolume, deleteVolume, findVolumeByName, getVolume, listVolumes, lookupVolumeByName, resetVolumeStatus, extendVolume } from './volumes.js';
 import { getVolumeType, listVolumeTypes } from './types.js';
 import { getAttachment, listAttachments } from './attachments.js';
 
 const cinderFunctions = {
-  listVolumes, getVolume, findVolumeByName, lookupVolumeByName, createVolume, deleteVolume, resetVolumeStatus,
+  listVolumes, getVolume, findVolumeByName, lookupVolumeByName, createVolume, deleteVolume, resetVolumeStatus, extendVolume,
   listVolumeTypes, getVolumeType, listAttachments, getAttachment,
 };
 export type CinderClient = BoundClient<typeof cinderFunctions>;
