@@ -77,8 +77,8 @@ export const deleteVolume = async (http: HttpSession, volumeId: string, options:
   await http.delete(`/volumes/${enc(volumeId)}`, { cascade: options.cascade, force: options.force });
 };
 
-// Block Storage API v3: Extend A Volume Size (os-extend Action) — POST /v3/{project_id}/volumes/{volume_id}/action.
 // Asynchronous (202): the volume goes `extending`, then back to `available` (or `error_extending`).
+// Block Storage API v3: Extend A Volume Size (os-extend Action) — POST /v3/{project_id}/volumes/{volume_id}/action
 export const extendVolume = async (http: HttpSession, volumeId: string, newSizeGiB: number): Promise<void> => {
   await http.post(`/volumes/${enc(volumeId)}/action`, { 'os-extend': { new_size: newSizeGiB } });
 };
