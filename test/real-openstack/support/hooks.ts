@@ -1,13 +1,14 @@
 /**
  * Root hooks of `npm run test:openstack` (loaded by .mocharc.openstack.json `require`):
- * - before all: open the run (connect, name prefix) and say which cloud it is;
+ * - before all: open the run (connect, name prefix) and say which cloud it is; sweep what earlier runs
+ *   left when they were killed before their cleanup (their pid is gone);
  * - after each: fault-control files back to `{}` (also after a failed test), the test's duration noted;
  * - after all: delete everything registered (newest first), sweep the prefix, print the timing summary.
  * Cleanup failures fail the run: a suite that leaks into a user's cloud is broken.
  */
 import type { Context } from 'mocha';
 import { openedRun, realRun, type TimingRecord } from './run.js';
-import { sweepPrefix } from './sweep.js';
+import { stalePrefixes, sweepPrefix } from './sweep.js';
 
 const startedAt = Date.now();
 /** Wall time is attributed to the test that ends it, so a file's figure includes its before-hooks. */
@@ -17,11 +18,17 @@ const fmt = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 export const mochaHooks = {
   async beforeAll(this: Context) {
-    this.timeout(120_000);
+    this.timeout(600_000);
     const run = await realRun();
-    lastMark = Date.now();
     console.log(`  real OpenStack: ${run.target.description}`);
     console.log(`  run prefix ${run.prefix}; client log ${run.logPath}`);
+    if (!run.target.keep) {
+      for (const prefix of await stalePrefixes(run.prefix, run.tenant, run.admin)) {
+        const swept = await sweepPrefix(prefix, run.tenant, run.admin);
+        console.log(`  swept what killed run ${prefix} left: ${swept.found.length} resources${swept.failed.length ? `; could not delete: ${swept.failed.join('; ')}` : ''}`);
+      }
+    }
+    lastMark = Date.now();
   },
 
   afterEach(this: Context) {

@@ -117,3 +117,42 @@ export const sweepPrefix = async (prefix: string, tenant: OpenStackSession, admi
   }
   return report;
 };
+
+/** `regent-ci-<pid>-<hex>`: a run's prefix, also inside `regent-<prefix>…` (region registration). */
+const RUN_PREFIX = /(?:^|^regent-)(regent-ci-(\d+)-[0-9a-f]{4})/;
+
+const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * The prefixes of earlier runs on this machine whose process is gone (killed before its after-all
+ * cleanup: Ctrl-C, a CI timeout). Their leftovers fill the project's quotas (Cinder's 413 after a few
+ * killed runs), so each run sweeps them first. A prefix whose pid is alive is another run: left alone.
+ */
+export const stalePrefixes = async (current: string, tenant: OpenStackSession, admin: OpenStackSession | undefined): Promise<string[]> => {
+  const broad = admin ?? tenant;
+  const names: Array<string | null | undefined> = [
+    ...(await listOr(() => tenant.cinder.listVolumes())).map((v) => v.name),
+    ...(await listOr(() => broad.nova.listServers({ name: '^regent-ci-', ...(admin ? { all_tenants: true } : {}) }))).map((s) => s.name),
+    ...(await listOr(() => tenant.neutron.listNetworks())).map((n) => n.name),
+    ...(await listOr(() => tenant.octavia.listLoadBalancers())).map((l) => l.name),
+    ...(await listOr(() => broad.glance.listImages())).map((i) => i.name),
+  ];
+  if (admin) {
+    const identity = admin.http('identity');
+    names.push(...(await listOr(async () => ((await identity.get('/domains')).data as { domains: Array<{ name: string }> }).domains)).map((d) => d.name));
+    names.push(...(await listOr(async () => ((await identity.get('/projects')).data as { projects: Array<{ name: string }> }).projects)).map((p) => p.name));
+  }
+  const stale = new Set<string>();
+  for (const name of names) {
+    const m = typeof name === 'string' ? RUN_PREFIX.exec(name) : null;
+    if (m && m[1] !== current && !isRunning(Number(m[2]))) stale.add(m[1]!);
+  }
+  return [...stale].sort();
+};
