@@ -62,6 +62,9 @@ describe('cinder client against real Cinder', function () {
     const grown = await waitFor('extended', () => cinder.getVolume(v.id), (x) => statusOf(x) === 'available' && x.size.kind === 'value' && x.size.value === 2);
     expect(grown.size).to.deep.equal({ kind: 'value', value: 2 });
     expect(await cinder.extendVolume(v.id, 1).then(() => 'accepted', (e: unknown) => e)).to.deep.include({ status: 400 });
+    // deleted now, not at the end of the run: the suite's volumes together are near the project's quota of 10
+    await cinder.deleteVolume(v.id);
+    await waitGone('extended volume', () => cinder.getVolume(v.id));
   });
 
   it('volume types list and show; the default type is named on new volumes', async () => {
