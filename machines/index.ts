@@ -9,7 +9,11 @@ import { serverLifecycleDefinition } from './server-lifecycle.js';
 import { networkLifecycleDefinition } from './network-lifecycle.js';
 import { identityLifecycleDefinition } from './identity-lifecycle.js';
 import { regionConnectionDefinition } from './region-connection.js';
+import { volumeLifecycleDefinition } from './volume-lifecycle.js';
+import { volumeAttachmentDefinition } from './volume-attachment.js';
 
-export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition, serverLifecycleDefinition, networkLifecycleDefinition, identityLifecycleDefinition, regionConnectionDefinition];
+export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition, serverLifecycleDefinition, networkLifecycleDefinition, identityLifecycleDefinition, regionConnectionDefinition,
+  volumeLifecycleDefinition, volumeAttachmentDefinition,
+];
 
 export const createProductRegistry = (): MachineRegistry => new MachineRegistry(productMachines);
