@@ -43,7 +43,7 @@ import { EmbeddedLeaseBackend } from '../kube/embedded/lease.js';
 import { EmbeddedResourceSource } from '../kube/embedded/store.js';
 import type { LeaseBackend } from '../kube/leader/lease.js';
 import { applyFirstStartExamples } from './first-start-examples.js';
-import { KINDS, type KindName } from '../resources/index.js';
+import { KIND_NAMES, type KindName } from '../resources/index.js';
 import type { Logger } from '../log/logger.js';
 import { describeError } from '../log/logger.js';
 import { Metrics } from '../observability/metrics.js';
@@ -115,7 +115,6 @@ const leaseFor = async (source: ResourceSource, namespace: string): Promise<Leas
   if (source instanceof kubernetes.KubernetesResourceSource) return new kubernetes.KubernetesLeaseBackend(source.kubeConfig, namespace, 'regent-controller');
   return undefined;
 };
-const KIND_NAMES = KINDS.map((definition) => definition.kind as KindName);
 
 const keyParts = (key: string): [string, string] => {
   const slash = key.indexOf('/');

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyManifests } from '../kube/cli/manifests.js';
 import type { ResourceSource } from '../kube/port.js';
-import { KINDS, type KindName } from '../resources/index.js';
+import { KIND_NAMES } from '../resources/index.js';
 import { registerRegion } from '../provider/regions/register.js';
 import { cloudFromYaml } from '../openstack/keystone/clouds-config.js';
 import { connect, connectAsUser } from '../openstack/session.js';
@@ -32,7 +32,6 @@ export interface FirstStartExamples {
   cancel: CancelScope;
 }
 
-const KIND_NAMES = KINDS.map((definition) => definition.kind as KindName);
 
 export const applyFirstStartExamples = async (options: FirstStartExamples): Promise<void> => {
   const { dir, explicit, source, target, ownSimulator, logger, cancel } = options;

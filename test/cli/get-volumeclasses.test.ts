@@ -6,7 +6,6 @@
  * lists Cinder's volume types once per Region.
  */
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,12 +14,9 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/index
 import { SEED } from '../../src/simulator/seed.js';
 import { openEmbeddedSource } from '../../src/kube/embedded/store.js';
 import { applyManifests } from '../../src/kube/cli/manifests.js';
+import { runRegent, type RegentRun } from './support/run-regent.js';
 
-interface Run {
-  code: number | null;
-  out: string;
-  err: string;
-}
+type Run = RegentRun;
 
 const MISSING = '44444444-4444-4444-a444-444444444444';
 
@@ -31,17 +27,7 @@ describe('regent get volumeclasses (the command, against a simulator)', function
   let db: string;
   let env: NodeJS.ProcessEnv;
 
-  // async: the simulator answers from this process's event loop, so the child must not block it (no spawnSync)
-  const regent = (args: string[]): Promise<Run> =>
-    new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['bin/regent.js', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, out, err }));
-    });
+  const regent = (args: string[]): Promise<Run> => runRegent(args, env);
   const get = (...args: string[]) => regent(['get', 'volumeclasses', '--resources', `embedded:${db}`, ...args]);
   const typeLists = () => sim.calls({ method: 'GET' }).filter((c) => /\/types$/.test(c.path)).length;
 

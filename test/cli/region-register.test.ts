@@ -5,19 +5,15 @@
  * --dry-run leaves behind (no mutating call, no store file), and that no secret is ever printed.
  */
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { openEmbeddedSource } from '../../src/kube/embedded/store.js';
 import { regionResourceName } from '../../src/cli/commands/region.js';
+import { runRegent, type RegentRun } from './support/run-regent.js';
 
-interface Run {
-  code: number | null;
-  out: string;
-  err: string;
-}
+type Run = RegentRun;
 
 describe('regent region register (the command, against a simulator)', function () {
   this.timeout(60_000);
@@ -27,17 +23,7 @@ describe('regent region register (the command, against a simulator)', function (
   let db: string;
   let env: NodeJS.ProcessEnv;
 
-  // async: the simulator answers from this process's event loop, so the child must not block it (no spawnSync)
-  const regent = (args: string[]): Promise<Run> =>
-    new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['bin/regent.js', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, out, err }));
-    });
+  const regent = (args: string[]): Promise<Run> => runRegent(args, env);
   const register = (...extra: string[]) => regent(['region', 'register', '--cloud', 'sim-admin', '--clouds-file', cloudsFile, '--resources', `embedded:${db}`, ...extra]);
   const mutatingCalls = () => sim.calls().filter((c) => !['GET', 'HEAD'].includes(c.method) && c.path !== '/identity/v3/auth/tokens');
   /** Everything secret this cloud knows: the seed users' passwords, the service user's, every credential secret. */
