@@ -303,12 +303,15 @@ describe('rebuild protocol against real Nova', function () {
     expect(viewOf(await run.tenant.nova.getServer(id)).status).to.equal('SHUTOFF');
   });
 
-  it('fault control is scoped by name: a failure regex for one server does not touch another rebuilt at the same time', async function () {
+  it('fault control is scoped by name: a failure regex for one server does not touch another rebuilt while it is set', async function () {
     const faults = needFaults(this);
     const [victim, bystander] = await Promise.all([managedServer('rb-scope-x'), managedServer('rb-scope-y')]);
     faults.set('nova', { fail: { spawn: exactNameRegex(victim.name) } });
-    await Promise.all([run.tenant.nova.rebuildServer(victim.id, fx.imageB), run.tenant.nova.rebuildServer(bystander.id, fx.imageB)]);
+    // One after the other: two rebuilds submitted in the same instant hung the sandbox's nova-compute
+    // twice (docs/testing-real-openstack.md); the scoping under test does not need them simultaneous.
+    await run.tenant.nova.rebuildServer(victim.id, fx.imageB);
     await watch(victim.id, (v) => v.status === 'ERROR');
+    await run.tenant.nova.rebuildServer(bystander.id, fx.imageB);
     await watch(bystander.id, settledOn(fx.imageB));
   });
 });
