@@ -171,8 +171,8 @@ export interface VolumeContext {
   name: string;
   /** The Cinder id, once accepted or observed. */
   volumeId: string | null;
-  /** The last fresh observation of the volume (for status: Cinder's status word and size, nothing else). */
-  observed: { status: string; size: number } | null;
+  /** The last fresh observation of the volume (for status: Cinder's status word, size and the servers it is attached to, nothing else). */
+  observed: { status: string; size: number; attachments?: string[] } | null;
   /** V6: the decided create not yet seen in Cinder; null once observed, refused or given up. */
   create: { generation: number; decidedAt: string; answer: 'pending' | 'accepted' | 'unknown' } | null;
   /** Creates decided since the volume was last seen (V6 bound). */
@@ -326,7 +326,7 @@ export const buildVolumeMachine = () =>
         const again = p.id === context.volumeId;
         return {
           volumeId: p.id,
-          observed: { status: p.status, size: p.size },
+          observed: { status: p.status, size: p.size, attachments: [...p.attachments] },
           create: null,
           createAttempts: 0,
           duplicates: null,
@@ -777,8 +777,8 @@ export const volumeAvailable = (snapshot: Pick<AnyMachineSnapshot, 'value' | 'co
       return no('Provisioning', `extending the volume to ${c.extend?.size ?? '?'} GiB`);
     case 'deleting':
     case 'deleted':
-      if (c.waiting?.reason === 'Attached') return no('Deprovisioning', `waiting for the volume to be detached from ${c.waiting.servers.join(', ')}`);
-      return no('Deprovisioning', c.deleteAttempts > 1 || c.deleteRefusal ? `deleting the volume (${c.deleteAttempts} delete requests)` : 'deleting the volume');
+      if (c.waiting?.reason === 'Attached') return no('Deleting', `waiting for the volume to be detached from ${c.waiting.servers.join(', ')}`);
+      return no('Deleting', c.deleteAttempts > 1 || c.deleteRefusal ? `deleting the volume (${c.deleteAttempts} delete requests)` : 'deleting the volume');
     default:
       if (c.waiting?.reason === 'IdentityNotRealized') return no('Provisioning', 'waiting for the identity to be realized');
       return no('Provisioning', state === 'absent' ? 'waiting to create the volume' : 'creating the volume');

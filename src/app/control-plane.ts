@@ -34,6 +34,9 @@ import { RegionConnections } from '../provider/regions/connections.js';
 import { identityHandlers } from '../provider/identity/handlers.js';
 import { reconcileRegion } from '../controllers/region/reconcile.js';
 import { reconcileIdentity } from '../controllers/identity/reconcile.js';
+import { reconcileVolume } from '../controllers/volume/reconcile.js';
+import { VolumeClassInventory } from '../provider/inventory/volume-classes.js';
+import { createVolumeHandler, deleteVolumeHandler, extendVolumeHandler } from '../provider/volumes.js';
 import type { OpenStackSession } from '../openstack/session.js';
 import { openResourceSource } from '../kube/open.js';
 import type { ResourceSource } from '../kube/port.js';
@@ -105,7 +108,7 @@ export interface ControlPlane {
   stop(): Promise<void>;
 }
 
-const SERVED: readonly KindName[] = ['Server', 'Network', 'Region', 'Identity'];
+const SERVED: readonly KindName[] = ['Server', 'Network', 'Region', 'Identity', 'Volume'];
 const DEFAULT_STOP_GRACE_MS = 10_000;
 
 /** The lease two replicas compete for: a row of the embedded store, or a coordination.k8s.io Lease. */
@@ -203,7 +206,12 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       .handle('nova.createServer', scoped((session) => createServerHandler(session, (uid) => userData.get(uid))))
       .handle('nova.deleteServer', scoped((session) => deleteServerHandler(session)))
       .handle('neutron.createNetwork', scoped((session) => createNetworkHandler(session)))
-      .handle('neutron.deleteNetwork', scoped((session) => deleteNetworkHandler(session)));
+      .handle('neutron.deleteNetwork', scoped((session) => deleteNetworkHandler(session)))
+      .handle('cinder.createVolume', scoped((session) => createVolumeHandler(session.cinder)))
+      .handle('cinder.extendVolume', scoped((session) => extendVolumeHandler(session.cinder)))
+      .handle('cinder.deleteVolume', scoped((session) => deleteVolumeHandler(session.cinder)));
+    // The Region's exported VolumeClasses, cached with its clients (refreshed when its config or Secret changes).
+    const volumeClasses = new VolumeClassInventory(connections);
     for (const [type, handler] of Object.entries(identityHandlers({ connections, secrets: source.secrets, connectAsUser: (cloud, login) => connectAsUser(cloud, login, { logger, cancel }) }))) {
       engine.handle(type, handler);
     }
@@ -296,6 +304,38 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         if (regionName === undefined || spec.regionRef?.name === regionName) identities.enqueue(keyOf(identity));
       }
     };
+    const volumes = new Controller({
+      name: 'Volume',
+      logger,
+      observer: metrics.controllerObserver(),
+      reconcile: (key) =>
+        reconcileVolume(
+          {
+            engine,
+            source,
+            classes: volumeClasses,
+            logger,
+            serverName: (novaId) => {
+              const key = serverKeyByNovaId.get(novaId);
+              return key ? keyParts(key)[1] : 'a server Regent does not manage';
+            },
+            scope: async (volume, identity) => {
+              try {
+                const scope = await scopes.volume(volume);
+                return { kind: 'realized', projectId: scope.projectId, cinder: scope.session.cinder };
+              } catch (error) {
+                if (error instanceof IdentityNotReady) return { kind: 'notReady', why: error.message };
+                if (error instanceof Unauthorized) {
+                  sessions.invalidate(identity.metadata.uid);
+                  identities.enqueue(keyOf(identity));
+                }
+                throw error;
+              }
+            },
+          },
+          ...keyParts(key),
+        ),
+    });
     const networks = new Controller({
       name: 'Network',
       logger,
@@ -306,6 +346,13 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     const wakeServersOn = (networkName: string) => {
       for (const server of informers.Server?.list() ?? []) {
         if ((server.spec as { networkID?: string }).networkID === networkName) servers.enqueue(keyOf(server));
+      }
+    };
+
+    // A Network (hence its Identity) becoming ready unblocks the Volumes on it.
+    const wakeVolumesOn = (namespace: string, networkName: string) => {
+      for (const volume of informers.Volume?.list() ?? []) {
+        if ((volume.metadata.namespace ?? 'default') === namespace && (volume.spec as { networkID?: string }).networkID === networkName) volumes.enqueue(keyOf(volume));
       }
     };
 
@@ -335,7 +382,10 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         if (event.type === 'DELETED') {
           status.forgetResource(object.metadata.uid);
           generations.delete(`${kind}:${key}`);
-          if (kind === 'Region') connections.forget(object.metadata.uid);
+          if (kind === 'Region') {
+            connections.forget(object.metadata.uid);
+            volumeClasses.forget(object.metadata.uid);
+          }
           // a dependent is gone: a deleting Identity waiting for it may proceed
           if (leading && (kind === 'Network' || kind === 'Server' || kind === 'Volume' || kind === 'LoadBalancer')) wakeIdentitiesOf(object.metadata.namespace ?? 'default');
           return;
@@ -353,6 +403,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         const changed = event.type === 'ADDED' || seen !== generation || object.metadata.deletionTimestamp !== undefined;
         if (!leading) return;
         if (kind === 'Server' && changed) servers.enqueue(key);
+        else if (kind === 'Volume' && changed) volumes.enqueue(key);
         else if (kind === 'Region') {
           if (changed) regions.enqueue(key);
           if (changed) wakeIdentitiesOf(object.metadata.namespace ?? 'default', object.metadata.name);
@@ -365,6 +416,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         } else if (kind === 'Network') {
           if (changed) networks.enqueue(key);
           wakeServersOn(object.metadata.name);
+          wakeVolumesOn(object.metadata.namespace ?? 'default', object.metadata.name);
         } else if (!SERVED.includes(kind) && changed) await status.render({ kind, namespace: object.metadata.namespace ?? 'default', name: object.metadata.name });
       }, { logger });
     }
@@ -407,12 +459,14 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         networks.start();
         regions.start();
         identities.start();
+        volumes.start();
         for (const [kind, informer] of Object.entries(informers) as Array<[KindName, Informer<KindName>]>) {
           for (const object of informer.list()) {
             if (kind === 'Server') servers.enqueue(keyOf(object));
             else if (kind === 'Network') networks.enqueue(keyOf(object));
             else if (kind === 'Region') regions.enqueue(keyOf(object));
             else if (kind === 'Identity') identities.enqueue(keyOf(object));
+            else if (kind === 'Volume') volumes.enqueue(keyOf(object));
             await status.render({ kind, namespace: object.metadata.namespace ?? 'default', name: object.metadata.name });
           }
         }
@@ -433,7 +487,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         const cut = () => cancel.cancel(why === 'lost' ? 'leadership lost' : 'Regent is stopping');
         if (why === 'lost') cut();
         const graceMs = why === 'lost' ? 0 : (options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
-        await Promise.all([...[servers, networks, regions, identities].map((c) => c.stop({ graceMs, onGraceOver: cut })), monitorRunning]);
+        await Promise.all([...[servers, networks, regions, identities, volumes].map((c) => c.stop({ graceMs, onGraceOver: cut })), monitorRunning]);
         await status.stop();
         logger.info('controllers, monitor and status runner stopped', { why });
       });

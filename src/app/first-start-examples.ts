@@ -8,7 +8,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { applyManifests } from '../kube/cli/manifests.js';
+import { applyManifests, parseManifests } from '../kube/cli/manifests.js';
+import type { Region } from '../resources/region.js';
 import type { ResourceSource } from '../kube/port.js';
 import { KIND_NAMES } from '../resources/index.js';
 import { registerRegion } from '../provider/regions/register.js';
@@ -53,10 +54,38 @@ export const applyFirstStartExamples = async (options: FirstStartExamples): Prom
       { source, connect: (cloud) => connect(cloud, { logger, cancel }), connectAsUser: (cloud, login) => connectAsUser(cloud, login, { logger, cancel }) },
     );
     logger.info('registered the example region in the built-in simulator', { region: `${report.region.namespace}/${report.region.name}`, domain: report.domain.name });
+    await adoptExampleInventory(source, join(dir, 'region.yaml'), report.region, logger);
     skip.add('region.yaml');
   }
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml') && !skip.has(f)).sort()) {
     const outcomes = await applyManifests(source, readFileSync(join(dir, file), 'utf8'));
     logger.info('applied example', { file, objects: outcomes.map((o) => `${o.kind}/${o.name}`) });
   }
+};
+
+/** The inventory settings of the example Region (`region.yaml`) Regent acts on or reports. */
+const INVENTORY_FIELDS = ['defaultArchitecture', 'compute', 'network', 'blockStorage'] as const;
+
+/**
+ * The registered Region gets the example Region's inventory settings (its flavor selector, its
+ * VolumeClass allowlist naming the simulator's `ssd` type), so the example Volume's class is exported
+ * as it would be in a cloud whose operator curated it. Endpoint, credentials and domain stay the
+ * registration's.
+ */
+const adoptExampleInventory = async (source: ResourceSource, file: string, ref: { namespace: string; name: string }, logger: Logger): Promise<void> => {
+  let example: Region | undefined;
+  try {
+    example = parseManifests(readFileSync(file, 'utf8'), { file }).find((o) => o.kind === 'Region') as Region | undefined;
+  } catch {
+    return;
+  }
+  const registered = (await source.get('Region', ref.namespace, ref.name)) as Region | undefined;
+  if (!example || !registered) return;
+  const openstack: Record<string, unknown> = { ...registered.spec.openstack };
+  for (const field of INVENTORY_FIELDS) {
+    const value = (example.spec.openstack as Record<string, unknown>)[field];
+    if (value !== undefined) openstack[field] = value;
+  }
+  await source.apply({ apiVersion: registered.apiVersion, kind: 'Region', metadata: { name: ref.name, namespace: ref.namespace }, spec: { ...registered.spec, openstack } as Region['spec'] });
+  logger.info('the example region\'s inventory settings were applied to the registered region', { region: `${ref.namespace}/${ref.name}`, fields: INVENTORY_FIELDS.filter((f) => (example?.spec.openstack as Record<string, unknown>)[f] !== undefined) });
 };

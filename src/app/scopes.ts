@@ -11,7 +11,7 @@ import { IdentityNotReady, type IdentityScope, type IdentitySessions } from '../
 
 export interface ScopeLookups {
   /** The informer caches: objects of a kind. */
-  list: (kind: 'Server' | 'Network' | 'Identity') => ReadonlyArray<ObjectOf<KindName>>;
+  list: (kind: 'Server' | 'Network' | 'Identity' | 'Volume') => ReadonlyArray<ObjectOf<KindName>>;
   /** Nova server id → `<namespace>/<name>` of its Server, as the Server passes learned it. */
   serverKeyByNovaId: ReadonlyMap<string, string>;
 }
@@ -39,15 +39,30 @@ export class Scopes {
     return this.network(network);
   }
 
+  /** A Volume works in its Network's Identity's project, as its Servers do. */
+  volume(volume: ObjectOf<KindName>): Promise<IdentityScope> {
+    const networkName = (volume.spec as { networkID?: string }).networkID ?? '';
+    const network = this.lookups.list('Network').find((n) => ns(n) === ns(volume) && n.metadata.name === networkName);
+    if (!network) return Promise.reject(new IdentityNotReady(`${ns(volume)}/?`, `the Network ${networkName} of Volume ${volume.metadata.name} does not exist`));
+    return this.network(network);
+  }
+
   /** The scope of an effect, from the stream it was decided in. */
   async forStream(stream: string): Promise<IdentityScope> {
-    const byUid = (kind: 'Server' | 'Network', uid: string) => this.lookups.list(kind).find((o) => o.metadata.uid === uid);
+    const byUid = (kind: 'Server' | 'Network' | 'Volume', uid: string) => this.lookups.list(kind).find((o) => o.metadata.uid === uid);
     if (stream.startsWith('server-lifecycle-')) {
       const server = byUid('Server', stream.slice('server-lifecycle-'.length));
       if (server) return this.server(server);
     } else if (stream.startsWith('network-lifecycle-')) {
       const network = byUid('Network', stream.slice('network-lifecycle-'.length));
       if (network) return this.network(network);
+    } else if (stream.startsWith('volume-lifecycle-')) {
+      const volume = byUid('Volume', stream.slice('volume-lifecycle-'.length));
+      if (volume) return this.volume(volume);
+    } else if (stream.startsWith('volume-attachment-')) {
+      // volume-attachment-<serverUid>-<volumeUid>: the server's scope (a server attaches volumes of its own project)
+      const server = byUid('Server', stream.slice('volume-attachment-'.length, 'volume-attachment-'.length + 36));
+      if (server) return this.server(server);
     } else if (stream.startsWith('server-rebuild-')) {
       const key = this.lookups.serverKeyByNovaId.get(stream.slice('server-rebuild-'.length));
       const server = key ? this.lookups.list('Server').find((o) => `${ns(o)}/${o.metadata.name}` === key) : undefined;

@@ -21,7 +21,7 @@ export type VolumeSpec = t.TypeOf<typeof VolumeSpec>;
 export const VolumeStatus = struct(
   'VolumeStatus',
   {},
-  { observedGeneration: Generation, phase: Phase, conditions: Conditions, volumeID: Uuid, size: int('SizeGiB', { minimum: 0 }), state: str('CinderStatus', { maxLength: 64 }) },
+  { observedGeneration: Generation, phase: Phase, conditions: Conditions, volumeID: Uuid, size: int('SizeGiB', { minimum: 0 }), state: str('CinderStatus', { maxLength: 64 }), volumeClassID: Uuid },
 );
 export type VolumeStatus = t.TypeOf<typeof VolumeStatus>;
 

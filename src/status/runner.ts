@@ -28,6 +28,8 @@ import { renderIdentityResource } from '../../projections/identity-status.js';
 import { regionConnectionStream, type RegionContext } from '../../machines/region-connection.js';
 import { identityLifecycleStream, type IdentityContext } from '../../machines/identity-lifecycle.js';
 import type { Region } from '../resources/region.js';
+import { renderVolumeResource } from '../../projections/volume-status.js';
+import { volumeLifecycleStream, type VolumeContext } from '../../machines/volume-lifecycle.js';
 import type { Checkpoint } from './checkpoint.js';
 
 interface ResourceRef {
@@ -41,6 +43,7 @@ const OWNED_OPTIONAL_KEYS: Record<string, readonly string[]> = {
   Server: ['rebuild', 'provisionedAt', 'macAddress', 'serverID'],
   Network: ['networkID'],
   Identity: ['openstack', 'credentialsSecretRef'],
+  Volume: ['volumeID', 'size', 'state', 'volumeClassID'],
 };
 
 export interface StatusRunnerOptions {
@@ -101,6 +104,7 @@ export class StatusRunner {
       else if (ref.kind === 'Network') await this.renderNetwork(ref);
       else if (ref.kind === 'Region' && this.options.servedKinds.includes('Region')) await this.renderRegion(ref);
       else if (ref.kind === 'Identity' && this.options.servedKinds.includes('Identity')) await this.renderIdentity(ref);
+      else if (ref.kind === 'Volume' && this.options.servedKinds.includes('Volume')) await this.renderVolume(ref);
       else if (!this.options.servedKinds.includes(ref.kind)) await this.renderUnserved(ref);
     } catch (error) {
       // The resource was deleted between the read and the patch: nothing left to render.
@@ -120,7 +124,7 @@ export class StatusRunner {
   }
 
   private resourceOf(stream: string): ResourceRef | undefined {
-    for (const prefix of ['server-lifecycle-', 'network-lifecycle-', 'identity-lifecycle-', 'region-connection-']) {
+    for (const prefix of ['server-lifecycle-', 'network-lifecycle-', 'identity-lifecycle-', 'region-connection-', 'volume-lifecycle-']) {
       if (stream.startsWith(prefix)) return this.byUid.get(stream.slice(prefix.length));
     }
     if (stream.startsWith('server-rebuild-')) {
@@ -188,6 +192,20 @@ export class StatusRunner {
     const status = renderIdentityResource({
       lifecycle: lifecycle.revision === undefined ? undefined : { state: lifecycle.snapshot.value, context: lifecycle.snapshot.context as IdentityContext },
       tags: (object.spec as { tags?: Record<string, string> }).tags,
+      at: lifecycle.last?.metadata.recordedAt ?? this.now(),
+      previous: object.status as never,
+    });
+    await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);
+  }
+
+  private async renderVolume(ref: ResourceRef): Promise<void> {
+    const object = await this.options.source.get('Volume', ref.namespace, ref.name);
+    if (!object) return;
+    const lifecycle = await this.options.engine.load(volumeLifecycleStream(object.metadata.uid));
+    const status = renderVolumeResource({
+      lifecycle: lifecycle.revision === undefined ? undefined : { state: lifecycle.snapshot.value, context: lifecycle.snapshot.context as VolumeContext },
+      generation: object.metadata.generation ?? 1,
+      spec: object.spec as { size?: number; volumeClassID?: string },
       at: lifecycle.last?.metadata.recordedAt ?? this.now(),
       previous: object.status as never,
     });

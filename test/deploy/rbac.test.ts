@@ -112,6 +112,7 @@ describe('deploy: RBAC least privilege', () => {
         triple(GROUP, 'networks', 'patch'),
         triple(GROUP, 'identities', 'patch'),
         triple(GROUP, 'regions', 'patch'),
+        triple(GROUP, 'volumes', 'patch'),
         triple('', 'events', 'create'),
         triple('', 'events', 'patch'),
       ]));

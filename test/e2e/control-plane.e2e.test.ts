@@ -33,7 +33,7 @@ describe('e2e: the control plane on the embedded stores', function () {
     planes.push(plane);
     return plane;
   };
-  const statusOf = async (plane: ControlPlane, kind: 'Server' | 'Network' | 'Volume', name: string) => (await plane.source.get(kind, 'default', name))?.status as Status | undefined;
+  const statusOf = async (plane: ControlPlane, kind: 'Server' | 'Network' | 'Volume' | 'LoadBalancer', name: string) => (await plane.source.get(kind, 'default', name))?.status as Status | undefined;
   const condition = (status: Status | undefined, type: string) => status?.conditions?.find((c) => c.type === type);
 
   beforeEach(async () => {
@@ -152,11 +152,14 @@ describe('e2e: the control plane on the embedded stores', function () {
     const plane = await start();
     await until('leadership', async () => plane.isLeader());
     await applyManifests(plane.source, `apiVersion: regent.dev/v1alpha1
-kind: Volume
-metadata: { name: data-1 }
-spec: { size: 10, volumeClassID: ${SEED.volumeTypes.ssd}, networkID: net-a }
+kind: LoadBalancer
+metadata: { name: lb-1 }
+spec:
+  networkID: net-a
+  listeners:
+    - { name: dns, protocol: UDP, port: 53, pool: { members: [{ address: 10.0.0.10, port: 53 }] } }
 `);
-    const status = await until('volume status', async () => condition(await statusOf(plane, 'Volume', 'data-1'), 'Available'));
+    const status = await until('load balancer status', async () => condition(await statusOf(plane, 'LoadBalancer', 'lb-1'), 'Available'));
     expect(status).to.include({ status: 'Unknown', reason: 'NoController' });
   });
 
