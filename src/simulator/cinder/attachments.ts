@@ -55,9 +55,12 @@ export function complete(sim: Sim, a: VolumeAttachment, device: string | null, h
   }
 }
 
+/**
+ * Nova's begin_detaching: the volume reads `detaching`; the row keeps its attach_status (`attached`) until
+ * attachment_delete removes it. Cinder's VolumeAttachStatus has no `detaching` (docs/simulator-differences.md §13).
+ */
 export function beginDetach(sim: Sim, a: VolumeAttachment): void {
   const v = sim.cinder.volumes.get(a.volumeId);
-  a.status = 'detaching';
   if (v) {
     v.status = 'detaching';
     v.updated = sim.now();

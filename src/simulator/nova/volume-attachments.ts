@@ -100,7 +100,7 @@ export function registerVolumeAttachments(r: Registrar): void {
     if (!bdm) throw new SimError(404, `No volume Block Device Mapping with id ${ctx.p('volume')}.`);
     if (bdm.bootIndex === 0) throw new SimError(400, 'Cannot detach a root device volume');
     const a = sim.cinder.attachments.get(bdm.attachmentId);
-    if (a?.status === 'detaching') throw new SimError(400, `Invalid volume: Unable to detach volume. Volume status must be 'in-use' and attach_status must be 'attached' to detach.`);
+    if (a && sim.cinder.volumes.get(a.volumeId)?.status === 'detaching') throw new SimError(400, `Invalid volume: Unable to detach volume. Volume status must be 'in-use' and attach_status must be 'attached' to detach.`);
     if (a) beginDetach(sim, a);
     recordAction(sim, s, 'detach_volume', ctx.req.requestId, ctx.auth.userId);
     touch(sim, s);
