@@ -169,7 +169,10 @@ describe('e2e: the Volume controller (issue 12)', function () {
     const volumeId = await until('data-5 available', async () => ((await condition('data-5', 'Available'))?.status === 'True' ? (await status('data-5'))?.volumeID : undefined));
     // attached out of band (no Server.spec.volumes): the volume still must not be deleted from under it
     await demo.nova.attachVolume(serverId as string, volumeId as string);
-    await until('Cinder shows it in-use', async () => (await demo.cinder.listVolumes()).find((v) => v.id === volumeId)?.status.kind === 'value' && (await demo.cinder.listVolumes()).find((v) => v.id === volumeId)?.status.value === 'in-use');
+    await until('Cinder shows it in-use', async () => {
+      const found = (await demo.cinder.listVolumes()).find((v) => v.id === volumeId);
+      return found?.status.kind === 'value' && found.status.value === 'in-use';
+    });
     await plane.source.delete('Volume', 'default', 'data-5');
     const waiting = await until('Deleting naming web-1', async () => {
       const c = await condition('data-5', 'Available');
