@@ -1,5 +1,6 @@
-// Cinder volumes: creating → available on the clock, deleting → gone, limit/marker paging, the EXACT
-// `?name=` filter of stock Cinder (substring when configured, or `name~` from 3.34), metadata, actions.
+// Cinder volumes: creating → available on the clock, deleting → gone, limit/marker paging, the exact
+// `?name=` filter of stock Cinder under MySQL's case- and accent-insensitive collation (substring when
+// configured, or `name~` from 3.34), metadata, actions.
 import { requireWriter } from '../auth.js';
 import { SimError, ok } from '../http.js';
 import type { SimResponse } from '../http.js';
@@ -64,6 +65,18 @@ function resolveType(ctx: Ctx, ref: string | undefined): string {
   return t.id;
 }
 
+/**
+ * A name as Cinder's MySQL compares it (utf8 `*_general_ci`, PAD SPACE): case and accents do not count, trailing
+ * spaces are ignored. Measured on the sandbox: `name=` with the name upper-cased, with `é` written `e` or `É`, or
+ * with trailing spaces finds the volume; a leading space or a prefix does not. `name~` (LIKE) folds the same way.
+ */
+export const collationKey = (name: string): string => name.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/ +$/, '');
+
+/** Statuses `os-reset_status` accepts (cinder/objects/fields.py VolumeStatus, as Zed's 400 lists them). */
+const RESET_STATUSES = ['creating', 'available', 'deleting', 'error', 'error_deleting', 'error_managing', 'managing', 'attaching', 'in-use', 'detaching',
+  'maintenance', 'restoring-backup', 'error_restoring', 'reserved', 'awaiting-transfer', 'backing-up', 'error_backing-up', 'error_extending', 'downloading',
+  'uploading', 'retyping', 'extending'];
+
 /** `metadata={"k": "v"}` as Cinder accepts it (JSON, or Python-dict quoting). */
 function parseMetadataFilter(raw: string): Record<string, string> {
   try {
@@ -90,8 +103,9 @@ function list(ctx: Ctx, detail: boolean): SimResponse {
   for (const v of sim.cinder.volumes.values()) {
     if (!all && v.projectId !== ctx.auth.projectId) continue;
     if (projectF !== undefined && v.projectId !== projectF) continue;
-    if (name !== undefined && (fuzzy ? !(v.name ?? '').includes(name) : v.name !== name)) continue;
-    if (nameLike !== undefined && !(v.name ?? '').includes(nameLike)) continue;
+    const key = collationKey(v.name ?? '');
+    if (name !== undefined && (fuzzy ? !key.includes(collationKey(name)) : key !== collationKey(name))) continue;
+    if (nameLike !== undefined && !key.includes(collationKey(nameLike))) continue;
     if (status !== undefined && v.status !== status) continue;
     if (bootable !== undefined && String(v.bootable) !== bootable.toLowerCase()) continue;
     if (metadata && Object.entries(metadata).some(([k, x]) => v.metadata[k] !== x)) continue;
@@ -211,6 +225,9 @@ export function registerVolumeActions(r: Registrar): void {
       case 'os-reset_status': {
         if (!ctx.auth.isAdmin) throw new SimError(403, 'Policy doesn\'t allow volume_extension:volume_admin_actions:reset_status to be performed.');
         const a = isObj(arg) ? arg : {};
+        if (typeof a.status === 'string' && !RESET_STATUSES.includes(a.status)) {
+          throw new SimError(400, `Volume status: ${a.status} is invalid, valid statuses are: (${RESET_STATUSES.map((x) => `'${x}'`).join(', ')}).`);
+        }
         if (typeof a.status === 'string') v.status = a.status;
         if (a.attach_status === 'attached' || a.attach_status === 'detached') v.attachStatus = a.attach_status;
         if (a.migration_status !== undefined) v.migrationStatus = typeof a.migration_status === 'string' ? a.migration_status : null;
