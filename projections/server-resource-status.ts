@@ -7,10 +7,12 @@ import { mergeConditions } from './conditions.js';
 import { lifecycleAvailability, type LifecycleView } from './lifecycle-status.js';
 import { observedCondition, renderServerStatus, specRealized, type ServerStatus } from './server-status.js';
 import type { UnrealizedField } from './server-unrealized.js';
+import type { ServerVolumeRow, ServerVolumesView } from './server-volumes.js';
 
 export interface ServerResourceStatus extends Omit<ServerStatus, 'provisioningStatus'> {
   provisioningStatus: ServerStatus['provisioningStatus'] | 'pending' | 'deprovisioning';
   serverID?: string;
+  volumes?: ServerVolumeRow[];
 }
 
 export const renderServerResource = (input: {
@@ -20,9 +22,29 @@ export const renderServerResource = (input: {
   generation: number;
   /** Spec fields Regent does not act on yet (projections/server-unrealized.ts). */
   unrealized?: readonly UnrealizedField[];
+  /** The volume pairs (projections/server-volumes.ts); omitted: the volumes are not rendered. */
+  volumes?: ServerVolumesView;
   at: string;
   previous?: ServerResourceStatus;
-}): ServerResourceStatus => {
+}): ServerResourceStatus => (input.volumes ? withVolumes(renderServer(input), input.volumes, input.previous, input.at) : renderServer(input));
+
+/**
+ * Adds status.volumes and VolumesAttached; Available is not True while a listed volume is not attached
+ * (reason VolumesNotAttached, saying which), as for any other spec field Regent has not realized.
+ */
+const withVolumes = (status: ServerResourceStatus, volumes: ServerVolumesView, previous: ServerResourceStatus | undefined, at: string): ServerResourceStatus => {
+  const conditions = status.conditions.map((c) => {
+    if (c.type !== 'Available' || c.status !== 'True' || volumes.condition.status === 'True') return c;
+    return mergeConditions(previous?.conditions, [{ type: 'Available', status: 'False', reason: 'VolumesNotAttached', message: `the server runs, but its volumes are not all attached: ${volumes.condition.message}` }], c.observedGeneration, at)[0] ?? c;
+  });
+  conditions.push(...mergeConditions(previous?.conditions, [volumes.condition], status.observedGeneration, at));
+  const out: ServerResourceStatus = { ...status, conditions };
+  if (volumes.rows.length > 0) out.volumes = volumes.rows;
+  else delete out.volumes;
+  return out;
+};
+
+const renderServer = (input: Parameters<typeof renderServerResource>[0]): ServerResourceStatus => {
   const { lifecycle, rebuild, generation, at, previous } = input;
   const unrealized = input.unrealized ?? [];
   const serverID = lifecycle?.context.resourceId ?? undefined;

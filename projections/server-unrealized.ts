@@ -18,7 +18,6 @@ export interface UnrealizedField {
 export const unrealizedServerFields = (spec: Partial<ServerSpec> | undefined): UnrealizedField[] => {
   if (!spec) return [];
   const out: UnrealizedField[] = [];
-  if ((spec.volumes ?? []).length > 0) out.push({ field: 'spec.volumes', why: 'volume attachments are not implemented yet: no volume is attached to the server' });
   const ssh = spec.name !== undefined ? resolveSshInjection(spec as ServerSpec) : spec.sshInjection;
   if (ssh === 'identityKeypair') out.push({ field: 'spec.sshInjection', why: 'identityKeypair is not implemented yet: Nova receives no key name, so no SSH key is injected' });
   if (ssh === 'ca') out.push({ field: 'spec.sshCertificateAuthorityId', why: 'SSH certificate authorities are not implemented yet: no CA is configured in the guest' });

@@ -37,6 +37,7 @@ import { reconcileIdentity } from '../controllers/identity/reconcile.js';
 import { reconcileVolume } from '../controllers/volume/reconcile.js';
 import { VolumeClassInventory } from '../provider/inventory/volume-classes.js';
 import { createVolumeHandler, deleteVolumeHandler, extendVolumeHandler } from '../provider/volumes.js';
+import { attachVolumeHandler, detachVolumeHandler, readVolumeAttachmentHandler } from '../provider/volume-attachments.js';
 import type { OpenStackSession } from '../openstack/session.js';
 import { openResourceSource } from '../kube/open.js';
 import type { ResourceSource } from '../kube/port.js';
@@ -209,7 +210,10 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       .handle('neutron.deleteNetwork', scoped((session) => deleteNetworkHandler(session)))
       .handle('cinder.createVolume', scoped((session) => createVolumeHandler(session.cinder)))
       .handle('cinder.extendVolume', scoped((session) => extendVolumeHandler(session.cinder)))
-      .handle('cinder.deleteVolume', scoped((session) => deleteVolumeHandler(session.cinder)));
+      .handle('cinder.deleteVolume', scoped((session) => deleteVolumeHandler(session.cinder)))
+      .handle('nova.attachVolume', scoped((session) => attachVolumeHandler(session.nova)))
+      .handle('nova.readVolumeAttachment', scoped((session) => readVolumeAttachmentHandler(session.nova)))
+      .handle('nova.detachVolume', scoped((session) => detachVolumeHandler(session.nova)));
     // The Region's exported VolumeClasses, cached with its clients (refreshed when its config or Secret changes).
     const volumeClasses = new VolumeClassInventory(connections);
     for (const [type, handler] of Object.entries(identityHandlers({ connections, secrets: source.secrets, connectAsUser: (cloud, login) => connectAsUser(cloud, login, { logger, cancel }) }))) {
@@ -274,6 +278,11 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
             source,
             os: scopedOs,
             logger,
+            // an attachment changed: its Volume's InUse (and a deletion waiting for the detach) follows now
+            onAttachmentChanged: (volumeUid) => {
+              const volume = informers.Volume?.list().find((v) => v.metadata.uid === volumeUid);
+              if (volume) volumes.enqueue(keyOf(volume));
+            },
             onServerId: (serverId, resourceKey) => {
               serverKeyByNovaId.set(serverId, resourceKey);
               const object = informers.Server?.get(...keyParts(resourceKey));
@@ -403,7 +412,14 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         const changed = event.type === 'ADDED' || seen !== generation || object.metadata.deletionTimestamp !== undefined;
         if (!leading) return;
         if (kind === 'Server' && changed) servers.enqueue(key);
-        else if (kind === 'Volume' && changed) volumes.enqueue(key);
+        else if (kind === 'Volume') {
+          if (changed) volumes.enqueue(key);
+          // its status changed (available): the Servers that list it attach it now, not at their next retry
+          for (const server of informers.Server?.list() ?? []) {
+            const wants = ((server.spec as { volumes?: Array<{ volumeID?: string }> }).volumes ?? []).some((v) => v.volumeID === object.metadata.name);
+            if (wants && (server.metadata.namespace ?? 'default') === (object.metadata.namespace ?? 'default')) servers.enqueue(keyOf(server));
+          }
+        }
         else if (kind === 'Region') {
           if (changed) regions.enqueue(key);
           if (changed) wakeIdentitiesOf(object.metadata.namespace ?? 'default', object.metadata.name);

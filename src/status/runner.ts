@@ -29,6 +29,8 @@ import { regionConnectionStream, type RegionContext } from '../../machines/regio
 import { identityLifecycleStream, type IdentityContext } from '../../machines/identity-lifecycle.js';
 import type { Region } from '../resources/region.js';
 import { renderVolumeResource } from '../../projections/volume-status.js';
+import { renderServerVolumes, type ServerVolumePair, type ServerVolumesView } from '../../projections/server-volumes.js';
+import { volumeAttachmentStatus, volumeAttachmentStream } from '../../machines/volume-attachment.js';
 import { volumeLifecycleStream, type VolumeContext } from '../../machines/volume-lifecycle.js';
 import type { Checkpoint } from './checkpoint.js';
 
@@ -40,7 +42,7 @@ interface ResourceRef {
 
 /** Status keys a projection owns: absent from a render means "remove" (merge patch null). */
 const OWNED_OPTIONAL_KEYS: Record<string, readonly string[]> = {
-  Server: ['rebuild', 'provisionedAt', 'macAddress', 'serverID'],
+  Server: ['rebuild', 'provisionedAt', 'macAddress', 'serverID', 'volumes'],
   Network: ['networkID'],
   Identity: ['openstack', 'credentialsSecretRef'],
   Volume: ['volumeID', 'size', 'state', 'volumeClassID'],
@@ -127,6 +129,8 @@ export class StatusRunner {
     for (const prefix of ['server-lifecycle-', 'network-lifecycle-', 'identity-lifecycle-', 'region-connection-', 'volume-lifecycle-']) {
       if (stream.startsWith(prefix)) return this.byUid.get(stream.slice(prefix.length));
     }
+    // volume-attachment-<serverUid>-<volumeUid>: the Server's status.volumes
+    if (stream.startsWith('volume-attachment-')) return this.byUid.get(stream.slice('volume-attachment-'.length, 'volume-attachment-'.length + 36));
     if (stream.startsWith('server-rebuild-')) {
       const uid = this.serverByNovaId.get(stream.slice('server-rebuild-'.length));
       return uid ? this.byUid.get(uid) : undefined;
@@ -152,10 +156,38 @@ export class StatusRunner {
       rebuild: rebuild?.revision === undefined ? undefined : (rebuild.snapshot.context as ServerRebuildContext),
       generation: object.metadata.generation ?? 1,
       unrealized: unrealizedServerFields(object.spec as Partial<ServerSpec>),
+      volumes: await this.serverVolumes(object.metadata.namespace ?? ref.namespace, object.metadata.uid, object.spec as Partial<ServerSpec>),
       at,
       previous: object.status as never,
     });
     await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);
+  }
+
+  /** The Server's (server, volume) pairs: those its spec lists and those it has a stream for. */
+  private async serverVolumes(namespace: string, serverUid: string, spec: Partial<ServerSpec>): Promise<ServerVolumesView> {
+    const prefix = `volume-attachment-${serverUid}-`;
+    const streams = new Set((await this.options.store.listStreams({ streamPrefixes: [prefix] })).map((s) => s.stream));
+    const volumes = (await this.options.source.list('Volume', namespace)).items;
+    const pairs: ServerVolumePair[] = [];
+    const load = async (volumeUid: string) => {
+      const stream = volumeAttachmentStream(serverUid, volumeUid);
+      if (!streams.has(stream)) return undefined;
+      return volumeAttachmentStatus((await this.options.engine.load(stream)).snapshot);
+    };
+    const listed = new Set<string>();
+    for (const entry of spec.volumes ?? []) {
+      const volume = volumes.find((v) => v.metadata.name === entry.volumeID);
+      listed.add(volume?.metadata.uid ?? '');
+      pairs.push({ name: entry.volumeID, listed: true, exists: volume !== undefined, attachment: volume ? await load(volume.metadata.uid) : undefined });
+    }
+    for (const stream of streams) {
+      const volumeUid = stream.slice(prefix.length);
+      if (listed.has(volumeUid)) continue;
+      const volume = volumes.find((v) => v.metadata.uid === volumeUid);
+      // a Volume resource already gone is named by its Cinder name (volume-<uid>): the only name left
+      pairs.push({ name: volume?.metadata.name ?? `volume-${volumeUid}`, listed: false, exists: volume !== undefined, attachment: await load(volumeUid) });
+    }
+    return renderServerVolumes(pairs);
   }
 
   private async renderNetwork(ref: ResourceRef): Promise<void> {

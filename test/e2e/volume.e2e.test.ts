@@ -206,4 +206,80 @@ spec: { identityRef: { name: ghost }, prefix: 10.1.0.0/24 }
     await until('released', async () => (await plane.source.get('Volume', 'default', 'data-6')) === undefined, 10_000);
     expect(cinderCalls().length - before).to.equal(0);
   });
+
+  describe('Server.spec.volumes: attach and detach through Nova, rows on Server.status.volumes', () => {
+    interface ServerStatus {
+      phase?: string;
+      serverID?: string;
+      conditions?: Condition[];
+      volumes?: Array<{ volumeID: string; device?: string; state: string }>;
+    }
+    const serverStatus = async (name: string) => (await plane.source.get('Server', 'default', name))?.status as ServerStatus | undefined;
+    const serverCondition = async (name: string, type: string) => (await serverStatus(name))?.conditions?.find((c) => c.type === type);
+    const withVolumes = (name: string, volumes: string[]) =>
+      serverManifest(name, SEED.images.cirros) + (volumes.length > 0 ? `  volumes:\n${volumes.map((v) => `    - volumeID: ${v}\n`).join('')}` : '  volumes: []\n');
+    const attachPosts = () => sim.calls().filter((c) => c.method === 'POST' && c.path.endsWith('/os-volume_attachments'));
+
+    it('attach: a listed Volume is attached once it is available; the row shows Attached with the guest device and no id; InUse names the server; Available waits for it', async () => {
+      await applyManifests(plane.source, volume('data-7') + '---\n' + withVolumes('web-7', ['data-7']));
+      const row = await until('data-7 attached', async () => (await serverStatus('web-7'))?.volumes?.find((v) => v.volumeID === 'data-7' && v.state === 'Attached'), 60_000);
+      expect(row.device).to.match(/^\/dev\//);
+      expect(await serverCondition('web-7', 'VolumesAttached')).to.include({ status: 'True', reason: 'Attached' });
+      expect(attachPosts().length, 'one Nova attach').to.equal(1);
+      const s = await serverStatus('web-7');
+      const volumeId = (await status('data-7'))?.volumeID as string;
+      expect(JSON.stringify(s?.volumes)).to.not.include(volumeId);
+      await until('InUse names web-7', async () => (await condition('data-7', 'InUse'))?.message === 'attached to web-7', 20_000);
+      // more passes never send a second attach (real Cinder answers it 400 "already attached")
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(attachPosts().length).to.equal(1);
+    });
+
+    it('a listed Volume that does not exist: the row says Attaching, VolumesAttached names it, Available is not True; nothing is sent to Nova', async () => {
+      await applyManifests(plane.source, withVolumes('web-8', ['nope']));
+      await until('web-8 runs', async () => (await serverStatus('web-8'))?.phase === 'Running', 30_000);
+      const c = await until('VolumesAttached', async () => serverCondition('web-8', 'VolumesAttached'));
+      expect(c).to.include({ status: 'False', reason: 'Attaching' });
+      expect(c.message).to.include('nope (no such Volume)');
+      expect((await serverCondition('web-8', 'Available'))?.status).to.not.equal('True');
+      expect(attachPosts()).to.deep.equal([]);
+    });
+
+    it('attached to another server: Conflict, with no Nova call for the second server', async () => {
+      await applyManifests(plane.source, volume('data-9') + '---\n' + withVolumes('web-9', ['data-9']));
+      await until('web-9 has it', async () => (await serverStatus('web-9'))?.volumes?.some((v) => v.state === 'Attached'), 60_000);
+      const before = attachPosts().length;
+      await applyManifests(plane.source, withVolumes('web-10', ['data-9']));
+      const c = await until('conflict', async () => {
+        const found = await serverCondition('web-10', 'VolumesAttached');
+        return found?.reason === 'AttachFailed' ? found : undefined;
+      }, 60_000);
+      expect(c.message).to.include('data-9: the volume is attached to another server (Conflict)');
+      expect(attachPosts().length - before).to.equal(0);
+    });
+
+    it('detach: a Volume removed from spec.volumes is detached through Nova and its row goes; a deleted server detaches before its Nova delete', async () => {
+      await applyManifests(plane.source, volume('data-11') + '---\n' + volume('data-12') + '---\n' + withVolumes('web-11', ['data-11', 'data-12']));
+      await until('both attached', async () => (await serverStatus('web-11'))?.volumes?.filter((v) => v.state === 'Attached').length === 2, 60_000);
+      await applyManifests(plane.source, withVolumes('web-11', ['data-12']));
+      await until('data-11 row gone', async () => {
+        const rows = (await serverStatus('web-11'))?.volumes ?? [];
+        return rows.length === 1 && rows[0]?.volumeID === 'data-12';
+      }, 60_000);
+      const id11 = (await status('data-11'))?.volumeID as string;
+      await until('Cinder: data-11 available again', async () => {
+        const found = (await demo.cinder.listVolumes()).find((v) => v.id === id11);
+        return found?.status.kind === 'value' && found.status.value === 'available';
+      }, 20_000);
+      expect(sim.calls().filter((c) => c.method === 'DELETE' && c.path.includes(`/os-volume_attachments/${id11}`)).length).to.equal(1);
+      // the server is deleted: data-12 is detached first (one Nova DELETE of the attachment), then the server goes
+      const id12 = (await status('data-12'))?.volumeID as string;
+      await plane.source.delete('Server', 'default', 'web-11');
+      await until('web-11 gone', async () => (await plane.source.get('Server', 'default', 'web-11')) === undefined, 60_000);
+      const detach12 = sim.calls().findIndex((c) => c.method === 'DELETE' && c.path.includes(`/os-volume_attachments/${id12}`));
+      const serverDelete = sim.calls().findIndex((c) => c.method === 'DELETE' && /\/servers\/[^/]+$/.test(c.path));
+      expect(detach12, 'detached through Nova').to.be.greaterThan(-1);
+      expect(detach12, 'before the Nova delete').to.be.lessThan(serverDelete);
+    });
+  });
 });

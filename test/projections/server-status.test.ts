@@ -112,13 +112,13 @@ describe('projection: server status', () => {
   });
 
   describe('no success over fields Regent does not realize (issue 10, item 14)', () => {
-    const unrealized = [{ field: 'spec.volumes', why: 'volume attachments are not implemented yet: no volume is attached to the server' }];
+    const unrealized = [{ field: 'spec.securityGroups', why: 'security groups are not implemented yet: the server has only the project default' }];
     it('SpecRealized names each field not acted on, and Available says the server runs but the spec is not fully realized', () => {
       const status = renderServerStatus({ context: contextAfter(observed()), generation: 3, decidedGeneration: 3, unrealized, at: '2026-11-29T10:00:00Z' });
       expect(condition(status, 'SpecRealized')).to.include({ status: 'False', reason: 'FieldsNotImplemented' });
-      expect(condition(status, 'SpecRealized')?.message).to.include('spec.volumes: volume attachments are not implemented yet');
+      expect(condition(status, 'SpecRealized')?.message).to.include('spec.securityGroups: security groups are not implemented yet');
       expect(condition(status, 'Available')).to.include({ status: 'False', reason: 'PartiallyRealized' });
-      expect(condition(status, 'Available')?.message).to.match(/^the server runs its desired image, but the spec is not fully realized: spec\.volumes/);
+      expect(condition(status, 'Available')?.message).to.match(/^the server runs its desired image, but the spec is not fully realized: spec\.securityGroups/);
       expect(status.provisioningStatus).to.not.equal('provisioned');
     });
     it('with every field realized SpecRealized is True', () => {

@@ -4,9 +4,11 @@
  *    gated on its Network being realized; deletion waits for the finalizer flow; an image or flavor
  *    name that resolves to nothing or to two is recorded for status (L9) and re-checked in 30 s;
  * 2. once the server exists, the image pass (controllers/server-rebuild/reconcile.ts): a changed
- *    spec image becomes the write-ahead rebuild protocol.
+ *    spec image becomes the write-ahead rebuild protocol;
+ * 3. then the volume pass (./volume-attachments.ts): every Volume of spec.volumes attached, every one
+ *    removed from it detached. A server being deleted detaches its volumes before its Nova delete.
  */
-import type { Engine } from '../../engine/engine.js';
+import type { Decision, Engine } from '../../engine/engine.js';
 import type { ResourceSource } from '../../kube/port.js';
 import { isDeleting } from '../../kube/object.js';
 import type { OpenStackSession } from '../../openstack/session.js';
@@ -20,18 +22,21 @@ import { done, yieldFor, type Disposition } from '../disposition.js';
 import { runLifecyclePass } from '../lifecycle-pass.js';
 import { reconcileServerImage } from '../server-rebuild/reconcile.js';
 import { recordDecisionEvents } from '../kube-events.js';
+import { reconcileServerVolumes } from './volume-attachments.js';
 
 export const SERVER_FINALIZER = 'regent.dev/server';
 
 export interface ServerControllerDeps {
   engine: Engine;
   source: ResourceSource;
-  os: Pick<OpenStackSession, 'nova' | 'glance'>;
+  os: Pick<OpenStackSession, 'nova' | 'glance' | 'cinder'>;
   logger: Logger;
   /** Called with (Nova server id, resource key) whenever the pass learns the mapping. */
   onServerId?: (serverId: string, key: string) => void;
   /** The pass's clock (default: the system clock); tests use the simulator's. */
   now?: () => Date;
+  /** Called with the Volume uid of every attachment pair whose stream a pass changed (its Volume's InUse may have). */
+  onAttachmentChanged?: (volumeUid: string) => void;
 }
 
 /** The Network's Neutron id, from its lifecycle stream; undefined until it exists. */
@@ -54,6 +59,17 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
   if (validation.ok && !deleting) {
     networkId = await networkIdOf(deps, namespace, server.spec.networkID);
     if (!networkId) return yieldFor(2_000, `waiting for Network ${server.spec.networkID}`);
+  }
+  const volumeDeps = { engine: deps.engine, source: deps.source, os: deps.os, logger: deps.logger, ...(deps.now ? { now: deps.now } : {}) };
+  if (deleting) {
+    // detach first: a volume is never left attached to a server Regent is deleting (spec: "or the server deleted")
+    const recorded = (await deps.engine.load(serverLifecycleStream(uid))).snapshot.context as LifecycleContext;
+    if (recorded.resourceId) {
+      const volumes = await reconcileServerVolumes(volumeDeps, { server, serverId: recorded.resourceId, deleting: true });
+      await recordDecisionEvents(deps.source, object, volumes.decisions, deps.logger);
+      noteAttachmentChanges(deps, volumes.decisions);
+      if (volumes.outstanding > 0) return yieldFor(2_000, `detaching ${volumes.outstanding} volume(s) before the Nova delete`);
+    }
   }
   const result = await runLifecyclePass({
     engine: deps.engine,
@@ -83,6 +99,23 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
     { serverId, desiredImage: imageId ?? (await resolveImageId(deps.os, server.spec.image)), generation: server.metadata.generation ?? 1 },
   );
   await recordDecisionEvents(deps.source, object, image.decisions, deps.logger);
-  return image.disposition;
+  const volumes = await reconcileServerVolumes(volumeDeps, { server, serverId, deleting: false });
+  await recordDecisionEvents(deps.source, object, volumes.decisions, deps.logger);
+  noteAttachmentChanges(deps, volumes.decisions);
+  return sooner(image.disposition, volumes.disposition);
+};
+
+const noteAttachmentChanges = (deps: ServerControllerDeps, decisions: readonly Decision[]) => {
+  for (const decision of decisions) if (decision.changed) deps.onAttachmentChanged?.(decision.stream.slice(-36));
+};
+
+/** Two passes' dispositions as one: a failure or a park first, then the sooner of two yields. */
+const sooner = (a: Disposition, b: Disposition): Disposition => {
+  for (const kind of ['fail', 'park'] as const) {
+    if (a.kind === kind) return a;
+    if (b.kind === kind) return b;
+  }
+  if (a.kind === 'yield' && b.kind === 'yield') return a.afterMs <= b.afterMs ? a : b;
+  return a.kind === 'yield' ? a : b;
 };
 
