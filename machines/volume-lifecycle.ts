@@ -89,6 +89,8 @@ export const DELETABLE_STATUSES: readonly string[] = ['available', 'error', 'err
 
 export const isErrorStatus = (status: string): boolean => status.startsWith('error');
 export const isSettledStatus = (status: string): boolean => SETTLED_STATUSES.includes(status);
+/** V7: statuses of a volume being attached or detached: Cinder's attachment transitions, not provisioning. */
+export const ATTACHMENT_TRANSITION_STATUSES: readonly string[] = ['reserved', 'attaching', 'detaching'];
 
 /** A fresh exact-name lookup (`volume-{uid}`, post-filtered) in the identity's project. */
 export const VolumeLookup = t.union([
@@ -274,6 +276,9 @@ const classify = (names: { settled: string; pending: string }) =>
     { target: to('pending'), actions: ['notePass', 'adopt', outcome(names.pending)] }, // V7: every other non-error status yields
   ] as const;
 
+/** V7: a settled volume passing through an attach or detach (the attachment slice's statuses) is still converged. */
+const THROUGH_ATTACHMENT = { guard: 'observedAttachmentTransition', target: to('available'), actions: ['notePass', 'adopt', outcome('attachmentInProgress')] } as const;
+
 /** Entering deletion from a live state, decided on this same pass (V11, V3, V12). */
 const DELETION = [
   { guard: 'deletionWithoutProjectNothingRecorded', target: to('deleted'), actions: ['notePass', 'forget', outcome('nothingToDelete')] }, // V11
@@ -417,6 +422,7 @@ export const buildVolumeMachine = () =>
       deletionAttached: ({ event }) => pass(event).deletionRequested && attached(event),
       deletionErrorNotDeletable: ({ event }) => pass(event).deletionRequested && errorNotDeletable(event),
       identityUnrealized: ({ event }) => !realized(event),
+      observedAttachmentTransition: ({ context, event }) => sameVolume(context, event) && ATTACHMENT_TRANSITION_STATUSES.includes(presentIn(event)?.status ?? ''),
       notObserved: ({ event }) => lookup(event) === undefined,
       observedDuplicate: ({ event }) => lookup(event)?.kind === 'duplicate',
       observedAbsent: ({ event }) => observedAbsent(event),
@@ -543,7 +549,7 @@ export const buildVolumeMachine = () =>
       // V7: settled (available or in-use).
       available: {
         on: {
-          reconcile: [...DELETION, ...LIVE, VANISHED, ...classify({ settled: 'present', pending: 'settling' })],
+          reconcile: [...DELETION, ...LIVE, VANISHED, THROUGH_ATTACHMENT, ...classify({ settled: 'present', pending: 'settling' })],
         },
       },
       // V10: an extend to `context.extend.size` was decided (the record lives only here).

@@ -147,6 +147,18 @@ describe('volume lifecycle: create, adopt, converge (V1–V7, V11)', () => {
     });
   }
 
+  for (const status of ['reserved', 'attaching', 'detaching']) {
+    it(`V7 a settled volume passing through an attach or detach ('${status}') stays converged: the attachment slice's status, not provisioning`, () => {
+      const settled = after(reconcile(absent), { type: 'createAccepted', source: 'effect', id: 'cinder-1' }, reconcile(present('available'), { at: T_SOON }));
+      expect(settled.value).to.equal('available');
+      const r = decide(settled, reconcile(present(status, { attachments: ['web-1'] }), { at: T_SOON }));
+      expect([r.value, r.types]).to.deep.equal(['available', []]);
+      expect(volumeAvailable(r.snapshot).status).to.equal('True');
+      // but never for a volume not yet converged (V7 above: it yields), nor for another volume than the tracked one
+      expect(decide(settled, reconcile(present(status, { id: 'cinder-9' }), { at: T_SOON })).value).to.not.equal('available');
+    });
+  }
+
   it('V7 in-use counts as settled (a volume is attached only once it was available)', () => {
     expect(decide(after(reconcile(absent)), reconcile(present('in-use', { attachments: ['web-1'] }))).value).to.equal('available');
   });
