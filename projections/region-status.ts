@@ -13,9 +13,11 @@
  *
  * | SpecRealized | True / AllFieldsRealized; False / FieldsNotImplemented naming each set field Regent does not act on yet |
  *
- * The inventory settings (defaultArchitecture, compute, network, blockStorage) are accepted and kept, but
- * no controller reads them yet: SpecRealized names each one that is set, so they are never silently
- * dropped behind Available=True.
+ * The inventory settings defaultArchitecture, compute and network are accepted and kept, but no
+ * controller reads them yet: SpecRealized names each one that is set, so they are never silently dropped
+ * behind Available=True. blockStorage is acted on since issue 12 (the VolumeClass allowlist decides which
+ * classes a Volume may use, and their capacity bounds its size), except a class's `supportedFlavors`:
+ * exported (`regent get volumeclasses`), not enforced when a Server attaches a Volume — named when set.
  *
  * observedGeneration is the generation the last pass decided on.
  */
@@ -51,15 +53,30 @@ const availability = (context: RegionContext | undefined, endpoint: string): { c
 };
 
 /** The spec.openstack settings no controller acts on yet (the inventory issue will). */
-const NOT_ACTED_ON = ['defaultArchitecture', 'compute', 'network', 'blockStorage'] as const;
+const NOT_ACTED_ON = ['defaultArchitecture', 'compute', 'network'] as const;
 
-export const unrealizedRegionFields = (openstack: Readonly<Record<string, unknown>> | undefined): string[] =>
-  NOT_ACTED_ON.filter((key) => openstack?.[key] !== undefined).map((key) => `spec.openstack.${key}`);
+interface UnrealizedRegionField {
+  field: string;
+  why: string;
+}
 
-const specRealized = (unrealized: readonly string[]): ConditionInput =>
-  unrealized.length === 0
+const unrealized = (openstack: Readonly<Record<string, unknown>> | undefined): UnrealizedRegionField[] => {
+  const out: UnrealizedRegionField[] = NOT_ACTED_ON.filter((key) => openstack?.[key] !== undefined).map((key) => ({ field: `spec.openstack.${key}`, why: 'accepted, not acted on yet (no inventory export)' }));
+  const metadata = ((openstack?.blockStorage as { volumeClasses?: { metadata?: unknown } } | undefined)?.volumeClasses?.metadata ?? []) as Array<{ supportedFlavors?: { ids?: unknown[] } }>;
+  metadata.forEach((m, i) => {
+    if (Array.isArray(m?.supportedFlavors?.ids) && m.supportedFlavors.ids.length > 0) {
+      out.push({ field: `spec.openstack.blockStorage.volumeClasses.metadata[${i}].supportedFlavors`, why: 'exported with the VolumeClass, not enforced when a Server attaches a Volume' });
+    }
+  });
+  return out;
+};
+
+export const unrealizedRegionFields = (openstack: Readonly<Record<string, unknown>> | undefined): string[] => unrealized(openstack).map((u) => u.field);
+
+const specRealized = (fields: readonly UnrealizedRegionField[]): ConditionInput =>
+  fields.length === 0
     ? { type: 'SpecRealized', status: 'True', reason: 'AllFieldsRealized', message: 'Regent acts on every field of the spec' }
-    : { type: 'SpecRealized', status: 'False', reason: 'FieldsNotImplemented', message: unrealized.map((f) => `${f}: accepted, not acted on yet (no inventory export)`).join('; ') };
+    : { type: 'SpecRealized', status: 'False', reason: 'FieldsNotImplemented', message: fields.map((f) => `${f.field}: ${f.why}`).join('; ') };
 
 export const renderRegionResource = (input: {
   context: RegionContext | undefined;
@@ -71,6 +88,6 @@ export const renderRegionResource = (input: {
 }): RegionResourceStatus => {
   const { condition, phase } = availability(input.context, input.endpoint);
   const observedGeneration = input.context?.decidedGeneration ?? 0;
-  const conditions = [condition, specRealized(unrealizedRegionFields(input.openstack))];
+  const conditions = [condition, specRealized(unrealized(input.openstack))];
   return { observedGeneration, phase, conditions: mergeConditions(input.previous?.conditions, conditions, observedGeneration, input.at) };
 };

@@ -51,6 +51,8 @@ spec:
     blockStorage:
       volumeClasses:
         selector: { ids: [${SSD}] }
+        metadata:
+          - { id: ${SSD}, minCapacityGiB: 1, maxCapacityGiB: 100, media: ssd }
 ---
 apiVersion: regent.dev/v1alpha1
 kind: Identity
@@ -129,6 +131,18 @@ describe('e2e: the Volume controller (issue 12)', function () {
     await new Promise((r) => setTimeout(r, 500));
     expect(cinderPosts().length - before).to.equal(0);
     expect((await status('data-2'))?.phase).to.equal('Error');
+  });
+
+  it("a size outside the class's capacity bounds: InvalidSpec naming the bound, and no Cinder create", async () => {
+    const before = cinderPosts().length;
+    await applyManifests(plane.source, volume('big-1', 200));
+    const c = await until('InvalidSpec', async () => {
+      const found = await condition('big-1', 'Available');
+      return found?.reason === 'InvalidSpec' ? found : undefined;
+    });
+    expect(c.message).to.include('spec.size: 200 GiB is above the maximum of the VolumeClass ssd (100 GiB)');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(cinderPosts().length - before).to.equal(0);
   });
 
   it('a status beginning with error: Available=False, Reason=Errored, exactly the user-safe message; no Cinder text in status or events', async () => {

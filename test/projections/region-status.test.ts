@@ -24,10 +24,20 @@ describe('Region status', () => {
 
   it('inventory settings are accepted but named in SpecRealized=False/FieldsNotImplemented, each one that is set', () => {
     const openstack = { endpoint: 'e', region: 'r', credentialsSecretRef: { name: 's' }, compute: { placementPreflight: true }, blockStorage: {}, defaultArchitecture: 'x86_64' };
-    expect(unrealizedRegionFields(openstack)).to.deep.equal(['spec.openstack.defaultArchitecture', 'spec.openstack.compute', 'spec.openstack.blockStorage']);
+    expect(unrealizedRegionFields(openstack)).to.deep.equal(['spec.openstack.defaultArchitecture', 'spec.openstack.compute']);
     const condition = conditionOf('SpecRealized', openstack);
     expect(condition).to.include({ status: 'False', reason: 'FieldsNotImplemented' });
-    for (const field of ['spec.openstack.compute', 'spec.openstack.blockStorage', 'spec.openstack.defaultArchitecture']) expect(condition?.message).to.include(field);
+    for (const field of ['spec.openstack.compute', 'spec.openstack.defaultArchitecture']) expect(condition?.message).to.include(field);
     expect(condition?.message).to.not.include('spec.openstack.network');
+  });
+
+  it('blockStorage is acted on (issue 12: the VolumeClass allowlist and capacity bounds), except a supportedFlavors selector, which is named', () => {
+    const base = { endpoint: 'e', region: 'r', credentialsSecretRef: { name: 's' } };
+    const bounds = { ...base, blockStorage: { volumeClasses: { selector: { ids: ['t1'] }, metadata: [{ id: 't1', minCapacityGiB: 1, maxCapacityGiB: 10 }] } } };
+    expect(unrealizedRegionFields(bounds)).to.deep.equal([]);
+    expect(conditionOf('SpecRealized', bounds)).to.include({ status: 'True' });
+    const flavors = { ...base, blockStorage: { volumeClasses: { selector: { ids: ['t1'] }, metadata: [{ id: 't1', supportedFlavors: { ids: ['m1.small'] } }] } } };
+    expect(unrealizedRegionFields(flavors)).to.deep.equal(['spec.openstack.blockStorage.volumeClasses.metadata[0].supportedFlavors']);
+    expect(conditionOf('SpecRealized', flavors)?.message).to.include('not enforced when a Server attaches a Volume');
   });
 });

@@ -25,7 +25,7 @@ import { volumeLifecycleStream, type VolumeContext, type VolumeStimulus } from '
 import { identityLifecycleStream, type IdentityContext } from '../../../machines/identity-lifecycle.js';
 import type { Stimulus } from '../../../machines/definition.js';
 import { observeVolume } from '../../provider/volumes.js';
-import { VolumeClassConfigInvalid, type VolumeClassInventory } from '../../provider/inventory/volume-classes.js';
+import { VolumeClassConfigInvalid, type VolumeClass, type VolumeClassInventory } from '../../provider/inventory/volume-classes.js';
 import { done, park, yieldFor, type Disposition } from '../disposition.js';
 import { recordDecisionEvents } from '../kube-events.js';
 
@@ -65,6 +65,14 @@ export interface VolumeControllerDeps {
 }
 
 const actor = 'reconciler/volume';
+
+/** The VolumeClass's capacity bounds (whole GiB, either optional) against spec.size; undefined when within them. */
+export const capacityProblem = (volumeClass: VolumeClass | undefined, size: number): string | undefined => {
+  if (!volumeClass) return undefined;
+  if (volumeClass.minCapacityGiB !== undefined && size < volumeClass.minCapacityGiB) return `spec.size: ${size} GiB is below the minimum of the VolumeClass ${volumeClass.name} (${volumeClass.minCapacityGiB} GiB)`;
+  if (volumeClass.maxCapacityGiB !== undefined && size > volumeClass.maxCapacityGiB) return `spec.size: ${size} GiB is above the maximum of the VolumeClass ${volumeClass.name} (${volumeClass.maxCapacityGiB} GiB)`;
+  return undefined;
+};
 
 /** V11: the Identity is gone, or it never had a project, so no volume of it can exist. */
 const identityNeverRealized = async (engine: Engine, identity: Identity | undefined): Promise<boolean> => {
@@ -106,7 +114,14 @@ export const reconcileVolume = async (deps: VolumeControllerDeps, namespace: str
   let exportedClasses: string[] = [];
   if (!deleting && identity) {
     try {
-      exportedClasses = ((await deps.classes.classes(namespace, identity.spec.regionRef.name))?.classes ?? []).map((c) => c.id);
+      const classes = (await deps.classes.classes(namespace, identity.spec.regionRef.name))?.classes ?? [];
+      exportedClasses = classes.map((c) => c.id);
+      // the class's operator-authored capacity bounds: a size outside them is refused before any Cinder call
+      const outside = capacityProblem(classes.find((c) => c.id === object.spec.volumeClassID), object.spec.size);
+      if (outside) {
+        await deps.engine.decide(stream, { stimulus: { type: 'specRejected', source: 'reconciler', generation, problems: [outside] }, actor });
+        return done(`spec refused: ${outside}`);
+      }
     } catch (error) {
       // invalid Region settings export nothing (fail closed); anything else is the Region being unusable now
       if (!(error instanceof VolumeClassConfigInvalid)) return yieldFor(VOLUME_REQUEUE_MS.waiting, `waiting for Region ${identity.spec.regionRef.name}: ${error instanceof Error ? error.message : String(error)}`);
