@@ -21,7 +21,7 @@ import type { Logger } from '../../log/logger.js';
 import { describeError } from '../../log/logger.js';
 import { validateVolume, type Identity, type Network, type Volume } from '../../resources/index.js';
 import type { CinderClient } from '../../openstack/cinder/index.js';
-import { volumeLifecycleStream, type VolumeContext, type VolumeStimulus } from '../../../machines/volume-lifecycle.js';
+import { ATTACHMENT_TRANSITION_STATUSES, volumeLifecycleStream, type VolumeContext, type VolumeStimulus } from '../../../machines/volume-lifecycle.js';
 import { identityLifecycleStream, type IdentityContext } from '../../../machines/identity-lifecycle.js';
 import type { Stimulus } from '../../../machines/definition.js';
 import { observeVolume } from '../../provider/volumes.js';
@@ -32,7 +32,7 @@ import { recordDecisionEvents } from '../kube-events.js';
 export const VOLUME_FINALIZER = 'regent.dev/volume';
 /** Requeue intervals (docs/volume.md). */
 export const VOLUME_REQUEUE_MS = {
-  /** creating, pending, extending: Cinder is working. */
+  /** creating, pending, extending, or an attach/detach in progress: Cinder is working. */
   progress: 2_000,
   /** the write-ahead delete was armed: the next pass reads it back and submits. */
   armed: 500,
@@ -170,6 +170,8 @@ const dispositionOf = async (value: unknown, outcome: string | undefined, contex
       await io.release();
       return done('deleted; finalizer removed');
     case 'available':
+      // an attach or detach in progress: look again soon, so InUse (and a deletion waiting for it) follows
+      if (ATTACHMENT_TRANSITION_STATUSES.includes(context?.observed?.status ?? '')) return yieldFor(VOLUME_REQUEUE_MS.progress, `available; Cinder says ${context?.observed?.status}`);
       return yieldFor(VOLUME_REQUEUE_MS.settled, 'available');
     case 'errored':
       return park('Errored', 'the Cinder volume entered an error state');
