@@ -5,7 +5,8 @@ import { SimError, ok } from '../http.js';
 import { atLeast } from '../microversion.js';
 import type { Ctx, Registrar } from '../router.js';
 import { isObj, member, optBool, optStr, reqStr } from '../validate.js';
-import { beginDetach, complete, connect, removeAttachment, reserve } from '../cinder/attachments.js';
+import { attachmentsOf, beginDetach, complete, connect, removeAttachment, reserve } from '../cinder/attachments.js';
+import { requestId } from '../ids.js';
 import { checkState, checkUnlocked, recordAction, touch } from './lifecycle.js';
 import type { Bdm, Server } from './model.js';
 import { findServer } from './servers.js';
@@ -22,9 +23,12 @@ function view(ctx: Ctx, s: Server, b: Bdm): Record<string, unknown> {
   return out;
 }
 
+/** Real Nova's 404 for a show or a delete of an attachment the server does not have (measured on Zed). */
+const notAttached = (s: Server, volumeId: string): string => `Instance ${s.id} is not attached to volume ${volumeId}`;
+
 function findBdm(ctx: Ctx, s: Server, volumeId: string): Bdm {
   const b = s.bdms.find((x) => x.volumeId === volumeId);
-  if (!b) throw new SimError(404, `Volume ${volumeId} is not attached to the instance ${s.id}`);
+  if (!b) throw new SimError(404, notAttached(s, volumeId));
   return b;
 }
 
@@ -57,6 +61,10 @@ export function registerVolumeAttachments(r: Registrar): void {
     const v = sim.cinder.volumes.get(volumeId);
     if (!v || (!ctx.auth.isAdmin && v.projectId !== ctx.auth.projectId)) throw new SimError(404, `Volume ${volumeId} could not be found.`);
     if (s.bdms.some((x) => x.volumeId === volumeId)) throw new SimError(400, `Invalid volume: volume ${volumeId} already attached to instance ${s.id}`);
+    // Nova refuses a volume another instance holds (a row reserved, attaching or attached) before Cinder's
+    // reserve is asked; real Nova words it so, for a reservation not yet connected too (docs/simulator-differences.md §15)
+    const holders = [...new Set(attachmentsOf(sim, v.id).map((x) => x.instanceId).filter((id) => id !== ''))];
+    if (!v.multiattach && holders.length > 0) throw new SimError(400, `Invalid volume: volume ${volumeId} is already attached to instances: ${holders.join(', ')}`);
     const a = reserve(sim, v, s.id);
     const bdm: Bdm = {
       id: newBdmId(), volumeId, device: nextDevice(s), bootIndex: null, attachmentId: a.id,
@@ -97,10 +105,13 @@ export function registerVolumeAttachments(r: Registrar): void {
     checkUnlocked(s, ctx.auth.isAdmin);
     checkState(s, 'detach_volume', ATTACH_STATES);
     const bdm = s.bdms.find((x) => x.volumeId === ctx.p('volume'));
-    if (!bdm) throw new SimError(404, `No volume Block Device Mapping with id ${ctx.p('volume')}.`);
+    if (!bdm) throw new SimError(404, notAttached(s, ctx.p('volume')));
     if (bdm.bootIndex === 0) throw new SimError(400, 'Cannot detach a root device volume');
     const a = sim.cinder.attachments.get(bdm.attachmentId);
-    if (a && sim.cinder.volumes.get(a.volumeId)?.status === 'detaching') throw new SimError(400, `Invalid volume: Unable to detach volume. Volume status must be 'in-use' and attach_status must be 'attached' to detach.`);
+    if (a && sim.cinder.volumes.get(a.volumeId)?.status === 'detaching') {
+      // Nova passes Cinder's refusal on, with Cinder's request id (measured on Zed)
+      throw new SimError(400, `Invalid volume: Invalid input received: Invalid volume: Unable to detach volume. Volume status must be 'in-use' and attach_status must be 'attached' to detach. (HTTP 400) (Request-ID: ${requestId()})`);
+    }
     if (a) beginDetach(sim, a);
     recordAction(sim, s, 'detach_volume', ctx.req.requestId, ctx.auth.userId);
     touch(sim, s);
