@@ -9,7 +9,7 @@ import type { OpenStackSession } from '../../src/openstack/session.js';
 import { Engine } from '../../src/engine/engine.js';
 import { MemoryEventStore } from '../../src/store/memory.js';
 import { createProductRegistry } from '../../machines/index.js';
-import { volumeCloudName, volumeLifecycleStream, volumeAvailable, type VolumeStimulus } from '../../machines/volume-lifecycle.js';
+import { volumeCloudName, volumeLifecycleStream, volumeAvailable, VOLUME_ERRORED_MESSAGE, type VolumeStimulus } from '../../machines/volume-lifecycle.js';
 import { createVolumeHandler, deleteVolumeHandler, extendVolumeHandler, observeVolume } from '../../src/provider/volumes.js';
 import type { Stimulus } from '../../machines/definition.js';
 import { createFixtures, settle, type Fixtures } from '../openstack/support/fixtures.js';
@@ -19,6 +19,7 @@ describe('volume provider under the volume lifecycle (simulator over HTTP)', fun
   this.timeout(30_000);
   let sim: RunningSimulator;
   let demo: OpenStackSession;
+  let admin: OpenStackSession;
   let typeId: string;
   let fx: Fixtures;
   let counter = 0;
@@ -26,7 +27,8 @@ describe('volume provider under the volume lifecycle (simulator over HTTP)', fun
   before(async () => {
     sim = await start();
     demo = await connectAs(sim, 'demo');
-    fx = await createFixtures(await connectAs(sim, 'admin'), demo);
+    admin = await connectAs(sim, 'admin');
+    fx = await createFixtures(admin, demo);
     typeId = (await demo.cinder.listVolumeTypes())[0]!.id;
   });
   after(async () => sim.close());
@@ -151,6 +153,51 @@ describe('volume provider under the volume lifecycle (simulator over HTTP)', fun
     expect(await observeVolume(demo.cinder, r.uid, String)).to.deep.equal({ kind: 'absent' });
     const events = JSON.stringify(await r.store.readStream(r.stream));
     expect(events).to.include('deleteSubmitted');
+  });
+
+  it('a create that stays creating: every pass yields (pending), nothing is sent again, Available stays False', async () => {
+    const r = rig();
+    await r.pass();
+    const posts = () => sim.calls({ method: 'POST' }).filter((c) => c.path.endsWith('/volumes')).length;
+    const before = posts();
+    for (let i = 0; i < 4; i++) {
+      const snapshot = await r.pass();
+      expect(String(snapshot.value)).to.be.oneOf(['creating', 'pending']);
+      expect(volumeAvailable(snapshot)).to.deep.include({ status: 'False', reason: 'Provisioning' });
+    }
+    expect(posts() - before, 'no second create').to.equal(0);
+    await settle(sim);
+    expect(String((await r.pass()).value)).to.equal('available');
+  });
+
+  it("an error_extending status is the terminal Errored outcome with the user-safe message only", async () => {
+    const r = rig();
+    await r.pass();
+    await settle(sim);
+    await r.pass();
+    const volume = await demo.cinder.findVolumeByName(r.name);
+    await admin.cinder.resetVolumeStatus(volume.id, { status: 'error_extending' });
+    const snapshot = await r.pass();
+    expect(String(snapshot.value)).to.equal('errored');
+    expect(volumeAvailable(snapshot)).to.deep.equal({ status: 'False', reason: 'Errored', message: VOLUME_ERRORED_MESSAGE });
+  });
+
+  it('delete while Cinder says deleting: no second delete is sent while it lasts; absence then confirms it', async () => {
+    const r = rig();
+    await r.pass();
+    await settle(sim);
+    await r.pass();
+    const volume = await demo.cinder.findVolumeByName(r.name);
+    r.delete();
+    await r.pass(); // armed
+    await r.pass(); // submitted: Cinder accepted the delete and says deleting until its delay passes
+    const deletes = () => sim.calls({ method: 'DELETE' }).filter((c) => c.path.includes(`/volumes/${volume.id}`)).length;
+    expect(deletes()).to.equal(1);
+    const during = await r.pass();
+    expect(JSON.stringify(during.value)).to.include('submitted');
+    expect(deletes(), 'a volume Cinder is deleting is not deleted again').to.equal(1);
+    await settle(sim);
+    expect(String((await r.pass()).value)).to.equal('deleted');
   });
 });
 
