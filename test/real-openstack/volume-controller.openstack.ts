@@ -53,7 +53,6 @@ describe('issue 12 on the real cloud: a Volume and its attachment through the co
   let admin: OpenStackSession;
   let adminCloud: CloudConfig;
   let plane: ControlPlane | undefined;
-  let report: RegistrationReport;
   let imageId: string;
   let typeId: string;
   let regionName: string;
@@ -117,7 +116,7 @@ spec:
 
   it('a registered Region exporting one real Cinder type, an Identity, its Network and a Server: all Available', async () => {
     const source = plane!.source;
-    report = await registerRegion({ name: regionName, cloud: adminCloud, endpoint: adminCloud.authUrl, dryRun: false }, {
+    const report: RegistrationReport = await registerRegion({ name: regionName, cloud: adminCloud, endpoint: adminCloud.authUrl, dryRun: false }, {
       source,
       connect: (cloud) => connect(cloud, { logger: run.logger }),
       connectAsUser: (cloud, login) => connectAsUser(cloud, login, { logger: run.logger }),
@@ -128,6 +127,7 @@ spec:
         if (step.what === 'role') run.cleanup.add(`role ${step.name}`, async () => void (await admin.http('identity').delete(`/roles/${id}`)));
       },
     });
+    expect(report.steps.find((step) => step.what === 'Region')?.outcome).to.equal('created');
     // the operator curates the allowlist (fail closed without it)
     const region = (await source.get('Region', ns, regionName)) as Region;
     await source.apply({ apiVersion: region.apiVersion, kind: 'Region', metadata: { name: regionName, namespace: ns }, spec: { ...region.spec, openstack: { ...region.spec.openstack, blockStorage: { volumeClasses: { selector: { ids: [typeId] } } } } } as Region['spec'] });
