@@ -122,6 +122,24 @@ describe('simulator: Cinder v3 and Nova volume attachments', () => {
     expect(missing.status).to.equal(404);
   });
 
+  it("?name= compares as real Cinder on MySQL (docs/simulator-differences.md §14): case, accents and trailing spaces fold; a prefix or a leading space does not match", async () => {
+    await createVolume('regent-café');
+    const names = async (q: string) => ((await http.get(`${hs.volume('demo')}/volumes/detail?${q}`, { headers: await hs.h('demo', 'volume 3.70') })).data.volumes as Array<{ name: string }>).map((v) => v.name);
+    for (const variant of ['REGENT-CAFÉ', 'regent-cafe', 'regent-cafÉ', 'regent-café%20%20']) expect(await names(`name=${encodeURIComponent(decodeURIComponent(variant))}`), variant).to.deep.equal(['regent-café']);
+    expect(await names('name=regent-caf')).to.deep.equal([]);
+    expect(await names(`name=${encodeURIComponent(' regent-café')}`)).to.deep.equal([]);
+    expect(await names('name~=CAFE')).to.deep.equal(['regent-café']);
+  });
+
+  it('os-reset_status refuses a status Cinder does not know with its 400 and list (§14)', async () => {
+    const id = await createVolume('plain');
+    hs.advance(300);
+    const r = await http.post(`${hs.volume('admin')}/volumes/${id}/action`, { 'os-reset_status': { status: 'sleepy' } }, { headers: await hs.h('admin') });
+    expect(r.status).to.equal(400);
+    expect(JSON.stringify(r.data)).to.include("Volume status: sleepy is invalid, valid statuses are: ('creating', 'available'");
+    expect((await getVolume(id)).data.volume.status).to.equal('available');
+  });
+
   it('os-reset_status is admin-only; a failCreate rule ends creation in error', async () => {
     const id = await createVolume('plain');
     hs.advance(300);
