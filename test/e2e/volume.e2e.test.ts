@@ -201,6 +201,18 @@ describe('e2e: the Volume controller (issue 12)', function () {
     expect((await demo.cinder.listVolumes()).some((v) => v.id === volumeId)).to.equal(false);
   });
 
+  it("the Identity's finalizer holds while a Volume on its Network remains, naming it", async () => {
+    await applyManifests(plane.source, volume('data-13'));
+    await until('available', async () => (await condition('data-13', 'Available'))?.status === 'True');
+    await plane.source.delete('Identity', 'default', 'acme');
+    const c = await until('the Identity waits', async () => {
+      const found = ((await plane.source.get('Identity', 'default', 'acme'))?.status as VolumeStatus | undefined)?.conditions?.find((x) => x.type === 'Available');
+      return found?.reason === 'Deleting' && found.message.includes('Volume/data-13') ? found : undefined;
+    });
+    expect(c.message).to.include('Volume/data-13');
+    expect(await plane.source.get('Identity', 'default', 'acme')).to.not.equal(undefined);
+  });
+
   it('an Identity that was never realized is proof that no volume exists: the Volume is released at once, without a Cinder call', async () => {
     await applyManifests(plane.source, `apiVersion: regent.dev/v1alpha1
 kind: Identity
