@@ -14,39 +14,25 @@
  * the identity's project, user and credential).
  */
 import { expect } from 'chai';
-import { startControlPlane, type ControlPlane } from '../../src/app/control-plane.js';
+import type { ControlPlane } from '../../src/app/control-plane.js';
 import { applyManifests } from '../../src/kube/cli/manifests.js';
-import { connect, connectAsUser, type OpenStackSession } from '../../src/openstack/session.js';
-import type { CloudConfig } from '../../src/openstack/keystone/clouds-config.js';
+import type { OpenStackSession } from '../../src/openstack/session.js';
 import { identityProjectName, identityUserName } from '../../src/provider/identity/names.js';
 import { networkName } from '../../src/provider/networks.js';
-import { registerRegion, type RegistrationReport } from '../../src/provider/regions/register.js';
+import type { RegistrationReport } from '../../src/provider/regions/register.js';
+import { cleanupNetworkAndServer, publicImage, registerRegionWithCleanup, startRealPlane, until } from './support/control-plane.js';
 import { realRun, type Fixtures, type RealRun } from './support/run.js';
-import { sleep, waitFor } from './support/wait.js';
 
 interface Condition { type: string; status: string; reason: string; message: string }
 interface Status { phase?: string; serverID?: string; conditions?: Condition[]; openstack?: { projectID?: string; userID?: string } }
 
 type Kind = 'Region' | 'Identity' | 'Network' | 'Server';
 const ns = 'default';
-const WAIT_MS = 180_000;
-
-/** Polls until `probe` answers something truthy; the error names `what` and the last thing seen. */
-const until = async <T>(what: string, probe: () => Promise<T | undefined | false>, seen: () => Promise<unknown> = async () => undefined, timeoutMs = WAIT_MS): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(await seen())}`);
-    await sleep(500);
-  }
-};
 
 describe("issue 11 on the real cloud: a registered Region, one Identity's Server through the control plane on its credentials", function () {
   let run: RealRun;
   let fx: Fixtures;
   let admin: OpenStackSession;
-  let adminCloud: CloudConfig;
   let plane: ControlPlane | undefined;
   let imageId: string;
   let regionName: string;
@@ -70,30 +56,14 @@ describe("issue 11 on the real cloud: a registered Region, one Identity's Server
   before(async function () {
     run = await realRun();
     if (run.target.adminCloud === undefined || run.admin === undefined) this.skip();
-    adminCloud = run.target.adminCloud;
     admin = run.admin;
     fx = await run.fixtures();
 
     // a public image, so the identity's project can boot it (the fixtures are the demo tenant's, private)
-    const imageName = run.name('identity-image');
-    const image = await admin.glance.createImage({ name: imageName, diskFormat: 'raw', containerFormat: 'bare', visibility: 'public' });
-    imageId = image.id;
-    run.cleanup.add(`image ${imageName}`, () => admin.glance.deleteImage(image.id));
-    await admin.glance.uploadImageData(image.id, Buffer.from(`regent ${run.prefix} identity image`));
-    await waitFor('identity image active', () => admin.glance.getImage(image.id), (i) => i.status.kind === 'value' && i.status.value === 'active', { timeoutMs: 30_000 });
+    imageId = await publicImage(run, 'identity');
 
-    plane = await startControlPlane({
-      storeUrl: 'memory:',
-      resourcesUrl: 'embedded::memory:',
-      logger: run.logger,
-      port: 0,
-      monitorIntervalMs: 1_000,
-      // the process's own cloud (the demo tenant) stands for Region `default` only; the registered Region is a resource
-      openstack: { cloud: run.target.tenantCloud, description: `cloud ${process.env.OS_CLOUD ?? run.target.tenantCloud.authUrl} (real OpenStack)` },
-      processRegionName: 'default',
-      lease: { durationMs: 5_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 },
-    });
-    await until('leadership', async () => plane?.isLeader(), undefined, 30_000);
+    // the process's own cloud (the demo tenant) stands for Region `default` only; the registered Region is a resource
+    plane = await startRealPlane(run);
 
     regionName = run.name('idsrv');
     identityName = run.name('identity');
@@ -106,18 +76,8 @@ describe("issue 11 on the real cloud: a registered Region, one Identity's Server
 
   it("registers a Region from the admin cloud into the control plane's resource source; the control plane connects it (Available=True)", async () => {
     const source = plane!.source;
-    report = await registerRegion({ name: regionName, cloud: adminCloud, endpoint: adminCloud.authUrl, dryRun: false }, {
-      source,
-      connect: (cloud) => connect(cloud, { logger: run.logger }),
-      connectAsUser: (cloud, login) => connectAsUser(cloud, login, { logger: run.logger }),
-      // registered for deletion the moment Keystone has it: the domain takes the identity's project, user and credential
-      onStep: (step) => {
-        if (step.outcome !== 'created' || step.id === undefined) return;
-        const id = step.id;
-        if (step.what === 'domain') run.cleanup.add(`domain ${step.name}`, () => admin.identityAdmin.deleteDomain(id));
-        if (step.what === 'role') run.cleanup.add(`role ${step.name}`, async () => void (await admin.http('identity').delete(`/roles/${id}`)));
-      },
-    });
+    // the domain and roles registered for deletion the moment Keystone has them: the domain takes the identity's project, user and credential
+    report = await registerRegionWithCleanup(run, source, regionName);
     expect(report.steps.find((s) => s.what === 'domain')?.outcome).to.equal('created');
     expect(report.steps.find((s) => s.what === 'Region')).to.deep.include({ outcome: 'created', name: `${ns}/${regionName}` });
     expect(report.domain.id).to.be.a('string');
@@ -139,15 +99,7 @@ spec: { identityRef: { name: ${identityName} }, prefix: 198.51.100.0/24 }
 `);
     identityUid = (await source.get('Identity', ns, identityName))!.metadata.uid;
     networkUid = (await source.get('Network', ns, networkResource))!.metadata.uid;
-    // deleted newest first: the server (any project) before its network
-    run.cleanup.add(`network ${networkName(networkUid)}`, async () => {
-      const found = await admin.neutron.lookupNetworkByName(networkName(networkUid));
-      if (found) await admin.neutron.deleteNetwork(found.id);
-    });
-    run.cleanup.add(`server ${serverName}`, async () => {
-      const found = await admin.nova.lookupServerByName(serverName, { all_tenants: true });
-      if (found) await run.deleteServerAndWait(admin, found.id);
-    }, 'servers');
+    cleanupNetworkAndServer(run, networkUid, serverName);
     await applyManifests(source, `apiVersion: regent.dev/v1alpha1
 kind: Server
 metadata: { name: ${serverName} }

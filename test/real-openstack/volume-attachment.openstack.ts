@@ -36,7 +36,7 @@ import { Engine } from '../../src/engine/engine.js';
 import { MemoryEventStore } from '../../src/store/memory.js';
 import { connect, type OpenStackSession } from '../../src/openstack/session.js';
 import type { OpenStackError } from '../../src/openstack/errors.js';
-import { BadRequest, NotFound } from '../../src/openstack/errors.js';
+import { BadRequest } from '../../src/openstack/errors.js';
 import { createProductRegistry } from '../../machines/index.js';
 import type { Stimulus } from '../../machines/definition.js';
 import { volumeCloudName } from '../../machines/volume-lifecycle.js';
@@ -52,7 +52,8 @@ import { attachVolumeHandler, detachVolumeHandler, observeAttachment, readVolume
 import { exactNameRegex } from './support/faults.js';
 import { captureLogs, type LogCapture, type RequestLine } from './support/logs.js';
 import { realRun, type RealRun } from './support/run.js';
-import { sleep, waitFor, waitGone } from './support/wait.js';
+import { alive, removeVolumeByName, sweepRunVolumes } from './support/volumes.js';
+import { sleep, waitFor } from './support/wait.js';
 
 /** Seconds the sandbox holds an in-flight window in the tests that assert passes inside it. */
 const WINDOW_S = 3;
@@ -97,57 +98,8 @@ describe('volume attachments against real Nova and Cinder (issue 12)', function 
     return { status: valueOf(v.status), rows: rows.map((r) => valueOf(r.status)) };
   };
 
-  /**
-   * Every volume named exactly `name` detached and deleted (404), whatever a failed test left it in: a
-   * transient status is waited out, each server Cinder shows it on is asked (Nova) to detach it, then the
-   * volume is deleted (a forced `maintenance` would be force-deleted by the admin, as in the lifecycle file).
-   */
-  const removeByName = async (name: string): Promise<void> => {
-    const { cinder, nova } = run.tenant;
-    for (const v of (await cinder.listVolumes({ name })).filter((x) => x.name === name)) {
-      await waitFor(`volume ${name} detached`, async () => {
-        const rows = await cinder.listAttachments({ volumeId: v.id }).catch((e: unknown) => (e instanceof NotFound ? [] : Promise.reject(e)));
-        for (const row of rows) {
-          const instance = row.instance.kind === 'value' ? row.instance.value : null;
-          if (instance) await nova.detachVolume(instance, v.id).catch(() => undefined); // 404 gone, 400 detaching already, 409 busy: retried
-        }
-        return rows.length;
-      }, (n) => n === 0, { timeoutMs: 90_000, intervalMs: 1_000 });
-      const now = await waitFor(`volume ${name} out of a transient status`, () => cinder.getVolume(v.id).catch((e: unknown) => (e instanceof NotFound ? null : Promise.reject(e))),
-        (x) => x === null || !['creating', 'reserved', 'attaching', 'detaching', 'downloading'].includes(x.status.kind === 'value' ? x.status.value : ''), { timeoutMs: 60_000 });
-      if (now === null) continue;
-      if (now.status.kind !== 'value' || now.status.value !== 'deleting') {
-        try {
-          await cinder.deleteVolume(v.id, { cascade: true });
-        } catch (error) {
-          if (error instanceof NotFound) continue;
-          if (!(error instanceof BadRequest) || !run.admin) throw error;
-          await run.admin.cinder.deleteVolume(v.id, { force: true });
-        }
-      }
-      await waitGone(`volume ${name}`, () => cinder.getVolume(v.id), { timeoutMs: 60_000 });
-    }
-  };
-
-  /** `volume-regent-ci-<pid>-<hex>…`: names this file (and the lifecycle file) give Cinder. */
-  const OURS = /^volume-(regent-ci-(\d+)-[0-9a-f]{4})-/;
-  const alive = (pid: number): boolean => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'EPERM';
-    }
-  };
-  const sweepVolumes = async (keep: (prefix: string, pid: number) => boolean): Promise<string[]> => {
-    const names = new Set<string>();
-    for (const v of await run.tenant.cinder.listVolumes()) {
-      const m = v.name ? OURS.exec(v.name) : null;
-      if (m && !keep(m[1] as string, Number(m[2]))) names.add(v.name as string);
-    }
-    for (const name of names) await removeByName(name);
-    return [...names];
-  };
+  /** Every volume named exactly `name` detached, then deleted (support/volumes.ts). */
+  const removeByName = (name: string): Promise<void> => removeVolumeByName(run, name, { detachFirst: true });
 
   before(async function () {
     this.timeout(300_000);
@@ -155,7 +107,7 @@ describe('volume attachments against real Nova and Cinder (issue 12)', function 
     logs = captureLogs();
     demo = await connect(run.target.tenantCloud, { logger: logs.logger });
     if (!run.target.keep) {
-      const swept = await sweepVolumes((prefix, pid) => prefix === run.prefix || alive(pid));
+      const swept = await sweepRunVolumes(run, (prefix, pid) => prefix === run.prefix || alive(pid), { detachFirst: true });
       if (swept.length > 0) console.log(`      swept ${swept.length} volume-<prefix> volumes killed runs left: ${swept.join(', ')}`);
     }
     const t0 = Date.now();
@@ -175,7 +127,7 @@ describe('volume attachments against real Nova and Cinder (issue 12)', function 
   after(async function () {
     this.timeout(300_000);
     if (!run || run.target.keep) return;
-    const left = await sweepVolumes((prefix) => prefix !== run.prefix);
+    const left = await sweepRunVolumes(run, (prefix) => prefix !== run.prefix, { detachFirst: true });
     if (left.length > 0) console.log(`      swept volumes of this run that escaped their test's cleanup: ${left.join(', ')}`);
   });
 

@@ -11,16 +11,15 @@
  * Everything is registered for deletion as soon as it exists, volumes first (they outlive nothing).
  */
 import { expect } from 'chai';
-import { startControlPlane, type ControlPlane } from '../../src/app/control-plane.js';
+import type { ControlPlane } from '../../src/app/control-plane.js';
 import { applyManifests } from '../../src/kube/cli/manifests.js';
-import { connect, connectAsUser, type OpenStackSession } from '../../src/openstack/session.js';
-import type { CloudConfig } from '../../src/openstack/keystone/clouds-config.js';
-import { networkName } from '../../src/provider/networks.js';
-import { registerRegion, type RegistrationReport } from '../../src/provider/regions/register.js';
+import type { OpenStackSession } from '../../src/openstack/session.js';
+import type { RegistrationReport } from '../../src/provider/regions/register.js';
 import { volumeCloudName } from '../../machines/volume-lifecycle.js';
 import type { Region } from '../../src/resources/region.js';
+import { cleanupNetworkAndServer, publicImage, registerRegionWithCleanup, startRealPlane, until } from './support/control-plane.js';
 import { realRun, type Fixtures, type RealRun } from './support/run.js';
-import { sleep, waitFor } from './support/wait.js';
+import { sleep } from './support/wait.js';
 
 interface Condition { type: string; status: string; reason: string; message: string }
 interface Status {
@@ -35,23 +34,11 @@ interface Status {
 }
 type Kind = 'Region' | 'Identity' | 'Network' | 'Server' | 'Volume';
 const ns = 'default';
-const WAIT_MS = 180_000;
-
-const until = async <T>(what: string, probe: () => Promise<T | undefined | false>, seen: () => Promise<unknown> = async () => undefined, timeoutMs = WAIT_MS): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(await seen())}`);
-    await sleep(500);
-  }
-};
 
 describe('issue 12 on the real cloud: a Volume and its attachment through the control plane, on the identity\'s credentials', function () {
   let run: RealRun;
   let fx: Fixtures;
   let admin: OpenStackSession;
-  let adminCloud: CloudConfig;
   let plane: ControlPlane | undefined;
   let imageId: string;
   let typeId: string;
@@ -82,28 +69,12 @@ spec:
   before(async function () {
     run = await realRun();
     if (run.target.adminCloud === undefined || run.admin === undefined) this.skip();
-    adminCloud = run.target.adminCloud;
     admin = run.admin;
     fx = await run.fixtures();
-    const imageName = run.name('volume-image');
-    const image = await admin.glance.createImage({ name: imageName, diskFormat: 'raw', containerFormat: 'bare', visibility: 'public' });
-    imageId = image.id;
-    run.cleanup.add(`image ${imageName}`, () => admin.glance.deleteImage(image.id));
-    await admin.glance.uploadImageData(image.id, Buffer.from(`regent ${run.prefix} volume image`));
-    await waitFor('volume image active', () => admin.glance.getImage(image.id), (i) => i.status.kind === 'value' && i.status.value === 'active', { timeoutMs: 30_000 });
+    imageId = await publicImage(run, 'volume');
     typeId = (await admin.cinder.listVolumeTypes())[0]!.id;
 
-    plane = await startControlPlane({
-      storeUrl: 'memory:',
-      resourcesUrl: 'embedded::memory:',
-      logger: run.logger,
-      port: 0,
-      monitorIntervalMs: 1_000,
-      openstack: { cloud: run.target.tenantCloud, description: `cloud ${process.env.OS_CLOUD ?? run.target.tenantCloud.authUrl} (real OpenStack)` },
-      processRegionName: 'default',
-      lease: { durationMs: 5_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 },
-    });
-    await until('leadership', async () => plane?.isLeader(), undefined, 30_000);
+    plane = await startRealPlane(run);
     regionName = run.name('volrg');
     identityName = run.name('vol-identity');
     networkResource = run.name('vol-net');
@@ -116,17 +87,7 @@ spec:
 
   it('a registered Region exporting one real Cinder type, an Identity, its Network and a Server: all Available', async () => {
     const source = plane!.source;
-    const report: RegistrationReport = await registerRegion({ name: regionName, cloud: adminCloud, endpoint: adminCloud.authUrl, dryRun: false }, {
-      source,
-      connect: (cloud) => connect(cloud, { logger: run.logger }),
-      connectAsUser: (cloud, login) => connectAsUser(cloud, login, { logger: run.logger }),
-      onStep: (step) => {
-        if (step.outcome !== 'created' || step.id === undefined) return;
-        const id = step.id;
-        if (step.what === 'domain') run.cleanup.add(`domain ${step.name}`, () => admin.identityAdmin.deleteDomain(id));
-        if (step.what === 'role') run.cleanup.add(`role ${step.name}`, async () => void (await admin.http('identity').delete(`/roles/${id}`)));
-      },
-    });
+    const report: RegistrationReport = await registerRegionWithCleanup(run, source, regionName);
     expect(report.steps.find((step) => step.what === 'Region')?.outcome).to.equal('created');
     // the operator curates the allowlist (fail closed without it)
     const region = (await source.get('Region', ns, regionName)) as Region;
@@ -142,14 +103,7 @@ metadata: { name: ${networkResource} }
 spec: { identityRef: { name: ${identityName} }, prefix: 198.51.101.0/24 }
 `);
     const networkUid = (await source.get('Network', ns, networkResource))!.metadata.uid;
-    run.cleanup.add(`network ${networkName(networkUid)}`, async () => {
-      const found = await admin.neutron.lookupNetworkByName(networkName(networkUid));
-      if (found) await admin.neutron.deleteNetwork(found.id);
-    });
-    run.cleanup.add(`server ${serverName}`, async () => {
-      const found = await admin.nova.lookupServerByName(serverName, { all_tenants: true });
-      if (found) await run.deleteServerAndWait(admin, found.id);
-    }, 'servers');
+    cleanupNetworkAndServer(run, networkUid, serverName);
     await applyManifests(source, serverManifest([]));
     const identity = await until('Identity Available', async () => ((await conditionOf('Identity', identityName, 'Available'))?.status === 'True' ? statusOf('Identity', identityName) : undefined), () => statusOf('Identity', identityName));
     projectId = identity.openstack!.projectID!;

@@ -27,7 +27,6 @@ import { hostname } from 'node:os';
 import { Engine, type EffectHandler } from '../../src/engine/engine.js';
 import { MemoryEventStore } from '../../src/store/memory.js';
 import { connect, type OpenStackSession } from '../../src/openstack/session.js';
-import { NotFound, BadRequest } from '../../src/openstack/errors.js';
 import type { RecordedEvent } from '../../src/events/envelope.js';
 import { createProductRegistry } from '../../machines/index.js';
 import type { Stimulus } from '../../machines/definition.js';
@@ -47,7 +46,8 @@ import { createVolumeHandler, deleteVolumeHandler, extendVolumeHandler, observeV
 import { exactNameRegex } from './support/faults.js';
 import { captureLogs, type LogCapture, type RequestLine } from './support/logs.js';
 import { realRun, type RealRun } from './support/run.js';
-import { sleep, waitFor, waitGone } from './support/wait.js';
+import { alive, removeVolumeByName, sweepRunVolumes } from './support/volumes.js';
+import { sleep, waitFor } from './support/wait.js';
 
 /** Seconds the sandbox holds an in-flight Cinder status in the tests that assert yields. */
 const WINDOW_S = 3;
@@ -74,48 +74,8 @@ describe('volume lifecycle against real Cinder (issue 12)', function () {
   const mark = (): number => logs.requests().length;
   const posts = (calls: RequestLine[], suffix: string): RequestLine[] => calls.filter((c) => c.method === 'POST' && c.path.endsWith(suffix));
 
-  /**
-   * Every volume named exactly `name` deleted and gone (404), whatever a failed test left it in: a transient
-   * status is waited out, one Cinder refuses to delete (a forced `maintenance`) is force-deleted by the admin.
-   */
-  const removeByName = async (name: string): Promise<void> => {
-    const cinder = run.tenant.cinder;
-    for (const v of (await cinder.listVolumes({ name })).filter((x) => x.name === name)) {
-      const now = await waitFor(`volume ${name} out of a transient status`, () => cinder.getVolume(v.id).catch((e: unknown) => (e instanceof NotFound ? null : Promise.reject(e))),
-        (x) => x === null || !['creating', 'extending', 'downloading', 'attaching', 'detaching'].includes(x.status.kind === 'value' ? x.status.value : ''), { timeoutMs: 60_000 });
-      if (now === null) continue;
-      if (now.status.kind !== 'value' || now.status.value !== 'deleting') {
-        try {
-          await cinder.deleteVolume(v.id, { cascade: true });
-        } catch (error) {
-          if (error instanceof NotFound) continue;
-          if (!(error instanceof BadRequest) || !run.admin) throw error;
-          await run.admin.cinder.deleteVolume(v.id, { force: true });
-        }
-      }
-      await waitGone(`volume ${name}`, () => cinder.getVolume(v.id), { timeoutMs: 60_000 });
-    }
-  };
-
-  /** `volume-regent-ci-<pid>-<hex>…`: names this file gives Cinder (the suite's sweep only matches names starting with the prefix). */
-  const OURS = /^volume-(regent-ci-(\d+)-[0-9a-f]{4})-/;
-  const alive = (pid: number): boolean => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'EPERM';
-    }
-  };
-  const sweepVolumes = async (keep: (prefix: string, pid: number) => boolean): Promise<string[]> => {
-    const names = new Set<string>();
-    for (const v of await run.tenant.cinder.listVolumes()) {
-      const m = v.name ? OURS.exec(v.name) : null;
-      if (m && !keep(m[1] as string, Number(m[2]))) names.add(v.name as string);
-    }
-    for (const name of names) await removeByName(name);
-    return [...names];
-  };
+  /** Every volume named exactly `name` deleted and gone (support/volumes.ts). */
+  const removeByName = (name: string): Promise<void> => removeVolumeByName(run, name);
 
   before(async () => {
     run = await realRun();
@@ -124,7 +84,7 @@ describe('volume lifecycle against real Cinder (issue 12)', function () {
     const types = await demo.cinder.listVolumeTypes();
     volumeType = types.find((t) => t.name === '__DEFAULT__') ?? (types[0] as { id: string; name: string });
     if (!run.target.keep) {
-      const swept = await sweepVolumes((prefix, pid) => prefix === run.prefix || alive(pid));
+      const swept = await sweepRunVolumes(run, (prefix, pid) => prefix === run.prefix || alive(pid));
       if (swept.length > 0) console.log(`      swept ${swept.length} volume-<prefix> volumes killed runs left: ${swept.join(', ')}`);
     }
   });
@@ -135,7 +95,7 @@ describe('volume lifecycle against real Cinder (issue 12)', function () {
   });
   after(async () => {
     if (!run || run.target.keep) return;
-    const left = await sweepVolumes((prefix) => prefix !== run.prefix);
+    const left = await sweepRunVolumes(run, (prefix) => prefix !== run.prefix);
     if (left.length > 0) console.log(`      swept volumes of this run that escaped their test's cleanup: ${left.join(', ')}`);
   });
 
