@@ -21,7 +21,7 @@ export const HealthMonitor = struct(
   'HealthMonitor',
   { delaySeconds: Seconds('DelaySeconds', 3600), timeoutSeconds: Seconds('TimeoutSeconds', 3600), maxRetries: int('MaxRetries', { minimum: 1, maximum: 10 }) },
   { maxRetriesDown: int('MaxRetriesDown', { minimum: 1, maximum: 10 }) },
-  { rules: [{ fieldPath: '.timeoutSeconds', message: 'timeoutSeconds must not exceed delaySeconds', check: (m) => m.timeoutSeconds <= m.delaySeconds }] },
+  { rules: [{ fieldPath: '.timeoutSeconds', message: 'timeoutSeconds must be less than delaySeconds', check: (m) => m.timeoutSeconds < m.delaySeconds }] },
 );
 
 export const Pool = struct(

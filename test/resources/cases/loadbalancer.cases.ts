@@ -35,6 +35,7 @@ export const loadBalancerCases: AgreementCase[] = [
   { title: 'the same address on two ports is two members', object: l(0, (x) => ((x.pool as Json).members = [{ address: '10.0.0.10', port: 1 }, { address: '10.0.0.10', port: 2 }])), expect: 'valid' },
   { title: 'a member address is IPv4', object: l(0, (x) => ((x.pool as Json).members = [{ address: '10.0.0.300', port: 1 }])), expect: ['spec.listeners[0].pool.members[0].address'] },
   { title: 'a monitor timeout does not exceed its delay', object: l(0, (x) => ((x.pool as Json).healthMonitor = { delaySeconds: 5, timeoutSeconds: 10, maxRetries: 3 })), expect: ['spec.listeners[0].pool.healthMonitor.timeoutSeconds'] },
+  { title: 'a monitor timeout is strictly less than its delay (issue 13: timeout < interval)', object: l(0, (x) => ((x.pool as Json).healthMonitor = { delaySeconds: 5, timeoutSeconds: 5, maxRetries: 3 })), expect: ['spec.listeners[0].pool.healthMonitor.timeoutSeconds'] },
   { title: 'maxRetries is between 1 and 10', object: l(0, (x) => ((x.pool as Json).healthMonitor = { delaySeconds: 5, timeoutSeconds: 1, maxRetries: 11 })), expect: ['spec.listeners[0].pool.healthMonitor.maxRetries'] },
   // Transition rules, per listener name.
   { title: 'allowed CIDRs, timeouts and members may change', object: l(0, (x) => ((x.allowedCIDRs = ['10.0.0.0/8']), ((x.pool as Json).members = []))), old: base, expect: 'valid' },
