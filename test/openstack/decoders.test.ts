@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { UnreadableResponse } from '../../src/openstack/errors.js';
 import { decodeServer } from '../../src/openstack/decoders/server.js';
 import { decodeAttachment, decodeNovaVolumeAttachment, decodeVolume } from '../../src/openstack/decoders/volume.js';
-import { decodeListener, decodeLoadBalancer } from '../../src/openstack/decoders/octavia.js';
+import { decodeCreatedLoadBalancer, decodeListener, decodeLoadBalancer } from '../../src/openstack/decoders/octavia.js';
 import { decodeImage } from '../../src/openstack/decoders/image.js';
 import { valueOr } from '../../src/openstack/decoders/field.js';
 import { decodeInstanceAction } from '../../src/openstack/decoders/instance-action.js';
@@ -156,6 +156,28 @@ describe('decoders', () => {
     it('an unknown provisioning status is unreadable; a missing one is absent', () => {
       expect(decodeLoadBalancer({ id: 'lb', provisioning_status: 'BUSY' }).provisioningStatus).to.deep.equal({ kind: 'unreadable', raw: 'BUSY' });
       expect(decodeListener({ id: 'l' }).provisioningStatus).to.deep.equal({ kind: 'absent' });
+    });
+    it('decodes a fully populated create answer: full listeners and pools, members inline, Zed\'s null monitor', () => {
+      const member = { id: 'm1', name: '', provisioning_status: 'PENDING_CREATE', operating_status: 'NO_MONITOR', address: '192.0.2.10', protocol_port: 8443, subnet_id: 's', weight: 1 };
+      const lb = decodeCreatedLoadBalancer({
+        id: 'lb', name: 'lb-x', provisioning_status: 'PENDING_CREATE', operating_status: 'OFFLINE',
+        listeners: [{ id: 'l1', name: 'https', provisioning_status: 'PENDING_CREATE', operating_status: 'OFFLINE', protocol: 'TCP', protocol_port: 443, default_pool_id: 'p1', l7policies: [] }],
+        pools: [
+          { id: 'p1', name: 'pool', provisioning_status: 'PENDING_CREATE', operating_status: 'OFFLINE', protocol: 'PROXYV2', lb_algorithm: 'ROUND_ROBIN', listeners: [{ id: 'l1' }], members: [member], healthmonitor: null },
+          { id: 'p2', name: 'api-ref', protocol: 'TCP', members: [], healthmonitor: { id: 'h2', type: 'TCP', delay: 3, timeout: 1, max_retries: 2, max_retries_down: 3 } },
+          { id: 'p3', name: 'odd', healthmonitor: 'h3' },
+        ],
+      });
+      expect(lb.listenerIds).to.deep.equal({ kind: 'value', value: ['l1'] });
+      expect(lb.poolIds).to.deep.equal({ kind: 'value', value: ['p1', 'p2', 'p3'] });
+      expect(lb.listeners[0]?.defaultPoolId).to.deep.equal({ kind: 'value', value: 'p1' });
+      expect(lb.listeners[0]?.loadBalancerIds).to.deep.equal({ kind: 'absent' });
+      expect(lb.pools[0]?.members.map((m) => [m.id, m.operatingStatus])).to.deep.equal([['m1', { kind: 'value', value: 'NO_MONITOR' }]]);
+      expect(lb.pools.map((p) => p.healthMonitor.kind === 'value' ? p.healthMonitor.value?.id ?? null : p.healthMonitor.kind)).to.deep.equal([null, 'h2', 'unreadable']);
+      expect(lb.pools[0]?.healthMonitorId).to.deep.equal({ kind: 'absent' });
+      const plain = decodeCreatedLoadBalancer({ id: 'lb', listeners: [], pools: [] });
+      expect([plain.listeners, plain.pools]).to.deep.equal([[], []]);
+      expect(decodeCreatedLoadBalancer({ id: 'lb' }).listeners).to.deep.equal([]);
     });
   });
 

@@ -4,6 +4,8 @@ import { createServerBody } from '../../src/openstack/nova/servers.js';
 import { authRequestBody } from '../../src/openstack/keystone/auth.js';
 import { candidateQuery } from '../../src/openstack/placement.js';
 import { poolCreateHeaders } from '../../src/openstack/octavia/pools.js';
+import { createListenerBody, nestedPoolHeaders } from '../../src/openstack/octavia/listeners.js';
+import { createLoadBalancerBody } from '../../src/openstack/octavia/load-balancers.js';
 import { encodeQuery } from '../../src/openstack/http.js';
 import { nextHref, queryOfHref } from '../../src/openstack/paging.js';
 import { backoffDelay } from '../../src/openstack/retry.js';
@@ -49,6 +51,40 @@ describe('request bodies and helpers', () => {
   it('a PROXYV2 pool carries the load-balancer 2.22 header, others none', () => {
     expect(poolCreateHeaders('PROXYV2', '2.22')).to.deep.equal({ 'OpenStack-API-Version': 'load-balancer 2.22' });
     expect(poolCreateHeaders('TCP', '2.22')).to.equal(undefined);
+  });
+  it('a create with nested pools carries the 2.22 header when any of them is PROXYV2', () => {
+    expect(nestedPoolHeaders(['UDP', 'PROXYV2'], '2.22')).to.deep.equal({ 'OpenStack-API-Version': 'load-balancer 2.22' });
+    expect(nestedPoolHeaders(['UDP', undefined], '2.22')).to.equal(undefined);
+    expect(nestedPoolHeaders([], '2.22')).to.equal(undefined);
+  });
+  it('a fully populated load-balancer body nests listeners, default pools, members and monitors in Octavia\'s snake_case', () => {
+    const body = createLoadBalancerBody({
+      name: 'lb', vipSubnetId: 's', listeners: [
+        { name: 'l', protocol: 'UDP', protocolPort: 53, allowedCidrs: ['198.51.100.0/24'], timeoutClientData: 1000, timeoutMemberData: 2000, defaultPool: {
+          name: 'p', protocol: 'UDP', lbAlgorithm: 'SOURCE_IP',
+          members: [{ address: '192.0.2.1', protocolPort: 53, subnetId: 's', name: 'm' }],
+          healthmonitor: { name: 'h', type: 'UDP-CONNECT', delay: 5, timeout: 3, maxRetries: 2, maxRetriesDown: 4 },
+        } },
+        { name: 'bare', protocol: 'TCP', protocolPort: 80 },
+      ],
+    });
+    expect(body).to.deep.equal({
+      name: 'lb', vip_subnet_id: 's', listeners: [
+        { name: 'l', protocol: 'UDP', protocol_port: 53, allowed_cidrs: ['198.51.100.0/24'], timeout_client_data: 1000, timeout_member_data: 2000, default_pool: {
+          name: 'p', protocol: 'UDP', lb_algorithm: 'SOURCE_IP',
+          members: [{ address: '192.0.2.1', protocol_port: 53, subnet_id: 's', name: 'm' }],
+          healthmonitor: { name: 'h', type: 'UDP-CONNECT', delay: 5, timeout: 3, max_retries: 2, max_retries_down: 4 },
+        } },
+        { name: 'bare', protocol: 'TCP', protocol_port: 80 },
+      ],
+    });
+    expect(createLoadBalancerBody({ name: 'lb', vipSubnetId: 's' })).to.deep.equal({ name: 'lb', vip_subnet_id: 's' });
+  });
+  it('a listener body carries a nested default_pool only when asked', () => {
+    expect(createListenerBody({ name: 'l', loadbalancerId: 'lb', protocol: 'TCP', protocolPort: 443, defaultPoolId: 'p' }))
+      .to.deep.equal({ name: 'l', default_pool_id: 'p', loadbalancer_id: 'lb', protocol: 'TCP', protocol_port: 443 });
+    expect(createListenerBody({ name: 'l', loadbalancerId: 'lb', protocol: 'TCP', protocolPort: 443, defaultPool: { name: 'p', protocol: 'PROXYV2', lbAlgorithm: 'ROUND_ROBIN' } }))
+      .to.deep.equal({ name: 'l', loadbalancer_id: 'lb', protocol: 'TCP', protocol_port: 443, default_pool: { name: 'p', protocol: 'PROXYV2', lb_algorithm: 'ROUND_ROBIN' } });
   });
   it('queries repeat keys for lists and drop undefined', () => {
     expect(encodeQuery({ a: 1, b: ['x', 'y'], c: undefined, d: null, e: '^web\\.1$' })).to.equal('?a=1&b=x&b=y&e=%5Eweb%5C.1%24');

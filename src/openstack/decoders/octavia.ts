@@ -160,3 +160,52 @@ export const decodeHealthMonitor = (raw: unknown, observedAt?: string, context: 
     poolIds: readField(obj, 'pools', idRefs),
   };
 };
+
+/** A pool as a load-balancer create answers it: members and health monitor inline. */
+export interface CreatedPoolObservation extends PoolObservation {
+  readonly members: readonly MemberObservation[];
+  /** `healthmonitor` inline. Real Octavia Zed answers null here although it created the monitor (§16). */
+  readonly healthMonitor: Field<HealthMonitorObservation | null>;
+}
+
+/**
+ * What `POST /v2/lbaas/loadbalancers` answers (Octavia's LoadBalancerFullResponse): the load balancer with its
+ * listeners and pools as full objects, not id references, each with its own provisioning status. Zed's full
+ * objects carry no `loadbalancers` (listeners, pools) and no `healthmonitor_id` (pools): those fields read absent.
+ * `listeners`/`pools` are [] when the answer has no such array; listenerIds/poolIds keep the Field.
+ */
+export interface CreatedLoadBalancerObservation extends LoadBalancerObservation {
+  readonly listeners: readonly ListenerObservation[];
+  readonly pools: readonly CreatedPoolObservation[];
+}
+
+const arrayOf = (obj: Record<string, unknown>, key: string): unknown[] => (Array.isArray(obj[key]) ? (obj[key] as unknown[]) : []);
+const objectsOf = (items: unknown[]): unknown[] => items.filter((x) => typeof x === 'object' && x !== null);
+
+const inlineHealthMonitor = (obj: Record<string, unknown>, observedAt: string | undefined, context: RequestContext): Field<HealthMonitorObservation | null> => {
+  if (!Object.prototype.hasOwnProperty.call(obj, 'healthmonitor')) return { kind: 'absent' };
+  const raw = obj.healthmonitor;
+  if (raw === null) return { kind: 'value', value: null };
+  if (typeof raw !== 'object' || typeof (raw as { id?: unknown }).id !== 'string') return { kind: 'unreadable', raw };
+  return { kind: 'value', value: decodeHealthMonitor(raw, observedAt, context) };
+};
+
+export const decodeCreatedPool = (raw: unknown, observedAt?: string, context: RequestContext = {}): CreatedPoolObservation => {
+  const pool = decodePool(raw, observedAt, context);
+  const obj = raw as Record<string, unknown>;
+  return {
+    ...pool,
+    members: objectsOf(arrayOf(obj, 'members')).map((m) => decodeMember(m, observedAt, context)),
+    healthMonitor: inlineHealthMonitor(obj, observedAt, context),
+  };
+};
+
+export const decodeCreatedLoadBalancer = (raw: unknown, observedAt?: string, context: RequestContext = {}): CreatedLoadBalancerObservation => {
+  const lb = decodeLoadBalancer(raw, observedAt, context);
+  const obj = raw as Record<string, unknown>;
+  return {
+    ...lb,
+    listeners: objectsOf(arrayOf(obj, 'listeners')).map((l) => decodeListener(l, observedAt, context)),
+    pools: objectsOf(arrayOf(obj, 'pools')).map((p) => decodeCreatedPool(p, observedAt, context)),
+  };
+};

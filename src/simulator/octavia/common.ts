@@ -35,8 +35,10 @@ export function checkMutable(lb: LoadBalancer, forDelete = false): void {
   if (!okStates.includes(lb.provisioningStatus)) throw oerr(409, `Load Balancer ${lb.id} is immutable and cannot be updated.`);
 }
 
-export function checkChildMutable(kind: string, c: LbCommon): void {
-  if (c.provisioningStatus.startsWith('PENDING_')) throw oerr(409, `${kind} ${c.id} is immutable and cannot be updated.`);
+/** The load balancer's own update or delete (Octavia's _test_lb_status): a busy LB is LBPendingStateError, not "immutable". */
+export function checkLbPending(lb: LoadBalancer, forDelete = false): void {
+  const okStates = forDelete ? ['ACTIVE', 'ERROR'] : ['ACTIVE'];
+  if (!okStates.includes(lb.provisioningStatus)) throw oerr(409, `Invalid state ${lb.provisioningStatus} of loadbalancer resource ${lb.id}`);
 }
 
 function failsProvisioning(sim: Sim, lb: LoadBalancer): boolean {
@@ -85,7 +87,8 @@ export function removeListener(sim: Sim, l: Listener): void {
 /**
  * A child change: the LB goes PENDING_UPDATE at once, then (after delays.lbUpdate) everything pending on it
  * settles — PENDING_CREATE/UPDATE → ACTIVE, PENDING_DELETE → gone — or, with the failProvisioning knob, the
- * changed child goes to ERROR and the LB back to ACTIVE (Octavia reverts the flow).
+ * changed child goes to ERROR and the LB back to ACTIVE (Octavia reverts the flow). Children marked `unseen`
+ * (left by a fully populated create) are skipped: only a change that marks them (mutate's marks) clears that.
  */
 export function beginLbUpdate(sim: Sim, lb: LoadBalancer): void {
   checkMutable(lb);
@@ -113,6 +116,7 @@ function settleChildren(sim: Sim, lb: LoadBalancer, failed: boolean): void {
       else remove();
       return;
     }
+    if (c.unseen) return;
     if (c.provisioningStatus === 'PENDING_CREATE' || c.provisioningStatus === 'PENDING_UPDATE') {
       c.provisioningStatus = failed ? 'ERROR' : 'ACTIVE';
       c.updated = now;

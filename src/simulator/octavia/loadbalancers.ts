@@ -1,11 +1,13 @@
 // /v2/lbaas/loadbalancers: create with vip_subnet_id / vip_network_id / vip_port_id (a real VIP port in
 // the simulator's Neutron), PENDING_CREATE → ACTIVE, update, cascade delete, status tree, stats, failover.
+// A create with `listeners` (and/or `pools`) is Octavia's fully populated create (full.ts).
 import { noContent, ok } from '../http.js';
 import { uuid } from '../ids.js';
 import type { Ctx, Registrar } from '../router.js';
 import { member, optBool, optStr, optStrList } from '../validate.js';
 import { createPort } from '../neutron/ports.js';
-import { beginLbUpdate, checkMutable, findLb, lbView, listOf, oerr, oneOf, requireLbRole, scheduleLbCreate, scheduleLbDelete, validation } from './common.js';
+import { beginLbUpdate, checkLbPending, findLb, lbView, listOf, oerr, oneOf, requireLbRole, scheduleLbCreate, scheduleLbDelete, validation } from './common.js';
+import { buildGraph, fullLbView, parseFullCreate, storeGraph } from './full.js';
 import type { LoadBalancer } from './model.js';
 
 function vipPort(ctx: Ctx, b: Record<string, unknown>, lbId: string, projectId: string) {
@@ -73,6 +75,7 @@ export function registerLoadBalancers(r: Registrar): void {
     const projectId = (ctx.auth.isAdmin ? optStr(b, 'project_id') : undefined) ?? ctx.auth.projectId ?? '';
     const provider = optStr(b, 'provider') ?? 'amphora';
     if (provider !== 'amphora' && provider !== 'octavia') throw oerr(400, `Provider '${provider}' is not enabled.`);
+    const full = parseFullCreate(ctx, b);
     const id = uuid();
     const vip = vipPort(ctx, b, id, projectId);
     const now = ctx.sim.now();
@@ -82,15 +85,18 @@ export function registerLoadBalancers(r: Registrar): void {
       updated: null, vipAddress: vip.address, vipPortId: vip.port.id, vipSubnetId: vip.subnetId, vipNetworkId: vip.port.networkId, provider: 'amphora',
       flavorId: optStr(b, 'flavor_id') ?? null, az: optStr(b, 'availability_zone') ?? null, gen: 0,
     };
+    // A refused graph leaves the VIP port created above behind, as Zed's rollback does.
+    const graph = full ? buildGraph(ctx, lb, full) : undefined;
     ctx.sim.octavia.lbs.set(lb.id, lb);
+    if (graph) storeGraph(ctx.sim, graph);
     scheduleLbCreate(ctx.sim, lb);
-    return oneOf(ctx, 'loadbalancer', view(ctx, lb), 201);
+    return oneOf(ctx, 'loadbalancer', fullLbView(ctx.sim, lb), 201);
   });
   r.put('/lbaas/loadbalancers/:id', (ctx) => {
     const lb = findLb(ctx, ctx.p('id'));
     requireLbRole(ctx);
     const b = member(ctx.req.body, 'loadbalancer');
-    checkMutable(lb);
+    checkLbPending(lb);
     lb.name = optStr(b, 'name', 255) ?? lb.name;
     lb.description = optStr(b, 'description', 255) ?? lb.description;
     lb.adminStateUp = optBool(b, 'admin_state_up') ?? lb.adminStateUp;
@@ -105,7 +111,7 @@ export function registerLoadBalancers(r: Registrar): void {
     const hasChildren = [...o.listeners.values()].some((l) => l.lbId === lb.id) || [...o.pools.values()].some((p) => p.lbId === lb.id);
     const cascade = ['true', 'True', '1'].includes(ctx.q('cascade') ?? '');
     if (hasChildren && !cascade) throw validation(`Cannot delete Load Balancer ${lb.id} - it has children`);
-    checkMutable(lb, true);
+    checkLbPending(lb, true);
     scheduleLbDelete(ctx.sim, lb);
     return noContent();
   });

@@ -1,6 +1,11 @@
 export interface LbCommon {
   id: string; name: string; description: string; projectId: string; provisioningStatus: string;
   operatingStatus: string; adminStateUp: boolean; tags: string[]; created: number; updated: number | null;
+  /**
+   * Created by a fully populated create that Zed's worker never saw (it reads the LB before the API commits its
+   * children): stays PENDING_CREATE through every settle until a change's flow marks it (children.ts, mutate).
+   */
+  unseen?: boolean;
 }
 
 export interface LoadBalancer extends LbCommon {
