@@ -11,9 +11,10 @@ import { identityLifecycleDefinition } from './identity-lifecycle.js';
 import { regionConnectionDefinition } from './region-connection.js';
 import { volumeLifecycleDefinition } from './volume-lifecycle.js';
 import { volumeAttachmentDefinition } from './volume-attachment.js';
+import { loadBalancerDefinition } from './load-balancer.js';
 
 export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition, serverLifecycleDefinition, networkLifecycleDefinition, identityLifecycleDefinition, regionConnectionDefinition,
-  volumeLifecycleDefinition, volumeAttachmentDefinition,
+  volumeLifecycleDefinition, volumeAttachmentDefinition, loadBalancerDefinition,
 ];
 
 export const createProductRegistry = (): MachineRegistry => new MachineRegistry(productMachines);
