@@ -13,19 +13,20 @@
  *   1. the spec itself (LB13 InvalidSpec), the observation's completeness, two exact matches of any name
  *      (LB2), a provisioning status that is neither ACTIVE nor PENDING_* anywhere (LB1), a field Octavia
  *      cannot change in place that differs (LB11), any PENDING_* (LB1: yield);
- *   2. the load balancer absent: one nested create of the whole tree (LB3), unless an earlier create may
- *      still land (LB12);
+ *   2. the load balancer absent: one create of the load balancer alone, with its VIP (LB3), unless an
+ *      earlier create may still land (LB12);
  *   3. orphaned listeners (LB8), before anything is created: a renamed listener frees its port first;
- *   4. per listener in spec order: a missing listener (one nested create with its pool, members and
- *      monitor, LB4), a missing pool (LB4), the listener's allowed CIDRs, TCP idle timeouts and
- *      default-pool linkage in one update (LB5), the pool's whole member set in one batch update (LB6),
- *      the health monitor's create or thresholds (LB7);
+ *   4. per listener in spec order: a missing listener (created alone, LB4), a missing pool (created alone,
+ *      with `listenerId` when the listener has no default pool, LB4), the listener's allowed CIDRs, TCP idle
+ *      timeouts and default-pool linkage in one update (LB5), the pool's whole member set in one batch
+ *      update (LB6), the health monitor's create or thresholds (LB7);
  *   5. the floating IP wanted: one create on the VIP port (LB9);
  *   6. destructive steps after the topology converged: a floating IP no longer wanted (LB9), orphaned
  *      pools, then monitors (unwanted or orphaned) (LB8) — a pool's delete takes its monitor with it;
  *   7. converged.
  * A destructive step is only named here (`destroy`); whether it is sent or first armed is the machine's
- * write-ahead rule.
+ * write-ahead rule. No create nests a child (LB3/LB4: Octavia Zed never provisions nested children, or
+ * answers 500; docs/simulator-differences.md §16 and test/real-openstack/octavia.openstack.ts).
  */
 import * as t from 'io-ts';
 import { atLeastAfter } from './time.js';
@@ -213,12 +214,17 @@ export interface HealthMonitorParams {
   maxRetries: number;
   maxRetriesDown: number;
 }
+/** A pool create's own fields (LB4): its members come by LB6's batch update, its monitor by LB7. */
 export interface PoolParams {
   name: string;
   protocol: 'UDP' | 'PROXYV2' | 'TCP';
   lbAlgorithm: typeof LB_ALGORITHM;
-  members: MemberParams[];
-  /** Omitted when a monitor of that name already exists (it is converged on its own, LB7). */
+  /**
+   * @deprecated Never set: Octavia Zed answers a pool create with nested members or a healthmonitor with 500
+   * (nothing created). Kept optional only so handlers written against the nested shape still compile.
+   */
+  members?: MemberParams[];
+  /** @deprecated Never set (see `members`). */
   healthMonitor?: HealthMonitorParams;
 }
 export interface ListenerParams {
@@ -230,9 +236,13 @@ export interface ListenerParams {
   /** Milliseconds; TCP only, and only the ones the spec sets. */
   timeoutClientData?: number;
   timeoutMemberData?: number;
-  /** The nested pool (a fully populated create), or… */
+  /**
+   * @deprecated Never set: Octavia Zed answers a listener create with a nested default_pool with 500, and a
+   * load-balancer create's nested children stay PENDING_CREATE (§16). Kept optional only so handlers written
+   * against the nested shape still compile.
+   */
   defaultPool?: PoolParams;
-  /** …the id of a pool of the deterministic name that already exists. */
+  /** The id of a pool of the deterministic name that already exists (LB4: linked, never created twice). */
   defaultPoolId?: string;
 }
 
@@ -324,10 +334,8 @@ export const monitorParams = (lbName: string, l: DesiredListener): HealthMonitor
     ? { name: childName(lbName, l.name, 'monitor'), monitorType: monitorTypeFor(l), delay: m.delaySeconds, timeout: m.timeoutSeconds, maxRetries: m.maxRetries, maxRetriesDown: m.maxRetriesDown ?? DEFAULT_MAX_RETRIES_DOWN }
     : undefined;
 };
-export const poolParams = (lbName: string, l: DesiredListener, withMonitor: boolean): PoolParams => {
-  const monitor = withMonitor ? monitorParams(lbName, l) : undefined;
-  return { name: childName(lbName, l.name, 'pool'), protocol: poolProtocolFor(l), lbAlgorithm: LB_ALGORITHM, members: membersParams(l), ...(monitor ? { healthMonitor: monitor } : {}) };
-};
+/** LB4: the pool alone (no members, no monitor: LB6 and LB7 add them on later passes). */
+export const poolParams = (lbName: string, l: DesiredListener): PoolParams => ({ name: childName(lbName, l.name, 'pool'), protocol: poolProtocolFor(l), lbAlgorithm: LB_ALGORITHM });
 const cidrsParam = (l: DesiredListener): string[] | null => (l.allowedCIDRs.length === 0 ? null : sortedSet(l.allowedCIDRs));
 /** LB10: timeouts only on TCP, in Octavia's milliseconds, only the ones the spec sets. */
 const timeoutParams = (l: DesiredListener): { timeoutClientData?: number; timeoutMemberData?: number } => {
@@ -338,13 +346,14 @@ const timeoutParams = (l: DesiredListener): { timeoutClientData?: number; timeou
     ...(t0.memberDataSeconds !== undefined ? { timeoutMemberData: t0.memberDataSeconds * 1000 } : {}),
   };
 };
-export const listenerParams = (lbName: string, l: DesiredListener, pool: { nested: boolean; withMonitor: boolean } | { id: string }): ListenerParams => ({
+/** LB4: the listener alone, on the pool of its deterministic name when that exists. */
+export const listenerParams = (lbName: string, l: DesiredListener, defaultPoolId: string | null): ListenerParams => ({
   name: childName(lbName, l.name, 'listener'),
   protocol: l.protocol,
   protocolPort: l.port,
   allowedCidrs: cidrsParam(l),
   ...timeoutParams(l),
-  ...('id' in pool ? { defaultPoolId: pool.id } : pool.nested ? { defaultPool: poolParams(lbName, l, pool.withMonitor) } : {}),
+  ...(defaultPoolId !== null ? { defaultPoolId } : {}),
 });
 
 /** LB5: the listener fields that differ, as Octavia's update takes them (empty when none). */
@@ -522,16 +531,14 @@ const listenerStep = (desired: DesiredTopology, lb: LoadBalancerFacts, l: Desire
   const listener = listenerOf(observed, ln);
   const pool = poolOf(observed, pn);
   const monitor = monitorOf(observed, mn);
-  const monitorExists = monitor?.kind === 'present';
   if (listener?.kind === 'absent') {
-    // LB4: one nested create; a pool of the deterministic name that exists is linked, never duplicated
-    const poolSpec = pool?.kind === 'present' ? { id: pool.id } : { nested: true, withMonitor: !monitorExists };
-    return createOr(memory, at, mutate(LB_EFFECTS.createListener, ln, { loadBalancerId: lb.id, ...listenerParams(desired.name, l, poolSpec) }));
+    // LB4: the listener alone (Zed: a nested default_pool is a 500); a pool of the deterministic name that exists is linked, never duplicated
+    return createOr(memory, at, mutate(LB_EFFECTS.createListener, ln, { loadBalancerId: lb.id, ...listenerParams(desired.name, l, pool?.kind === 'present' ? pool.id : null) }));
   }
   if (listener?.kind !== 'present') return null;
   if (pool?.kind === 'absent') {
-    // LB4: the pool with its members and monitor in one create; linked as the default pool when the listener has none
-    const params = { loadBalancerId: lb.id, listenerId: listener.defaultPoolId === null ? listener.id : null, ...poolParams(desired.name, l, !monitorExists) };
+    // LB4: the pool alone (Zed: nested members or monitor are a 500), the default pool via listener_id when the listener has none
+    const params = { loadBalancerId: lb.id, listenerId: listener.defaultPoolId === null ? listener.id : null, ...poolParams(desired.name, l) };
     return createOr(memory, at, mutate(LB_EFFECTS.createPool, pn, params));
   }
   if (pool?.kind !== 'present') return null;
@@ -555,12 +562,12 @@ export const planPass = (desired: DesiredTopology, observed: TopologyObservation
   if (lbLookup.kind === 'duplicate')
     return { kind: 'problem', problem: { kind: 'duplicate', subject: desired.name, message: `more than one Octavia load balancer is named exactly ${desired.name}` } }; // LB2
   if (lbLookup.kind === 'absent') {
-    // LB3: nothing → the whole tree in one call
+    // LB3: nothing → the load balancer alone (Zed never provisions a nested create's children, §16); `listeners` stays, always empty
     const params = {
       name: desired.name,
       vipSubnetId: desired.vipSubnetId,
       ...(desired.vipAddress !== undefined ? { vipAddress: desired.vipAddress } : {}),
-      listeners: desired.listeners.map((l) => listenerParams(desired.name, l, { nested: true, withMonitor: true })),
+      listeners: [] as ListenerParams[],
     };
     return createOr(memory, at, mutate(LB_EFFECTS.createLoadBalancer, desired.name, params));
   }

@@ -4,7 +4,7 @@
  * machines/load-balancer-topology.ts (`planPass`, `planDeletion`); this file is the write-ahead protocol
  * around it: what is decided, armed, sent, and how Octavia's answers are recorded.
  *
- *   absent ─nested create─► provisioning ⟲ one mutation per pass, PENDING_* yields ─converged─► provisioned
+ *   absent ─create (alone)─► provisioning ⟲ one mutation per pass, PENDING_* yields ─converged─► provisioned
  *                                │ ▲ a destructive step is due: armed …                          │
  *                                ▼ │                                                           │
  *                             pruning ─… read back on a later pass: one delete, then yield ◄────┘
@@ -20,14 +20,26 @@
  *   operating_status at all.
  * - LB2 exact names: `lb-{lb}`, `lb-{lb}-{listener}-listener`, `-pool`, `-monitor` (topology helpers).
  *   Two exact matches of any name are a consistency error: parked, nothing mutated.
- * - LB3 from nothing: ONE nested create (`POST /loadbalancers` with listeners → default_pool → members +
- *   healthmonitor), so nothing → Provisioned takes: the create, the passes Octavia is PENDING_CREATE,
- *   and one pass that finds everything ACTIVE (with a floating IP: that pass creates it, and Neutron's
- *   answer completes it).
- * - LB4 a listener missing on an existing load balancer: one nested listener create (with its default
- *   pool, members and monitor); a pool missing under an existing listener: one pool create with its
- *   members and monitor, linked as the default pool when the listener has none. An object of the
- *   deterministic name that exists is linked or kept, never created twice.
+ * - LB3 from nothing: the load balancer alone (`POST /loadbalancers` with its VIP, no listeners), then one
+ *   object per pass as below: per listener in spec order the listener (LB4), its pool (LB4), the pool's
+ *   member set (LB6), its monitor (LB7); then the floating IP (LB9), whose Neutron answer completes the
+ *   topology. Chosen because of Octavia Zed (docs/simulator-differences.md §16): after a fully populated
+ *   load-balancer create every nested child stays PENDING_CREATE for good (LB1 would yield for ever), a
+ *   listener create with a nested default_pool is a 500, and so is a pool create with nested members or a
+ *   healthmonitor (nothing created; measured, test/real-openstack/octavia.openstack.ts "a pool created with
+ *   listener_id and nested members + healthmonitor"), while each single create, the batch member update
+ *   and the monitor create go ACTIVE by themselves. Nothing → Provisioned for the two-listener TCP+UDP
+ *   topology (members and a monitor each) with a floating IP: 11 passes, 10 calls — the create, one pass
+ *   Octavia is PENDING_CREATE, 4 per listener, the floating IP — counted in the test against a model of
+ *   Zed in which every later change has settled by the next pass; each pass that still finds Octavia
+ *   PENDING_* adds one. Without a floating IP: 11 passes, 9 calls (the last pass finds everything
+ *   ACTIVE). A pool without members skips its member pass, a listener without a monitor its monitor pass.
+ * - LB4 a listener missing on an existing load balancer: the listener alone, on the pool of its
+ *   deterministic name when that exists (`defaultPoolId`); a pool missing under an existing listener: the
+ *   pool alone, with `listenerId` when the listener has no default pool (Octavia makes it the default
+ *   pool: no listener update follows), else unlinked and relinked by LB5; its members follow by LB6's
+ *   batch update and its monitor by LB7, on later passes. An object of the deterministic name that exists
+ *   is linked or kept, never created twice.
  * - LB5 listener in place: allowed CIDRs, TCP idle timeouts (ms in Octavia, seconds in the spec; a value
  *   the spec leaves out is not managed) and default-pool linkage, all in ONE listener update.
  * - LB6 members: the whole member set in one batch update (`PUT /pools/{id}/members`), by address and port.
@@ -80,14 +92,15 @@
  *
  * Effects (params; every one also carries `subject`, which its result must echo; Octavia field values in
  * the client's camelCase, src/openstack/octavia/):
- *   octavia.createLoadBalancer  {name, vipSubnetId, vipAddress?, listeners: ListenerParams[]}
- *                                 ListenerParams = {name, protocol, protocolPort, allowedCidrs: string[]|null,
- *                                 timeoutClientData?, timeoutMemberData? (ms), defaultPool?: PoolParams,
- *                                 defaultPoolId?}; PoolParams = {name, protocol: TCP|PROXYV2|UDP,
- *                                 lbAlgorithm: ROUND_ROBIN, members: [{address, protocolPort}], X delay, timeout, maxRetries, maxRetriesDown}}
- *   octavia.createListener      {loadBalancerId, ...ListenerParams}
+ *   octavia.createLoadBalancer  {name, vipSubnetId, vipAddress?, listeners: []}  (LB3: `listeners` is always the
+ *                                 empty array — the key stays; nothing is nested)
+ *   octavia.createListener      {loadBalancerId, name, protocol, protocolPort, allowedCidrs: string[]|null,
+ *                                 timeoutClientData?, timeoutMemberData? (ms, TCP only), defaultPoolId?}
+ *                                 (no `defaultPool`: defaultPoolId only when a pool of its name exists)
  *   octavia.updateListener      {listenerId, name, allowedCidrs?, timeoutClientData?, timeoutMemberData?, defaultPoolId?} (only what differs)
- *   octavia.createPool          {loadBalancerId, listenerId: string|null (non-null: send listener_id, it becomes the default pool), ...PoolParams}
+ *   octavia.createPool          {loadBalancerId, listenerId: string|null (non-null: send listener_id, it becomes the default pool),
+ *                                 name, protocol: TCP|PROXYV2|UDP, lbAlgorithm: ROUND_ROBIN}  (no `members`, no `healthMonitor`:
+ *                                 Zed answers them with 500; LB6 and LB7 add them)
  *   octavia.setPoolMembers      {poolId, name, members: [{address, protocolPort}]}  (PUT /pools/{id}/members: the whole set)
  *   octavia.createHealthMonitor {poolId, name, monitorType, delay, timeout, maxRetries, maxRetriesDown}
  *   octavia.updateHealthMonitor {healthMonitorId, name, delay, timeout, maxRetries, maxRetriesDown}
@@ -99,6 +112,13 @@
  *   neutron.deleteFloatingIP    {floatingIPId, portId}           destructive
  * A PENDING_* status is a yield for the provider too: a handler answers Octavia's 409 with `conflict`, a
  * 404 on a delete with `accepted` (gone is done).
+ *
+ * Open points:
+ * - A capability flag (nested creates where an Octavia does provision a nested create's children) would save
+ *   passes; not added: Zed is the only Octavia measured, it provisions none, and there a nested create is
+ *   not a safe retry either (a graph refused leaves its VIP port behind, §16).
+ * - Children left PENDING_CREATE under an ACTIVE load balancer (a fully populated create made outside
+ *   Regent) still yield for ever under LB1; Regent itself no longer makes them.
  *
  * Not yet driven by a controller: no LoadBalancer controller, provider or handlers exist; this is the decider.
  */
@@ -1042,6 +1062,6 @@ export const loadBalancerDefinition: MachineDefinition = {
   destructiveEffects: DESTRUCTIVE_EFFECTS,
   input: (stream) => ({ stream }),
   description:
-    'Octavia load balancer lb-{lb} with listeners, pools, members, health monitors and a floating IP on the VIP port: one nested create from nothing, one in-place mutation per pass (PENDING_* yields, 409 is a yield), write-ahead prune and cascade delete (openstack-provider.md, "Octavia Load Balancers").',
+    'Octavia load balancer lb-{lb} with listeners, pools, members, health monitors and a floating IP on the VIP port: the load balancer created alone, then one object or in-place mutation per pass, never a nested create (Octavia Zed, docs/simulator-differences.md §16); PENDING_* yields, 409 is a yield; write-ahead prune and cascade delete (openstack-provider.md, "Octavia Load Balancers").',
   audit: loadBalancerAudit(),
 };

@@ -318,4 +318,58 @@ describe('octavia client against real Octavia', function () {
     expect(await octavia.lookupListenerByName(`${base}-https`)).to.equal(undefined);
     expect(await octavia.lookupPoolByName(`${base}-https-pool`)).to.equal(undefined);
   });
+
+  it('a pool created with listener_id and nested members + healthmonitor: 500, nothing created (Zed); pool, batch members, monitor one call each: all ACTIVE', async () => {
+    // The LoadBalancer machine's create path (issue 13, machines/load-balancer.ts LB3/LB4) rests on this answer.
+    const lb = await loadBalancer('lb-pool');
+    await settled(lb.id);
+    const base = run.name('lb-pool');
+    const listeners = [
+      await octavia.createListener({ name: `${base}-https-listener`, loadbalancerId: lb.id, protocol: 'TCP', protocolPort: 443 }),
+      await settled(lb.id).then(() => octavia.createListener({ name: `${base}-dns-listener`, loadbalancerId: lb.id, protocol: 'UDP', protocolPort: 53 })),
+    ];
+    await settled(lb.id);
+    const pools = fullListeners(base).map((l) => l.defaultPool as NonNullable<FullListenerRequest['defaultPool']>);
+    const http = run.tenant.http('load-balancer');
+    // A "fully populated pool": Zed's PoolPOST type takes `members` and `healthmonitor`, the controller hands the
+    // dicts to the database layer (as for a listener's nested default_pool): 500, no pool, the listener unchanged.
+    for (const [i, pool] of pools.entries()) {
+      const { healthmonitor: hm, members = [] } = pool;
+      const body = {
+        name: pool.name, protocol: pool.protocol, lb_algorithm: 'ROUND_ROBIN', listener_id: listeners[i]?.id,
+        members: members.map((m) => ({ address: m.address, protocol_port: m.protocolPort, subnet_id: m.subnetId })),
+        healthmonitor: { name: hm?.name, type: hm?.type, delay: hm?.delay, timeout: hm?.timeout, max_retries: hm?.maxRetries },
+      };
+      const failed = await rejectionOf(http.post('/lbaas/pools', { pool: body }, { 'OpenStack-API-Version': 'load-balancer 2.22' }));
+      expect(failed, pool.name).to.be.instanceOf(ServerError);
+      expect((failed as ServerError).fault).to.equal("'dict' object has no attribute '_sa_instance_state'");
+    }
+    await settled(lb.id);
+    expect(provisioning(await octavia.getLoadBalancer(lb.id))).to.equal('ACTIVE');
+    for (const [i, pool] of pools.entries()) {
+      expect(await octavia.lookupPoolByName(pool.name)).to.equal(undefined);
+      expect(await octavia.lookupHealthMonitorByName(pool.healthmonitor?.name as string)).to.equal(undefined);
+      expect((await octavia.getListener(listeners[i]?.id as string)).defaultPoolId).to.deep.equal({ kind: 'value', value: null });
+    }
+    // One call at a time, on the same listeners: each change leaves what it made ACTIVE once the LB is.
+    for (const [i, spec] of pools.entries()) {
+      const listener = listeners[i] as (typeof listeners)[number];
+      const pool = await octavia.createPool({ name: spec.name, protocol: spec.protocol, lbAlgorithm: 'ROUND_ROBIN', listenerId: listener.id });
+      await settled(lb.id);
+      expect(provisioning(await octavia.getPool(pool.id)), `${spec.name} after its create`).to.equal('ACTIVE');
+      const l = await octavia.getListener(listener.id);
+      expect([provisioning(l), valueOf(l.defaultPoolId)], 'listener_id made it the default pool').to.deep.equal(['ACTIVE', pool.id]);
+      await octavia.replaceMembers(pool.id, spec.members ?? []);
+      await settled(lb.id);
+      const members = await octavia.listMembers(pool.id);
+      expect(members.map((m) => [valueOf(m.address), provisioning(m)]), `${spec.name} members after the batch`).to.have.deep.members((spec.members ?? []).map((m) => [m.address, 'ACTIVE']));
+      const monitor = await octavia.createHealthMonitor({ ...(spec.healthmonitor as NonNullable<typeof spec.healthmonitor>), poolId: pool.id });
+      await settled(lb.id);
+      expect(provisioning(await octavia.getHealthMonitor(monitor.id)), `${spec.name} monitor`).to.equal('ACTIVE');
+      const after = await octavia.getPool(pool.id);
+      expect([provisioning(after), valueOf(after.healthMonitorId)]).to.deep.equal(['ACTIVE', monitor.id]);
+      expect((await octavia.listMembers(pool.id)).map(provisioning)).to.deep.equal(['ACTIVE', 'ACTIVE']);
+    }
+    expect(provisioning(await octavia.getLoadBalancer(lb.id))).to.equal('ACTIVE');
+  });
 });
