@@ -290,6 +290,21 @@ describe('simulator: Octavia v2', () => {
     expect((await http.get(o('/lbaas/pools'), { headers: h })).data.pools).to.deep.equal([]);
   });
 
+  it('a pool with nested members or a health monitor is a 500 and creates nothing (Zed, probed in the real Octavia file); a plain pool is created', async () => {
+    const lb = await createLb('lb-pool-nested');
+    hs.advance(300);
+    const h = await hs.h('demo', 'load-balancer 2.22');
+    const listener = await http.post(o('/lbaas/listeners'), { listener: { name: 'l', protocol: 'TCP', protocol_port: 80, loadbalancer_id: lb.id } }, { headers: h });
+    expect(listener.status).to.equal(201);
+    hs.advance(300);
+    const pool = (extra: object) => http.post(o('/lbaas/pools'), { pool: { name: 'p', protocol: 'TCP', lb_algorithm: 'ROUND_ROBIN', listener_id: listener.data.listener.id, ...extra } }, { headers: h });
+    const withMembers = await pool({ members: [{ address: '10.0.0.10', protocol_port: 80 }] });
+    expect([withMembers.status, withMembers.data.faultstring]).to.deep.equal([500, "'dict' object has no attribute '_sa_instance_state'"]);
+    expect((await pool({ healthmonitor: { type: 'TCP', delay: 5, timeout: 3, max_retries: 3 } })).status).to.equal(500);
+    expect((await http.get(o('/lbaas/pools'), { headers: h })).data.pools).to.deep.equal([]);
+    expect((await pool({})).status).to.equal(201);
+  });
+
   it('single creates follow Zed too: a member waits for its pool (409 on the pool), a UDP pool refuses a PING monitor, members of a monitored pool start OFFLINE', async () => {
     const lb = await createLb('lb-single');
     hs.advance(300);

@@ -273,6 +273,8 @@ function registerPools(r: Registrar): void {
       if (!(LISTENER_POOL[listener.protocol] ?? []).includes(protocol)) throw validation(`The pool protocol '${protocol}' is invalid while the listener protocol is '${listener.protocol}'.`);
       if (listener.defaultPoolId) throw oerr(409, 'This listener already has a default pool');
     }
+    // Zed answers a "fully populated" pool (nested members or health monitor) with this 500, creating nothing (§16)
+    if ((Array.isArray(b.members) && b.members.length > 0) || isObj(b.healthmonitor)) throw oerr(500, "'dict' object has no attribute '_sa_instance_state'");
     mutate(ctx, lb, null, 'update', listenersOf(ctx.sim, lb.id));
     const p = newPool(ctx, lb, b, protocol, algo, listener ? [listener.id] : []);
     o(ctx).pools.set(p.id, p);
