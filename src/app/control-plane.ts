@@ -35,6 +35,8 @@ import { identityHandlers } from '../provider/identity/handlers.js';
 import { reconcileRegion } from '../controllers/region/reconcile.js';
 import { reconcileIdentity } from '../controllers/identity/reconcile.js';
 import { reconcileVolume } from '../controllers/volume/reconcile.js';
+import { reconcileLoadBalancer } from '../controllers/load-balancer/reconcile.js';
+import { loadBalancerHandlers } from '../provider/load-balancers.js';
 import { VolumeClassInventory } from '../provider/inventory/volume-classes.js';
 import { createVolumeHandler, deleteVolumeHandler, extendVolumeHandler } from '../provider/volumes.js';
 import { attachVolumeHandler, detachVolumeHandler, readVolumeAttachmentHandler } from '../provider/volume-attachments.js';
@@ -109,7 +111,7 @@ export interface ControlPlane {
   stop(): Promise<void>;
 }
 
-const SERVED: readonly KindName[] = ['Server', 'Network', 'Region', 'Identity', 'Volume'];
+const SERVED: readonly KindName[] = ['Server', 'Network', 'Region', 'Identity', 'Volume', 'LoadBalancer'];
 const DEFAULT_STOP_GRACE_MS = 10_000;
 
 /** The lease two replicas compete for: a row of the embedded store, or a coordination.k8s.io Lease. */
@@ -214,6 +216,9 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       .handle('nova.attachVolume', scoped((session) => attachVolumeHandler(session.nova)))
       .handle('nova.readVolumeAttachment', scoped((session) => readVolumeAttachmentHandler(session.nova)))
       .handle('nova.detachVolume', scoped((session) => detachVolumeHandler(session.nova)));
+    for (const type of Object.keys(loadBalancerHandlers(os))) {
+      engine.handle(type, scoped((session) => (loadBalancerHandlers(session)[type] as EffectHandler)));
+    }
     // The Region's exported VolumeClasses, cached with its clients (refreshed when its config or Secret changes).
     const volumeClasses = new VolumeClassInventory(connections);
     for (const [type, handler] of Object.entries(identityHandlers({ connections, secrets: source.secrets, connectAsUser: (cloud, login) => connectAsUser(cloud, login, { logger, cancel }) }))) {
@@ -345,6 +350,28 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
           ...keyParts(key),
         ),
     });
+    const loadBalancers = new Controller({
+      name: 'LoadBalancer',
+      logger,
+      observer: metrics.controllerObserver(),
+      reconcile: (key) =>
+        reconcileLoadBalancer(
+          {
+            engine,
+            source,
+            logger,
+            scope: async (lb) => {
+              try {
+                return { kind: 'ready', session: (await scopes.volume(lb)).session };
+              } catch (error) {
+                if (error instanceof IdentityNotReady) return { kind: 'notReady', why: error.message };
+                throw error;
+              }
+            },
+          },
+          ...keyParts(key),
+        ),
+    });
     const networks = new Controller({
       name: 'Network',
       logger,
@@ -358,10 +385,13 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       }
     };
 
-    // A Network (hence its Identity) becoming ready unblocks the Volumes on it.
-    const wakeVolumesOn = (namespace: string, networkName: string) => {
+    // A Network (hence its Identity) becoming ready unblocks the Volumes and LoadBalancers on it.
+    const wakeNetworkDependents = (namespace: string, networkName: string) => {
       for (const volume of informers.Volume?.list() ?? []) {
         if ((volume.metadata.namespace ?? 'default') === namespace && (volume.spec as { networkID?: string }).networkID === networkName) volumes.enqueue(keyOf(volume));
+      }
+      for (const lb of informers.LoadBalancer?.list() ?? []) {
+        if ((lb.metadata.namespace ?? 'default') === namespace && (lb.spec as { networkID?: string }).networkID === networkName) loadBalancers.enqueue(keyOf(lb));
       }
     };
 
@@ -412,6 +442,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         const changed = event.type === 'ADDED' || seen !== generation || object.metadata.deletionTimestamp !== undefined;
         if (!leading) return;
         if (kind === 'Server' && changed) servers.enqueue(key);
+        else if (kind === 'LoadBalancer' && changed) loadBalancers.enqueue(key);
         else if (kind === 'Volume') {
           if (changed) volumes.enqueue(key);
           // its status changed (available): the Servers that list it attach it now, not at their next retry
@@ -432,7 +463,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         } else if (kind === 'Network') {
           if (changed) networks.enqueue(key);
           wakeServersOn(object.metadata.name);
-          wakeVolumesOn(object.metadata.namespace ?? 'default', object.metadata.name);
+          wakeNetworkDependents(object.metadata.namespace ?? 'default', object.metadata.name);
         } else if (!SERVED.includes(kind) && changed) await status.render({ kind, namespace: object.metadata.namespace ?? 'default', name: object.metadata.name });
       }, { logger });
     }
@@ -476,6 +507,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         regions.start();
         identities.start();
         volumes.start();
+        loadBalancers.start();
         for (const [kind, informer] of Object.entries(informers) as Array<[KindName, Informer<KindName>]>) {
           for (const object of informer.list()) {
             if (kind === 'Server') servers.enqueue(keyOf(object));
@@ -483,6 +515,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
             else if (kind === 'Region') regions.enqueue(keyOf(object));
             else if (kind === 'Identity') identities.enqueue(keyOf(object));
             else if (kind === 'Volume') volumes.enqueue(keyOf(object));
+            else if (kind === 'LoadBalancer') loadBalancers.enqueue(keyOf(object));
             await status.render({ kind, namespace: object.metadata.namespace ?? 'default', name: object.metadata.name });
           }
         }
@@ -503,7 +536,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         const cut = () => cancel.cancel(why === 'lost' ? 'leadership lost' : 'Regent is stopping');
         if (why === 'lost') cut();
         const graceMs = why === 'lost' ? 0 : (options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
-        await Promise.all([...[servers, networks, regions, identities, volumes].map((c) => c.stop({ graceMs, onGraceOver: cut })), monitorRunning]);
+        await Promise.all([...[servers, networks, regions, identities, volumes, loadBalancers].map((c) => c.stop({ graceMs, onGraceOver: cut })), monitorRunning]);
         await status.stop();
         logger.info('controllers, monitor and status runner stopped', { why });
       });

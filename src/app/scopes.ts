@@ -11,7 +11,7 @@ import { IdentityNotReady, type IdentityScope, type IdentitySessions } from '../
 
 export interface ScopeLookups {
   /** The informer caches: objects of a kind. */
-  list: (kind: 'Server' | 'Network' | 'Identity' | 'Volume') => ReadonlyArray<ObjectOf<KindName>>;
+  list: (kind: 'Server' | 'Network' | 'Identity' | 'Volume' | 'LoadBalancer') => ReadonlyArray<ObjectOf<KindName>>;
   /** Nova server id → `<namespace>/<name>` of its Server, as the Server passes learned it. */
   serverKeyByNovaId: ReadonlyMap<string, string>;
 }
@@ -39,7 +39,7 @@ export class Scopes {
     return this.network(network);
   }
 
-  /** A Volume works in its Network's Identity's project, as its Servers do. */
+  /** A Volume (or a LoadBalancer) works in its Network's Identity's project, as its Servers do. */
   volume(volume: ObjectOf<KindName>): Promise<IdentityScope> {
     const networkName = (volume.spec as { networkID?: string }).networkID ?? '';
     const network = this.lookups.list('Network').find((n) => ns(n) === ns(volume) && n.metadata.name === networkName);
@@ -59,6 +59,9 @@ export class Scopes {
     } else if (stream.startsWith('volume-lifecycle-')) {
       const volume = byUid('Volume', stream.slice('volume-lifecycle-'.length));
       if (volume) return this.volume(volume);
+    } else if (stream.startsWith('load-balancer-')) {
+      const lb = this.lookups.list('LoadBalancer').find((o) => o.metadata.uid === stream.slice('load-balancer-'.length));
+      if (lb) return this.volume(lb);
     } else if (stream.startsWith('volume-attachment-')) {
       // volume-attachment-<serverUid>-<volumeUid>: the server's scope (a server attaches volumes of its own project)
       const server = byUid('Server', stream.slice('volume-attachment-'.length, 'volume-attachment-'.length + 36));

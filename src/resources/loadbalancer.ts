@@ -63,7 +63,7 @@ export type LoadBalancerSpec = t.TypeOf<typeof LoadBalancerSpec>;
 
 export const OctaviaProvisioningStatus = enumOf('OctaviaProvisioningStatus', ['ACTIVE', 'PENDING_CREATE', 'PENDING_UPDATE', 'PENDING_DELETE', 'DELETED', 'ERROR']);
 
-export const ListenerStatus = struct('ListenerStatus', { name: DnsLabel }, { listenerID: Uuid, poolID: Uuid, healthMonitorID: Uuid });
+export const ListenerStatus = struct('ListenerStatus', { name: DnsLabel }, { listenerID: Uuid, poolID: Uuid, healthMonitorID: Uuid, state: enumOf('ListenerState', ['Provisioning', 'Provisioned', 'Errored', 'ConsistencyError', 'Deleting']) });
 
 export const LoadBalancerStatus = struct(
   'LoadBalancerStatus',
@@ -74,7 +74,7 @@ export const LoadBalancerStatus = struct(
     conditions: Conditions,
     loadBalancerID: Uuid,
     vipAddress: str('IpAddress', { maxLength: 45 }),
-    floatingIP: str('IpAddress', { maxLength: 45 }),
+    publicIP: str('IpAddress', { maxLength: 45 }),
     provisioningStatus: OctaviaProvisioningStatus,
     operatingStatus: str('OperatingStatus', { maxLength: 64 }),
     listeners: list('ListenerStatuses', ListenerStatus, { maxItems: 16, listType: 'map', mapKeys: ['name'] }),

@@ -29,6 +29,8 @@ import { regionConnectionStream, type RegionContext } from '../../machines/regio
 import { identityLifecycleStream, type IdentityContext } from '../../machines/identity-lifecycle.js';
 import type { Region } from '../resources/region.js';
 import { renderVolumeResource } from '../../projections/volume-status.js';
+import { renderLoadBalancerResource } from '../../projections/load-balancer-status.js';
+import { loadBalancerStream, type LoadBalancerContext } from '../../machines/load-balancer.js';
 import { renderServerVolumes, type ServerVolumePair, type ServerVolumesView } from '../../projections/server-volumes.js';
 import { volumeAttachmentStatus, volumeAttachmentStream } from '../../machines/volume-attachment.js';
 import { volumeLifecycleStream, type VolumeContext } from '../../machines/volume-lifecycle.js';
@@ -46,6 +48,7 @@ const OWNED_OPTIONAL_KEYS: Record<string, readonly string[]> = {
   Network: ['networkID'],
   Identity: ['openstack', 'credentialsSecretRef'],
   Volume: ['volumeID', 'size', 'state', 'volumeClassID'],
+  LoadBalancer: ['loadBalancerID', 'vipAddress', 'publicIP', 'provisioningStatus', 'listeners'],
 };
 
 export interface StatusRunnerOptions {
@@ -107,6 +110,7 @@ export class StatusRunner {
       else if (ref.kind === 'Region' && this.options.servedKinds.includes('Region')) await this.renderRegion(ref);
       else if (ref.kind === 'Identity' && this.options.servedKinds.includes('Identity')) await this.renderIdentity(ref);
       else if (ref.kind === 'Volume' && this.options.servedKinds.includes('Volume')) await this.renderVolume(ref);
+      else if (ref.kind === 'LoadBalancer' && this.options.servedKinds.includes('LoadBalancer')) await this.renderLoadBalancer(ref);
       else if (!this.options.servedKinds.includes(ref.kind)) await this.renderUnserved(ref);
     } catch (error) {
       // The resource was deleted between the read and the patch: nothing left to render.
@@ -126,7 +130,7 @@ export class StatusRunner {
   }
 
   private resourceOf(stream: string): ResourceRef | undefined {
-    for (const prefix of ['server-lifecycle-', 'network-lifecycle-', 'identity-lifecycle-', 'region-connection-', 'volume-lifecycle-']) {
+    for (const prefix of ['server-lifecycle-', 'network-lifecycle-', 'identity-lifecycle-', 'region-connection-', 'volume-lifecycle-', 'load-balancer-']) {
       if (stream.startsWith(prefix)) return this.byUid.get(stream.slice(prefix.length));
     }
     // volume-attachment-<serverUid>-<volumeUid>: the Server's status.volumes
@@ -239,6 +243,19 @@ export class StatusRunner {
       generation: object.metadata.generation ?? 1,
       spec: object.spec as { size?: number; volumeClassID?: string },
       at: lifecycle.last?.metadata.recordedAt ?? this.now(),
+      previous: object.status as never,
+    });
+    await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);
+  }
+
+  private async renderLoadBalancer(ref: ResourceRef): Promise<void> {
+    const object = await this.options.source.get('LoadBalancer', ref.namespace, ref.name);
+    if (!object) return;
+    const record = await this.options.engine.load(loadBalancerStream(object.metadata.uid));
+    const status = renderLoadBalancerResource({
+      lifecycle: record.revision === undefined ? undefined : { state: record.snapshot.value, context: record.snapshot.context as LoadBalancerContext },
+      generation: object.metadata.generation ?? 1,
+      at: record.last?.metadata.recordedAt ?? this.now(),
       previous: object.status as never,
     });
     await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);

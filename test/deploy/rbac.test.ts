@@ -113,6 +113,7 @@ describe('deploy: RBAC least privilege', () => {
         triple(GROUP, 'identities', 'patch'),
         triple(GROUP, 'regions', 'patch'),
         triple(GROUP, 'volumes', 'patch'),
+        triple(GROUP, 'loadbalancers', 'patch'),
         triple('', 'events', 'create'),
         triple('', 'events', 'patch'),
       ]));

@@ -5,6 +5,7 @@
  * replicas never lead at once.
  */
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +34,7 @@ describe('e2e: the control plane on the embedded stores', function () {
     planes.push(plane);
     return plane;
   };
-  const statusOf = async (plane: ControlPlane, kind: 'Server' | 'Network' | 'Volume' | 'LoadBalancer', name: string) => (await plane.source.get(kind, 'default', name))?.status as Status | undefined;
+  const statusOf = async (plane: ControlPlane, kind: 'Server' | 'Network' | 'Volume' | 'LoadBalancer' | 'Nova', name: string) => (await plane.source.get(kind, 'default', name))?.status as Status | undefined;
   const condition = (status: Status | undefined, type: string) => status?.conditions?.find((c) => c.type === type);
 
   beforeEach(async () => {
@@ -151,15 +152,8 @@ describe('e2e: the control plane on the embedded stores', function () {
   it('kinds without a controller are accepted, and their status says no controller serves them yet', async () => {
     const plane = await start();
     await until('leadership', async () => plane.isLeader());
-    await applyManifests(plane.source, `apiVersion: regent.dev/v1alpha1
-kind: LoadBalancer
-metadata: { name: lb-1 }
-spec:
-  networkID: net-a
-  listeners:
-    - { name: dns, protocol: UDP, port: 53, pool: { members: [{ address: 10.0.0.10, port: 53 }] } }
-`);
-    const status = await until('load balancer status', async () => condition(await statusOf(plane, 'LoadBalancer', 'lb-1'), 'Available'));
+    await applyManifests(plane.source, readFileSync('examples/nova.yaml', 'utf8'));
+    const status = await until('nova status', async () => condition(await statusOf(plane, 'Nova', 'nova'), 'Available'));
     expect(status).to.include({ status: 'Unknown', reason: 'NoController' });
   });
 
