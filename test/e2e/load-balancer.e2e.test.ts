@@ -155,7 +155,7 @@ describe('e2e: the LoadBalancer controller (issue 13)', function () {
   });
 
   it('a floating IP asked for in a Region with no external network: InvalidSpec naming the Region setting, and nothing sent to Octavia', async () => {
-    await applyManifests(plane.source, foundation(sim, '00000000-0000-4000-8000-000000000000').replace(/    network: \{ externalNetworkID: [^}]+\}\n/, ''));
+    await applyManifests(plane.source, foundation(sim, '00000000-0000-4000-8000-000000000000').replace(/ {4}network: \{ externalNetworkID: [^}]+\}\n/, ''));
     const before = mutations().length;
     await applyManifests(plane.source, example);
     const c = await until('InvalidSpec', async () => {
