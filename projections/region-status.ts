@@ -13,7 +13,7 @@
  *
  * | SpecRealized | True / AllFieldsRealized; False / FieldsNotImplemented naming each set field Regent does not act on yet |
  *
- * The inventory settings defaultArchitecture, compute and network are accepted and kept, but no
+ * The inventory settings defaultArchitecture, compute and network.providerNetworks are accepted and kept, but no
  * controller reads them yet: SpecRealized names each one that is set, so they are never silently dropped
  * behind Available=True. blockStorage is acted on since issue 12 (the VolumeClass allowlist decides which
  * classes a Volume may use, and their capacity bounds its size), except a class's `supportedFlavors`:
@@ -53,7 +53,7 @@ const availability = (context: RegionContext | undefined, endpoint: string): { c
 };
 
 /** The spec.openstack settings no controller acts on yet (the inventory issue will). */
-const NOT_ACTED_ON = ['defaultArchitecture', 'compute', 'network'] as const;
+const NOT_ACTED_ON = ['defaultArchitecture', 'compute'] as const;
 
 interface UnrealizedRegionField {
   field: string;
@@ -62,6 +62,10 @@ interface UnrealizedRegionField {
 
 const unrealized = (openstack: Readonly<Record<string, unknown>> | undefined): UnrealizedRegionField[] => {
   const out: UnrealizedRegionField[] = NOT_ACTED_ON.filter((key) => openstack?.[key] !== undefined).map((key) => ({ field: `spec.openstack.${key}`, why: 'accepted, not acted on yet (no inventory export)' }));
+  // network.externalNetworkID is acted on (a LoadBalancer's floating IP, issue 13); provider networks are not
+  if ((openstack?.network as { providerNetworks?: unknown } | undefined)?.providerNetworks !== undefined) {
+    out.push({ field: 'spec.openstack.network.providerNetworks', why: 'accepted, not acted on yet (no inventory export)' });
+  }
   const metadata = ((openstack?.blockStorage as { volumeClasses?: { metadata?: unknown } } | undefined)?.volumeClasses?.metadata ?? []) as Array<{ supportedFlavors?: { ids?: unknown[] } }>;
   metadata.forEach((m, i) => {
     if (Array.isArray(m?.supportedFlavors?.ids) && m.supportedFlavors.ids.length > 0) {

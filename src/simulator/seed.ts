@@ -18,6 +18,8 @@ export const SEED = {
   ironicNodes: { gold: stableUuid('node:bm-0'), sgx: stableUuid('node:bm-1') },
   volumeTypes: { standard: stableUuid('voltype:standard'), ssd: stableUuid('voltype:ssd') },
   baremetalFlavor: 'bm.gold',
+  /** The external network floating IPs come from (examples/region.yaml names it). */
+  publicNetwork: stableUuid('network:public'),
 } as const;
 
 function flavor(id: string, name: string, vcpus: number, ram: number, disk: number, extra: Partial<Flavor> = {}): Flavor {
@@ -53,7 +55,7 @@ function seedImages(sim: Sim): void {
 
 function seedNetworks(sim: Sim): void {
   const admin = projectIdOf('admin');
-  const pub = createNetwork(sim, { name: 'public', projectId: admin, external: true, mtu: 1500 });
+  const pub = createNetwork(sim, { id: SEED.publicNetwork, name: 'public', projectId: admin, external: true, mtu: 1500 });
   createSubnet(sim, { networkId: pub.id, cidr: '172.24.4.0/24', projectId: admin, name: 'public-subnet', enableDhcp: false });
   const ranges: Record<string, string> = { admin: '10.10.0.0/16', demo: '10.20.0.0/16', other: '10.30.0.0/16' };
   for (const [name, cidr] of Object.entries(ranges)) {

@@ -31,6 +31,12 @@ describe('Region status', () => {
     expect(condition?.message).to.not.include('spec.openstack.network');
   });
 
+  it('network: externalNetworkID is acted on (floating IPs of LoadBalancers, issue 13); providerNetworks is named', () => {
+    const base = { endpoint: 'e', region: 'r', credentialsSecretRef: { name: 's' } };
+    expect(unrealizedRegionFields({ ...base, network: { externalNetworkID: 'n' } })).to.deep.equal([]);
+    expect(unrealizedRegionFields({ ...base, network: { externalNetworkID: 'n', providerNetworks: { physicalNetwork: 'p', vlan: {} } } })).to.deep.equal(['spec.openstack.network.providerNetworks']);
+  });
+
   it('blockStorage is acted on (issue 12: the VolumeClass allowlist and capacity bounds), except a supportedFlavors selector, which is named', () => {
     const base = { endpoint: 'e', region: 'r', credentialsSecretRef: { name: 's' } };
     const bounds = { ...base, blockStorage: { volumeClasses: { selector: { ids: ['t1'] }, metadata: [{ id: 't1', minCapacityGiB: 1, maxCapacityGiB: 10 }] } } };

@@ -50,13 +50,15 @@ function ownedForWrite(ctx: Ctx, projectId: string, kind: string, id: string): v
 
 export interface NewNetwork {
   name: string; projectId: string; shared?: boolean; external?: boolean; mtu?: number; description?: string;
+  /** A fixed id (the seed's public network, which the examples name). */
+  id?: string;
   providerType?: string; physnet?: string | null; segment?: number | null; portSecurity?: boolean; adminStateUp?: boolean;
 }
 
 export function createNetwork(sim: Sim, o: NewNetwork): Network {
   const now = sim.now();
   const n: Network = {
-    id: uuid(), name: o.name, description: o.description ?? '', projectId: o.projectId, tags: [], created: now, updated: now,
+    id: o.id ?? uuid(), name: o.name, description: o.description ?? '', projectId: o.projectId, tags: [], created: now, updated: now,
     revision: 1, adminStateUp: o.adminStateUp ?? true, shared: o.shared ?? false, external: o.external ?? false,
     mtu: o.mtu ?? 1450, portSecurity: o.portSecurity ?? true, providerType: o.providerType ?? (o.external ? 'flat' : 'vxlan'),
     providerPhysnet: o.physnet ?? (o.external ? 'public' : null), providerSegment: o.segment ?? (o.external ? null : 1000 + sim.neutron.networks.size),
