@@ -57,7 +57,7 @@ export type Listener = t.TypeOf<typeof Listener>;
 export const LoadBalancerSpec = struct(
   'LoadBalancerSpec',
   { networkID: ObjectName, listeners: list('Listeners', Listener, { minItems: 1, maxItems: 16, listType: 'map', mapKeys: ['name'] }) },
-  { floatingIP: bool },
+  { floatingIP: bool, vipAddress: Ipv4 },
 );
 export type LoadBalancerSpec = t.TypeOf<typeof LoadBalancerSpec>;
 
@@ -98,6 +98,10 @@ const listenerImmutability: TransitionRule<LoadBalancerSpec, LoadBalancerStatus>
 const networkImmutable: TransitionRule<LoadBalancerSpec, LoadBalancerStatus> = (self, old) =>
   self.spec.networkID === old.spec.networkID ? [] : [ruleError('spec.networkID', self.spec.networkID, 'networkID is immutable')];
 
+/** The VIP cannot move in place: requested or not, it stays as it was at creation. */
+const vipImmutable: TransitionRule<LoadBalancerSpec, LoadBalancerStatus> = (self, old) =>
+  self.spec.vipAddress === old.spec.vipAddress ? [] : [ruleError('spec.vipAddress', self.spec, 'vipAddress is immutable')];
+
 export const LoadBalancerKind = defineKind({
   kind: 'LoadBalancer',
   plural: 'loadbalancers',
@@ -105,7 +109,7 @@ export const LoadBalancerKind = defineKind({
   spec: LoadBalancerSpec,
   status: LoadBalancerStatus,
   columns: standardColumns('Available'),
-  transitions: [networkImmutable, listenerImmutability],
+  transitions: [networkImmutable, vipImmutable, listenerImmutability],
 });
 export type LoadBalancer = ResourceObject<'LoadBalancer', LoadBalancerSpec, LoadBalancerStatus>;
 export const validateLoadBalancer = LoadBalancerKind.validate;

@@ -96,7 +96,7 @@ describe('e2e: the LoadBalancer controller (issue 13)', function () {
     await applyManifests(plane.source, example);
     const s = await provisioned('web-lb Provisioned');
     expect(s.phase).to.equal('Ready');
-    expect(s.vipAddress).to.match(/^10\.0\.0\./);
+    expect(s.vipAddress, 'the requested VIP').to.equal('10.0.0.100');
     expect(s.publicIP).to.match(/^172\.24\.4\./);
     expect(s.provisioningStatus).to.equal('ACTIVE');
     expect(s.listeners?.map((l) => [l.name, l.state])).to.deep.equal([['https', 'Provisioned'], ['dns', 'Provisioned']]);
@@ -119,7 +119,7 @@ describe('e2e: the LoadBalancer controller (issue 13)', function () {
     await provisioned('web-lb Provisioned');
     const creates = () => sim.calls().filter((c) => c.method === 'POST' && c.path.includes('/lbaas/')).length;
     const before = creates();
-    await applyManifests(plane.source, example.replace('allowedCIDRs: [0.0.0.0/0]', 'allowedCIDRs: [10.0.0.0/8]').replace('address: 10.0.0.11\n            port: 8443', 'address: 10.0.0.12\n            port: 8443'));
+    await applyManifests(plane.source, example.replace('allowedCIDRs: [0.0.0.0/0]', 'allowedCIDRs: [10.0.0.0/8]').replace('address: 10.0.0.3\n            port: 8443', 'address: 10.0.0.12\n            port: 8443'));
     await provisioned('web-lb Provisioned at generation 2', 2);
     expect(creates() - before, 'nothing created').to.equal(0);
     const uid = (await plane.source.get('LoadBalancer', 'default', 'web-lb'))!.metadata.uid;

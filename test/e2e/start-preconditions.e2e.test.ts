@@ -167,4 +167,22 @@ describe('e2e: examples go only to the built-in simulator (issue 10, item 12)', 
     expect(plane.openstack.simulator!.control.sim.cinder.volumes.get(volume?.volumeID as string)?.projectId).to.equal(project);
     await plane.stop();
   });
+
+  it('with the built-in simulator (npm start), the example web-lb is Provisioned with its requested VIP, a public IP, and members that are web-1\'s and web-2\'s addresses', async () => {
+    const plane = await startWith(false, {});
+    const sim = plane.openstack.simulator!;
+    type Lb = { vipAddress?: string; publicIP?: string; conditions?: Array<{ type: string; status: string }> };
+    const deadline = Date.now() + 90_000;
+    const lb = async () => (await plane.source.get('LoadBalancer', 'default', 'web-lb'))?.status as Lb | undefined;
+    while ((await lb())?.conditions?.find((c) => c.type === 'Available')?.status !== 'True' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    const status = await lb();
+    expect(status?.conditions?.find((c) => c.type === 'Available')?.status).to.equal('True');
+    expect(status?.vipAddress).to.equal('10.0.0.100');
+    expect(status?.publicIP).to.be.a('string');
+    const serverIds = await Promise.all(['web-1', 'web-2'].map(async (n) => ((await plane.source.get('Server', 'default', n))?.status as { serverID?: string } | undefined)?.serverID));
+    const addresses = [...sim.control.sim.neutron.ports.values()].filter((p) => serverIds.includes(p.deviceId)).flatMap((p) => p.fixedIps.map((f) => f.ip_address)).sort();
+    const spec = (await plane.source.get('LoadBalancer', 'default', 'web-lb'))?.spec as { listeners: Array<{ pool?: { members?: Array<{ address: string }> } }> };
+    for (const listener of spec.listeners) expect(listener.pool?.members?.map((m) => m.address).sort()).to.deep.equal(addresses);
+    await plane.stop();
+  });
 });

@@ -64,6 +64,7 @@ export const desiredTopology = (input: { uid: string; spec: LoadBalancerSpec; vi
   name: loadBalancerName(input.uid),
   vipSubnetId: input.vipSubnetId,
   floatingIP: input.spec.floatingIP === true && input.externalNetworkId ? { wanted: true, networkId: input.externalNetworkId } : { wanted: false },
+  ...(input.spec.vipAddress ? { vipAddress: input.spec.vipAddress } : {}),
   listeners: input.spec.listeners.map((l) => ({
     name: l.name,
     protocol: l.protocol,

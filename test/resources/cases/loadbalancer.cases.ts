@@ -38,6 +38,9 @@ export const loadBalancerCases: AgreementCase[] = [
   { title: 'a monitor timeout is strictly less than its delay (issue 13: timeout < interval)', object: l(0, (x) => ((x.pool as Json).healthMonitor = { delaySeconds: 5, timeoutSeconds: 5, maxRetries: 3 })), expect: ['spec.listeners[0].pool.healthMonitor.timeoutSeconds'] },
   { title: 'maxRetries is between 1 and 10', object: l(0, (x) => ((x.pool as Json).healthMonitor = { delaySeconds: 5, timeoutSeconds: 1, maxRetries: 11 })), expect: ['spec.listeners[0].pool.healthMonitor.maxRetries'] },
   // Transition rules, per listener name.
+  { title: 'a requested VIP address is an IPv4 address', object: { ...base, spec: { ...(base as Json).spec as Json, vipAddress: 'not-an-ip' } } as Json, expect: ['spec.vipAddress'] },
+  { title: 'the VIP address is immutable once set', object: { ...base, spec: { ...(base as Json).spec as Json, vipAddress: '10.0.0.101' } } as Json, old: { ...base, spec: { ...(base as Json).spec as Json, vipAddress: '10.0.0.100' } } as Json, expect: ['spec.vipAddress'] },
+  { title: 'a VIP address cannot be added to an existing load balancer', object: { ...base, spec: { ...(base as Json).spec as Json, vipAddress: '10.0.0.100' } } as Json, old: base, expect: ['spec.vipAddress'] },
   { title: 'allowed CIDRs, timeouts and members may change', object: l(0, (x) => ((x.allowedCIDRs = ['10.0.0.0/8']), ((x.pool as Json).members = []))), old: base, expect: 'valid' },
   { title: 'a listener port is immutable', object: l(1, (x) => (x.port = 5353)), old: base, expect: ['spec.listeners[1].port'] },
   { title: 'a listener protocol is immutable', object: l(1, (x) => (x.protocol = 'TCP')), old: base, expect: ['spec.listeners[1].protocol'] },
