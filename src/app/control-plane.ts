@@ -246,7 +246,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       if (!isDeleting(object) && !(object.metadata.finalizers ?? []).includes(finalizer)) await source.addFinalizer(kind, namespace, name, finalizer);
       let scope;
       try {
-        scope = await (kind === 'Server' ? scopes.server(object) : scopes.network(object));
+        scope = await (kind === 'Server' ? scopes.onNetwork(object) : scopes.network(object));
       } catch (error) {
         if (!(error instanceof IdentityNotReady)) throw error;
         if (isDeleting(object) && (await neverCreated(kind, object.metadata.uid))) {
@@ -335,7 +335,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
             },
             scope: async (volume, identity) => {
               try {
-                const scope = await scopes.volume(volume);
+                const scope = await scopes.onNetwork(volume);
                 return { kind: 'realized', projectId: scope.projectId, cinder: scope.session.cinder };
               } catch (error) {
                 if (error instanceof IdentityNotReady) return { kind: 'notReady', why: error.message };
@@ -362,7 +362,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
             logger,
             scope: async (lb) => {
               try {
-                return { kind: 'ready', session: (await scopes.volume(lb)).session };
+                return { kind: 'ready', session: (await scopes.onNetwork(lb)).session };
               } catch (error) {
                 if (error instanceof IdentityNotReady) return { kind: 'notReady', why: error.message };
                 throw error;

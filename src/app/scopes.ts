@@ -31,19 +31,14 @@ export class Scopes {
     return this.sessions.forIdentity(ns(network), identity);
   }
 
-  /** A Server works in its Network's Identity's project. */
-  server(server: ObjectOf<KindName>): Promise<IdentityScope> {
-    const networkName = (server.spec as { networkID?: string }).networkID ?? '';
-    const network = this.lookups.list('Network').find((n) => ns(n) === ns(server) && n.metadata.name === networkName);
-    if (!network) return Promise.reject(new IdentityNotReady(`${ns(server)}/?`, `the Network ${networkName} of Server ${server.metadata.name} does not exist`));
-    return this.network(network);
-  }
-
-  /** A Volume (or a LoadBalancer) works in its Network's Identity's project, as its Servers do. */
-  volume(volume: ObjectOf<KindName>): Promise<IdentityScope> {
-    const networkName = (volume.spec as { networkID?: string }).networkID ?? '';
-    const network = this.lookups.list('Network').find((n) => ns(n) === ns(volume) && n.metadata.name === networkName);
-    if (!network) return Promise.reject(new IdentityNotReady(`${ns(volume)}/?`, `the Network ${networkName} of Volume ${volume.metadata.name} does not exist`));
+  /**
+   * A Server, Volume or LoadBalancer works in its Network's (`spec.networkID`) Identity's project: the
+   * members, the volumes and the VIP's subnet are where the servers are.
+   */
+  onNetwork(object: ObjectOf<KindName>): Promise<IdentityScope> {
+    const networkName = (object.spec as { networkID?: string }).networkID ?? '';
+    const network = this.lookups.list('Network').find((n) => ns(n) === ns(object) && n.metadata.name === networkName);
+    if (!network) return Promise.reject(new IdentityNotReady(`${ns(object)}/?`, `the Network ${networkName} of ${object.kind} ${object.metadata.name} does not exist`));
     return this.network(network);
   }
 
@@ -52,24 +47,24 @@ export class Scopes {
     const byUid = (kind: 'Server' | 'Network' | 'Volume', uid: string) => this.lookups.list(kind).find((o) => o.metadata.uid === uid);
     if (stream.startsWith('server-lifecycle-')) {
       const server = byUid('Server', stream.slice('server-lifecycle-'.length));
-      if (server) return this.server(server);
+      if (server) return this.onNetwork(server);
     } else if (stream.startsWith('network-lifecycle-')) {
       const network = byUid('Network', stream.slice('network-lifecycle-'.length));
       if (network) return this.network(network);
     } else if (stream.startsWith('volume-lifecycle-')) {
       const volume = byUid('Volume', stream.slice('volume-lifecycle-'.length));
-      if (volume) return this.volume(volume);
+      if (volume) return this.onNetwork(volume);
     } else if (stream.startsWith('load-balancer-')) {
       const lb = this.lookups.list('LoadBalancer').find((o) => o.metadata.uid === stream.slice('load-balancer-'.length));
-      if (lb) return this.volume(lb);
+      if (lb) return this.onNetwork(lb);
     } else if (stream.startsWith('volume-attachment-')) {
       // volume-attachment-<serverUid>-<volumeUid>: the server's scope (a server attaches volumes of its own project)
       const server = byUid('Server', stream.slice('volume-attachment-'.length, 'volume-attachment-'.length + 36));
-      if (server) return this.server(server);
+      if (server) return this.onNetwork(server);
     } else if (stream.startsWith('server-rebuild-')) {
       const key = this.lookups.serverKeyByNovaId.get(stream.slice('server-rebuild-'.length));
       const server = key ? this.lookups.list('Server').find((o) => `${ns(o)}/${o.metadata.name}` === key) : undefined;
-      if (server) return this.server(server);
+      if (server) return this.onNetwork(server);
     }
     throw new IdentityNotReady('?', `no resource of this control plane owns the stream ${stream}`);
   }

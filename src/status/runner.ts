@@ -171,6 +171,8 @@ export class StatusRunner {
   private async serverVolumes(namespace: string, serverUid: string, spec: Partial<ServerSpec>): Promise<ServerVolumesView> {
     const prefix = `volume-attachment-${serverUid}-`;
     const streams = new Set((await this.options.store.listStreams({ streamPrefixes: [prefix] })).map((s) => s.stream));
+    // most servers have no volumes: then there is nothing to read (a render follows every server event)
+    if (streams.size === 0 && (spec.volumes ?? []).length === 0) return renderServerVolumes([]);
     const volumes = (await this.options.source.list('Volume', namespace)).items;
     const pairs: ServerVolumePair[] = [];
     const load = async (volumeUid: string) => {

@@ -54,20 +54,8 @@ describe('differential check: the simulator against the real cloud', function ()
     };
   };
 
-  /**
-   * Scenarios not run against the real cloud in the full suite, each with why. load-balancer: since issue 13 added
-   * Octavia files, its load balancer goes to ERROR in the full run (Neutron "Quota exceeded for resources:
-   * ['security_group']": Octavia makes one security group per load balancer in the demo project and the suite's
-   * load balancers live until its final cleanup) and its listener create is refused 409; alone it passes
-   * (`-g load-balancer`). The same Octavia behaviour is proven by test/real-openstack/octavia.openstack.ts and
-   * load-balancer.openstack.ts. To be mended by deleting those load balancers per test (issue 13 note).
-   */
-  const NOT_IN_FULL_RUN: Record<string, string> = { 'load-balancer': 'the demo project runs out of security groups by this point of the full run' };
-  const fullRun = !process.argv.some((a) => a === '-g' || a === '--grep');
-
   for (const scenario of SCENARIOS) {
     it(`${scenario.name}: ${scenario.about}`, async function () {
-      if (fullRun && NOT_IN_FULL_RUN[scenario.name]) this.skip();
       const real = await runScenario(scenario, heldRealTarget());
       if (!real) this.skip();
       recorded.push(real as Transcript);
