@@ -219,13 +219,6 @@ export interface PoolParams {
   name: string;
   protocol: 'UDP' | 'PROXYV2' | 'TCP';
   lbAlgorithm: typeof LB_ALGORITHM;
-  /**
-   * @deprecated Never set: Octavia Zed answers a pool create with nested members or a healthmonitor with 500
-   * (nothing created). Kept optional only so handlers written against the nested shape still compile.
-   */
-  members?: MemberParams[];
-  /** @deprecated Never set (see `members`). */
-  healthMonitor?: HealthMonitorParams;
 }
 export interface ListenerParams {
   name: string;
@@ -236,12 +229,6 @@ export interface ListenerParams {
   /** Milliseconds; TCP only, and only the ones the spec sets. */
   timeoutClientData?: number;
   timeoutMemberData?: number;
-  /**
-   * @deprecated Never set: Octavia Zed answers a listener create with a nested default_pool with 500, and a
-   * load-balancer create's nested children stay PENDING_CREATE (§16). Kept optional only so handlers written
-   * against the nested shape still compile.
-   */
-  defaultPool?: PoolParams;
   /** The id of a pool of the deterministic name that already exists (LB4: linked, never created twice). */
   defaultPoolId?: string;
 }

@@ -39,25 +39,15 @@
  * A POST is sent once per decision and never retried here (the HTTP client retries only GETs); whether
  * an unanswered create landed is the next observation's to say (LB12: adopted by its exact name).
  *
- * Creates are sent as the params carry them, nested or plain: the machine decides the shape, the handler
- * does not second-guess it. The machine creates every object alone (LB3/LB4: `listeners: []`, no
- * `defaultPool`, no pool `members`/`healthMonitor`); the nested shapes of its earlier version are still
- * sent faithfully should a params carry them: `createLoadBalancer` with its `listeners`, `createListener`
- * with a `defaultPool`, `createPool` with `members` and a `healthMonitor` (Octavia's pool body takes both;
- * the client's createPool does not, so that body is the client's own `fullPoolBody` plus the parent).
- * On Octavia Zed each nested shape fails (docs/simulator-differences.md §16, the machine's LB3): a nested
- * load-balancer create leaves its children PENDING_CREATE for good, a listener with a default pool and a
- * pool with members or a monitor are a 500 (here: outcomeUnknown). The simulator ignores a single pool
- * create's nested members and monitor (LB6, LB7 then add them). PROXYV2 pools go with `load-balancer 2.22`.
+ * Every create is plain: the machine creates each object alone (LB3/LB4), because Octavia Zed's nested creates
+ * never settle or are a 500 (docs/simulator-differences.md §16). `createLoadBalancer`'s `listeners` param is
+ * always empty and is not sent. PROXYV2 pools go with `load-balancer 2.22` (the client pins it).
  */
 import type { EffectContext, EffectHandler } from '../engine/engine.js';
 import type { Effect } from '../events/envelope.js';
-import type { HttpSession } from '../openstack/http.js';
 import type { NeutronClient } from '../openstack/neutron/index.js';
 import type { OctaviaClient } from '../openstack/octavia/index.js';
-import type { FullListenerRequest, FullPoolRequest, ListenerProtocol, PoolProtocol } from '../openstack/octavia/index.js';
-import { POOL, fullPoolBody, poolCreateHeaders } from '../openstack/octavia/index.js';
-import { createOne } from '../openstack/octavia/resource.js';
+import type { ListenerProtocol, PoolProtocol } from '../openstack/octavia/index.js';
 import type { HealthMonitorObservation, ListenerObservation, LoadBalancerObservation, PoolObservation } from '../openstack/decoders/octavia.js';
 import type { Field } from '../openstack/decoders/field.js';
 import {
@@ -66,7 +56,7 @@ import {
 import type { OpenStackError } from '../openstack/errors.js';
 import {
   LB_EFFECTS, childName, isOurName,
-  type ChildKind, type DesiredTopology, type HealthMonitorParams, type ListenerParams, type MemberParams, type Orphan, type PoolParams, type TopologyObservation,
+  type ChildKind, type DesiredTopology, type HealthMonitorParams, type ListenerParams, type MemberParams, type Orphan, type TopologyObservation,
 } from '../../machines/load-balancer-topology.js';
 
 // ─── clients ────────────────────────────────────────────────────────────────────────────────────────
@@ -76,14 +66,13 @@ export interface TopologyClients {
   neutron: Pick<NeutronClient, 'listFloatingIps'>;
 }
 
-/** What the handlers use: the bound clients, and the load-balancer HTTP session for a pool body the client does not build. */
+/** What the handlers use: the bound clients. */
 export interface LoadBalancerSession {
   octavia: Pick<
     OctaviaClient,
     'createLoadBalancer' | 'deleteLoadBalancer' | 'createListener' | 'updateListener' | 'deleteListener' | 'createPool' | 'deletePool' | 'replaceMembers' | 'createHealthMonitor' | 'updateHealthMonitor' | 'deleteHealthMonitor'
   >;
   neutron: Pick<NeutronClient, 'createFloatingIp' | 'deleteFloatingIp'>;
-  http(type: 'load-balancer'): HttpSession;
 }
 
 // ─── observation ────────────────────────────────────────────────────────────────────────────────────
@@ -303,24 +292,6 @@ const handler = (call: Call): EffectHandler => async (effect, context) => {
 // ─── request bodies from effect params ──────────────────────────────────────────────────────────────
 
 const members = (ms: unknown): MemberParams[] => (Array.isArray(ms) ? (ms as MemberParams[]) : []);
-const monitorRequest = (h: HealthMonitorParams) => ({ name: h.name, type: h.monitorType, delay: h.delay, timeout: h.timeout, maxRetries: h.maxRetries, maxRetriesDown: h.maxRetriesDown });
-const fullPool = (p: PoolParams): FullPoolRequest => ({
-  name: p.name,
-  protocol: p.protocol as PoolProtocol,
-  lbAlgorithm: p.lbAlgorithm,
-  members: members(p.members).map((m) => ({ address: m.address, protocolPort: m.protocolPort })),
-  ...(p.healthMonitor ? { healthmonitor: monitorRequest(p.healthMonitor) } : {}),
-});
-/** A listener's create fields (ListenerParams → the client's request, without its load balancer). */
-const listenerRequest = (l: ListenerParams): FullListenerRequest => ({
-  name: l.name,
-  protocol: l.protocol as ListenerProtocol,
-  protocolPort: l.protocolPort,
-  ...(l.allowedCidrs !== null && l.allowedCidrs !== undefined ? { allowedCidrs: l.allowedCidrs } : {}),
-  ...(l.timeoutClientData !== undefined ? { timeoutClientData: l.timeoutClientData } : {}),
-  ...(l.timeoutMemberData !== undefined ? { timeoutMemberData: l.timeoutMemberData } : {}),
-  ...(l.defaultPool ? { defaultPool: fullPool(l.defaultPool) } : {}),
-});
 const listenerOf = (effect: Effect): ListenerParams => ({
   name: str(effect, 'name'),
   protocol: str(effect, 'protocol') as ListenerParams['protocol'],
@@ -328,52 +299,44 @@ const listenerOf = (effect: Effect): ListenerParams => ({
   allowedCidrs: Array.isArray(effect.allowedCidrs) ? (effect.allowedCidrs as string[]) : null,
   ...(optNum(effect, 'timeoutClientData') !== undefined ? { timeoutClientData: optNum(effect, 'timeoutClientData') as number } : {}),
   ...(optNum(effect, 'timeoutMemberData') !== undefined ? { timeoutMemberData: optNum(effect, 'timeoutMemberData') as number } : {}),
-  ...(effect.defaultPool ? { defaultPool: effect.defaultPool as PoolParams } : {}),
   ...(typeof effect.defaultPoolId === 'string' ? { defaultPoolId: effect.defaultPoolId } : {}),
 });
 const withIds = (ids: Record<string, string>) => (Object.keys(ids).length > 0 ? { ids } : {});
 
 // ─── handlers ───────────────────────────────────────────────────────────────────────────────────────
 
-/** `octavia.createLoadBalancer {name, vipSubnetId, vipAddress?, listeners}`: one POST, nested listeners when any. */
+/** `octavia.createLoadBalancer {name, vipSubnetId, vipAddress?}`: one POST, the load balancer alone. */
 export const createLoadBalancerHandler = (s: LoadBalancerSession): EffectHandler =>
   handler({
     service: 'Octavia', del: false, what: 'the load-balancer create',
     run: async (effect) => {
       const name = str(effect, 'name');
-      const listeners = (Array.isArray(effect.listeners) ? (effect.listeners as ListenerParams[]) : []).map(listenerRequest);
       const created = await s.octavia.createLoadBalancer({
         name,
         vipSubnetId: str(effect, 'vipSubnetId'),
         ...(typeof effect.vipAddress === 'string' ? { vipAddress: effect.vipAddress } : {}),
-        ...(listeners.length > 0 ? { listeners } : {}),
       });
-      const ids: Record<string, string> = { [name]: created.id };
-      for (const l of created.listeners) if (l.name) ids[l.name] = l.id;
-      for (const p of created.pools) {
-        if (p.name) ids[p.name] = p.id;
-        const hm = p.healthMonitor.kind === 'value' ? p.healthMonitor.value : null;
-        if (hm?.name) ids[hm.name] = hm.id;
-      }
-      return { ids };
+      return { ids: { [name]: created.id } };
     },
   });
 
-/** `octavia.createListener {loadBalancerId, ...ListenerParams}`: a nested default pool when given, else plain (linked to defaultPoolId when given). */
+/** `octavia.createListener {loadBalancerId, ...ListenerParams}`: the listener alone, linked to defaultPoolId when given. */
 export const createListenerHandler = (s: LoadBalancerSession): EffectHandler =>
   handler({
     service: 'Octavia', del: false, what: 'the listener create',
     run: async (effect) => {
-      const params = listenerOf(effect);
+      const l = listenerOf(effect);
       const created = await s.octavia.createListener({
-        ...listenerRequest(params),
+        name: l.name,
+        protocol: l.protocol as ListenerProtocol,
+        protocolPort: l.protocolPort,
         loadbalancerId: str(effect, 'loadBalancerId'),
-        ...(params.defaultPool === undefined && params.defaultPoolId !== undefined ? { defaultPoolId: params.defaultPoolId } : {}),
+        ...(l.allowedCidrs !== null ? { allowedCidrs: l.allowedCidrs } : {}),
+        ...(l.timeoutClientData !== undefined ? { timeoutClientData: l.timeoutClientData } : {}),
+        ...(l.timeoutMemberData !== undefined ? { timeoutMemberData: l.timeoutMemberData } : {}),
+        ...(l.defaultPoolId !== undefined ? { defaultPoolId: l.defaultPoolId } : {}),
       });
-      const ids: Record<string, string> = { [params.name]: created.id };
-      const poolId = nullableOf(created.defaultPoolId);
-      if (params.defaultPool && poolId !== null) ids[params.defaultPool.name] = poolId;
-      return { ids };
+      return { ids: { [l.name]: created.id } };
     },
   });
 
@@ -393,38 +356,16 @@ export const updateListenerHandler = (s: LoadBalancerSession): EffectHandler =>
     },
   });
 
-/**
- * `octavia.createPool {loadBalancerId, listenerId|null, ...PoolParams}`: on the listener (it becomes its
- * default pool) when listenerId is given, else on the load balancer; members and monitor nested when the
- * params carry any.
- */
+/** `octavia.createPool {loadBalancerId, listenerId|null, ...PoolParams}`: on the listener (it becomes its default pool) when listenerId is given, else on the load balancer. */
 export const createPoolHandler = (s: LoadBalancerSession): EffectHandler =>
   handler({
     service: 'Octavia', del: false, what: 'the pool create',
     run: async (effect) => {
       const name = str(effect, 'name');
-      const protocol = str(effect, 'protocol') as PoolProtocol;
       const listenerId = typeof effect.listenerId === 'string' && effect.listenerId !== '' ? effect.listenerId : null;
       const parent = listenerId !== null ? { listenerId } : { loadbalancerId: str(effect, 'loadBalancerId') };
-      const wanted = members(effect.members);
-      const monitor = effect.healthMonitor as HealthMonitorParams | undefined;
-      if (wanted.length === 0 && monitor === undefined) {
-        const created = await s.octavia.createPool({ name, protocol, lbAlgorithm: str(effect, 'lbAlgorithm') as 'ROUND_ROBIN', ...parent });
-        return { ids: { [name]: created.id } };
-      }
-      // Octavia's pool create takes members and a health monitor inline; the client's createPool does not,
-      // so the body is the client's nested-pool body plus the parent.
-      const http = s.http('load-balancer');
-      const body = {
-        ...fullPoolBody(fullPool({ name, protocol: protocol as PoolParams['protocol'], lbAlgorithm: 'ROUND_ROBIN', members: wanted, ...(monitor ? { healthMonitor: monitor } : {}) })),
-        lb_algorithm: str(effect, 'lbAlgorithm'),
-        ...(listenerId !== null ? { listener_id: listenerId } : { loadbalancer_id: str(effect, 'loadBalancerId') }),
-      };
-      const created = await createOne(http, POOL, body, poolCreateHeaders(protocol, http.microversions.loadBalancerProxyV2));
-      const ids: Record<string, string> = { [name]: created.id };
-      const hmId = nullableOf(created.healthMonitorId);
-      if (monitor && hmId !== null) ids[monitor.name] = hmId;
-      return { ids };
+      const created = await s.octavia.createPool({ name, protocol: str(effect, 'protocol') as PoolProtocol, lbAlgorithm: str(effect, 'lbAlgorithm') as 'ROUND_ROBIN', ...parent });
+      return { ids: { [name]: created.id } };
     },
   });
 
