@@ -7,7 +7,7 @@ import type * as t from 'io-ts';
 import { Conditions, Generation, ObjectName, Phase, Uuid } from './codec/common.js';
 import { int, str } from './codec/primitives.js';
 import { struct } from './codec/structure.js';
-import { ruleError } from './codec/transitions.js';
+import { canonicalJson, ruleError } from './codec/transitions.js';
 import { Tags } from './identity.js';
 import { defineKind, standardColumns, type ResourceObject, type TransitionRule } from './kind.js';
 
@@ -29,6 +29,8 @@ const transitions: TransitionRule<VolumeSpec, VolumeStatus>[] = [
   (self, old) => (self.spec.networkID === old.spec.networkID ? [] : [ruleError('spec.networkID', self.spec.networkID, 'networkID is immutable')]),
   (self, old) => (self.spec.volumeClassID === old.spec.volumeClassID ? [] : [ruleError('spec.volumeClassID', self.spec.volumeClassID, 'volumeClassID is immutable')]),
   (self, old) => (self.spec.size >= old.spec.size ? [] : [ruleError('spec.size', self.spec.size, 'size may grow but never shrink')]),
+  // Regent writes tags to the Cinder metadata once, at create: a later change would be accepted and never applied
+  (self, old) => (canonicalJson(self.spec.tags ?? null) === canonicalJson(old.spec.tags ?? null) ? [] : [ruleError('spec.tags', self.spec, 'tags are immutable (written to the Cinder metadata at create)')]),
 ];
 
 export const VolumeKind = defineKind({ kind: 'Volume', plural: 'volumes', shortNames: ['vol'], spec: VolumeSpec, status: VolumeStatus, columns: standardColumns('Available'), transitions });

@@ -15,5 +15,8 @@ export const volumeCases: AgreementCase[] = [
   { title: 'a volume never shrinks', object: s((x) => (x.size = 5)), old: base, expect: ['spec.size'] },
   { title: 'the network is immutable', object: s((x) => (x.networkID = 'net-b')), old: base, expect: ['spec.networkID'] },
   { title: 'the volume class is immutable', object: s((x) => (x.volumeClassID = OTHER_IMAGE_ID)), old: base, expect: ['spec.volumeClassID'] },
+  { title: 'tags are immutable: written to the Cinder metadata at create, a later change would never be applied', object: s((x) => (x.tags = { team: 'b' })), old: s((x) => (x.tags = { team: 'a' })), expect: ['spec.tags'] },
+  { title: 'tags cannot be added to an existing volume', object: s((x) => (x.tags = { team: 'a' })), old: base, expect: ['spec.tags'] },
+  { title: 'unchanged tags are valid', object: s((x) => (x.tags = { team: 'a' })), old: s((x) => (x.tags = { team: 'a' })), expect: 'valid' },
   { title: 'a status with the Cinder ID and state is valid', object: { ...base, status: { volumeID: IMAGE_ID, size: 10, state: 'available', conditions: [condition('Available')] } }, expect: 'valid' },
 ];
