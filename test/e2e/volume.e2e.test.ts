@@ -213,6 +213,20 @@ describe('e2e: the Volume controller (issue 12)', function () {
     expect(await plane.source.get('Identity', 'default', 'acme')).to.not.equal(undefined);
   });
 
+  it('an Identity that does not exist is proof that no volume exists too: the Volume is released at once, without a Cinder call', async () => {
+    await applyManifests(plane.source, `apiVersion: regent.dev/v1alpha1
+kind: Network
+metadata: { name: net-nobody }
+spec: { identityRef: { name: nobody }, prefix: 10.2.0.0/24 }
+`);
+    await applyManifests(plane.source, volume('data-14').replace('networkID: net-a', 'networkID: net-nobody'));
+    await until('the finalizer is on', async () => (await plane.source.get('Volume', 'default', 'data-14'))?.metadata.finalizers?.includes(VOLUME_FINALIZER));
+    const before = cinderCalls().length;
+    await plane.source.delete('Volume', 'default', 'data-14');
+    await until('released', async () => (await plane.source.get('Volume', 'default', 'data-14')) === undefined, 10_000);
+    expect(cinderCalls().length - before).to.equal(0);
+  });
+
   it('an Identity that was never realized is proof that no volume exists: the Volume is released at once, without a Cinder call', async () => {
     await applyManifests(plane.source, `apiVersion: regent.dev/v1alpha1
 kind: Identity
