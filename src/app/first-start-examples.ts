@@ -17,6 +17,7 @@ import { cloudFromYaml } from '../openstack/keystone/clouds-config.js';
 import { connect, connectAsUser } from '../openstack/session.js';
 import type { CancelScope } from '../openstack/cancel.js';
 import type { Logger } from '../log/logger.js';
+import { describeError } from '../log/logger.js';
 import type { OpenStackTarget } from './openstack-target.js';
 
 export interface FirstStartExamples {
@@ -76,7 +77,9 @@ const adoptExampleInventory = async (source: ResourceSource, file: string, ref: 
   let example: Region | undefined;
   try {
     example = parseManifests(readFileSync(file, 'utf8'), { file }).find((o) => o.kind === 'Region') as Region | undefined;
-  } catch {
+  } catch (error) {
+    // the region still works without them: its VolumeClasses and external network are simply not exported
+    logger.warn('the example region.yaml could not be read: the registered region gets no inventory settings', { file, ...describeError(error) });
     return;
   }
   const registered = (await source.get('Region', ref.namespace, ref.name)) as Region | undefined;
