@@ -401,13 +401,7 @@ export const SCENARIOS: Scenario[] = [
       };
       // settled means a provisioning status Octavia reports as final: an unreadable one (null) is not (the suite once went on at once)
       const settledLb = (v: unknown): boolean => ['ACTIVE', 'ERROR'].includes(String((v as { provisioning: string | null }).provisioning));
-      // In the full real suite Zed has answered ACTIVE on the first read after the create while the create was
-      // still running (the next listener create was 409 "immutable"); the update hold set then blocked the
-      // create for good. So the create counts as settled only after three settled reads in a row.
-      let settledReads = 0;
-      const settledForGood = (v: unknown): boolean => (settledLb(v) ? ++settledReads >= 3 : ((settledReads = 0), false));
-      const created = await pollUntil(t, 'ACTIVE', state, settledForGood);
-      r.subsequence('create', created.filter((v, i) => i === 0 || JSON.stringify(v) !== JSON.stringify(created[i - 1])));
+      r.subsequence('create', await pollUntil(t, 'ACTIVE', state, settledLb));
       await t.holdLoadBalancerUpdates?.(LB_UPDATE_HOLD_S);
       // Octavia Zed has answered this first child create 409 "immutable" right after reporting the load balancer
       // ACTIVE (twice in the full real suite, when the create finished in under a second): a 409 here is Octavia
@@ -417,7 +411,7 @@ export const SCENARIOS: Scenario[] = [
           try {
             return await octavia.createListener({ name: `${t.prefix}-d-lb-l`, loadbalancerId: lb.id, protocol: 'TCP', protocolPort: 80 });
           } catch (error) {
-            if (!(error instanceof OpenStackError) || error.status !== 409 || i >= 20) throw error;
+            if (!(error instanceof OpenStackError) || error.status !== 409 || i >= MAX_POLLS) throw error;
             await t.tick();
           }
         }
