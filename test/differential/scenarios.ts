@@ -403,20 +403,7 @@ export const SCENARIOS: Scenario[] = [
       const settledLb = (v: unknown): boolean => ['ACTIVE', 'ERROR'].includes(String((v as { provisioning: string | null }).provisioning));
       r.subsequence('create', await pollUntil(t, 'ACTIVE', state, settledLb));
       await t.holdLoadBalancerUpdates?.(LB_UPDATE_HOLD_S);
-      // Octavia Zed has answered this first child create 409 "immutable" right after reporting the load balancer
-      // ACTIVE (twice in the full real suite, when the create finished in under a second): a 409 here is Octavia
-      // still finishing the create, so the create is tried again after a tick (bounded), as Regent's passes do.
-      const createListener = async () => {
-        for (let i = 0; ; i++) {
-          try {
-            return await octavia.createListener({ name: `${t.prefix}-d-lb-l`, loadbalancerId: lb.id, protocol: 'TCP', protocolPort: 80 });
-          } catch (error) {
-            if (!(error instanceof OpenStackError) || error.status !== 409 || i >= MAX_POLLS) throw error;
-            await t.tick();
-          }
-        }
-      };
-      const listener = await createListener();
+      const listener = await octavia.createListener({ name: `${t.prefix}-d-lb-l`, loadbalancerId: lb.id, protocol: 'TCP', protocolPort: 80 });
       r.name(listener.id, 'listener');
       r.exact('after a listener create', await state());
       r.exact('a pool create while PENDING_UPDATE', await outcome(octavia.createPool({ name: `${t.prefix}-d-lb-p`, protocol: 'TCP', lbAlgorithm: 'ROUND_ROBIN', listenerId: listener.id })));
