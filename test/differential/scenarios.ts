@@ -399,7 +399,9 @@ export const SCENARIOS: Scenario[] = [
         const x = await octavia.getLoadBalancer(lb.id);
         return { provisioning: x.provisioningStatus.kind === 'value' ? x.provisioningStatus.value : null, operating: x.operatingStatus.kind === 'value' ? x.operatingStatus.value : null };
       };
-      // settled means a provisioning status Octavia reports as final: an unreadable one (null) is not (the suite once went on at once)
+      // settled means a provisioning status Octavia reports as final (an unreadable one, null, is not). An ERROR here
+      // makes the next create a 409 "immutable": in the full suite that was the demo project's security-group quota
+      // running out (octavia.openstack.ts now deletes its load balancers per test)
       const settledLb = (v: unknown): boolean => ['ACTIVE', 'ERROR'].includes(String((v as { provisioning: string | null }).provisioning));
       r.subsequence('create', await pollUntil(t, 'ACTIVE', state, settledLb));
       await t.holdLoadBalancerUpdates?.(LB_UPDATE_HOLD_S);
