@@ -4,7 +4,11 @@
  * versions, preconditions, watch history with 410), plus Leases, core/v1 Events and core/v1 Secrets
  * in memory (Secrets with the API server's semantics: resourceVersion, 409 on a stale replace, 404,
  * base64 data, name/key/size validation as 422, label selectors), and it records every request so tests can assert the exact paths, query parameters, content types and
- * bodies. A request it does not recognise is answered 404 and recorded in `unexpected`: tests check
+ * bodies. Built-in and foreign kinds (batch/v1 jobs and cronjobs, core/v1 pods and configmaps, apps/v1
+ * deployments, k8s.mariadb.com/v1alpha1 mariadbs, databases, users, grants) live in a generic in-memory
+ * store, `fake.objects` (./fake-objects.ts: its header documents the semantics and the test hooks, e.g.
+ * `fake.objects.put(fake.objects.path('jobs', ns), job)`, `completeJob`, `failJob`, `addJobPod`,
+ * `addCronJobRun`, and `deletions` with the propagation policy of every DELETE). A request it does not recognise is answered 404 and recorded in `unexpected`: tests check
  * that list is empty, so a fake never silently accepts a wrong call.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -18,6 +22,9 @@ import { Gone, ResourceError, Invalid, Conflict, AlreadyExists, NotFound, BadReq
 import { KINDS, type KindName, type InputOf } from '../../../src/resources/index.js';
 import { applyMergePatch } from '../../../src/kube/merge-patch.js';
 import { matchesSelector, parseLabelSelector, secretErrors } from '../../../src/kube/secrets.js';
+import { FakeObjects } from './fake-objects.js';
+
+export { FakeObjects, type FakeDeletion, type FakePlural } from './fake-objects.js';
 
 export interface RecordedRequest {
   readonly method: string;
@@ -58,6 +65,8 @@ export class FakeApiServer {
   private readonly events = new Map<string, Json>();
   /** core/v1 Secrets by `<namespace>/<name>`, as stored (data base64). */
   readonly secrets = new Map<string, Json>();
+  /** Jobs, CronJobs, Pods, ConfigMaps, Deployments and the mariadb-operator kinds (./fake-objects.ts). */
+  readonly objects = new FakeObjects();
   private secretVersion = 5000;
   private readonly openWatches = new Map<ServerResponse, { close(): Promise<void> }>();
   private leaseVersion = 1000;
@@ -161,7 +170,7 @@ export class FakeApiServer {
       return send(fault!.status, statusBody(fault!.status, fault!.reason, fault!.message ?? `injected ${fault!.status}`));
     }
     try {
-      const served = (await this.serveCustom(request, res, send)) || this.serveLease(request, send) || this.serveEvent(request, send) || this.serveSecret(request, send);
+      const served = (await this.serveCustom(request, res, send)) || this.serveLease(request, send) || this.serveEvent(request, send) || this.serveSecret(request, send) || this.objects.serve(request, send);
       if (!served) {
         this.unexpected.push(request);
         send(404, statusBody(404, 'NotFound', `the fake API server does not serve ${request.method} ${request.path}`));
