@@ -12,9 +12,10 @@ import { regionConnectionDefinition } from './region-connection.js';
 import { volumeLifecycleDefinition } from './volume-lifecycle.js';
 import { volumeAttachmentDefinition } from './volume-attachment.js';
 import { loadBalancerDefinition } from './load-balancer.js';
+import { novaUpgradeDefinition } from './nova-upgrade.js';
 
 export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition, serverLifecycleDefinition, networkLifecycleDefinition, identityLifecycleDefinition, regionConnectionDefinition,
-  volumeLifecycleDefinition, volumeAttachmentDefinition, loadBalancerDefinition,
+  volumeLifecycleDefinition, volumeAttachmentDefinition, loadBalancerDefinition, novaUpgradeDefinition,
 ];
 
 export const createProductRegistry = (): MachineRegistry => new MachineRegistry(productMachines);
