@@ -13,9 +13,10 @@ import { volumeLifecycleDefinition } from './volume-lifecycle.js';
 import { volumeAttachmentDefinition } from './volume-attachment.js';
 import { loadBalancerDefinition } from './load-balancer.js';
 import { novaUpgradeDefinition } from './nova-upgrade.js';
+import { novaDBArchiveDefinition } from './nova-db-archive.js';
 
 export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition, serverLifecycleDefinition, networkLifecycleDefinition, identityLifecycleDefinition, regionConnectionDefinition,
-  volumeLifecycleDefinition, volumeAttachmentDefinition, loadBalancerDefinition, novaUpgradeDefinition,
+  volumeLifecycleDefinition, volumeAttachmentDefinition, loadBalancerDefinition, novaUpgradeDefinition, novaDBArchiveDefinition,
 ];
 
 export const createProductRegistry = (): MachineRegistry => new MachineRegistry(productMachines);
