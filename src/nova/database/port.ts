@@ -13,6 +13,8 @@
 
 /** One block's provisioning, in the order it must be applied. */
 export interface BlockPlan {
+  /** The Nova CR's name (the CR adapter labels its CRs `regent.dev/nova: <nova>`; `instance` cannot tell it). */
+  nova: string;
   /** `{nova}-api` for nova_api, `{nova}` for the cell block (the mariadb-operator CR names). */
   instance: string;
   /** The MariaDB cluster the block names (spec.database.<block>.clusterRef.name). */

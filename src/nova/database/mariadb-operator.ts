@@ -1,0 +1,228 @@
+/**
+ * The DatabaseProvisioner on Kubernetes: a block's plan as mariadb-operator custom resources
+ * (k8s.mariadb.com/v1alpha1 Database, User, Grant), gated on the MariaDB cluster CR the block names
+ * (nova-operator.md, "Database").
+ *
+ * A pass:
+ * 1. reads the MariaDB `plan.clusterRef`: absent, being deleted or not Ready → `clusterNotReady`, and nothing
+ *    is applied (a Database CR against a cluster that is not serving would only collect errors);
+ * 2. walks the plan's steps in the plan's order and stops at the first one that is not settled: absent → it is
+ *    created; its spec or labels differ from the rendered ones → it is merge-patched (e.g. a resized
+ *    maxUserConnections); either way the pass then answers `waiting` without reading the write back, because a
+ *    CR just written cannot be Ready yet and its old Ready condition describes the old spec. A step that exists
+ *    unchanged but is not Ready answers `waiting` with its condition's message. So a later step is never applied
+ *    before every earlier one is Ready: the cell0 Grant never reaches the server before its schema, its user
+ *    and the primary Grant exist — the order the spec requires, enforced by the plan's order, not decided here;
+ * 3. every step Ready → `ready`. A second pass over a settled block only reads.
+ *
+ * The rendered spec is compared as a subset of the stored one: fields the mariadb-operator's defaulting fills
+ * in (grantOption, cleanupPolicy, requeueInterval, …) are not drift, so a settled block never loops on writes.
+ * A Ready condition whose observedGeneration is older than the CR's generation is not Ready: it describes a
+ * spec the mariadb-operator has not applied yet.
+ *
+ * Every CR is labelled `app.kubernetes.io/managed-by: regent` and `regent.dev/nova: <plan.nova>`. It carries
+ * no owner reference: deleting the CRs is the Nova finalizer's job (issue 14's finalizer, not built yet), by
+ * the same names this adapter provisions. The password is never read: the User CR names the credentials Secret
+ * and the mariadb-operator reads it.
+ *
+ * Client failures become ProvisioningError naming the verb, the CR and the HTTP status; an unreachable API
+ * server says so.
+ *
+ * Caveat: older mariadb-operator releases mark User.spec.maxUserConnections immutable in their webhook; there
+ * the resize patch is refused and surfaces as a ProvisioningError carrying the webhook's 4xx.
+ */
+import { CustomObjectsApi, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { ProvisioningError, type BlockPlan, type DatabaseProvisioner, type ProvisionOutcome, type ProvisionStep } from './port.js';
+
+export const MARIADB_GROUP = 'k8s.mariadb.com';
+export const MARIADB_VERSION = 'v1alpha1';
+const API_VERSION = `${MARIADB_GROUP}/${MARIADB_VERSION}`;
+
+type CrKind = 'MariaDB' | ProvisionStep['kind'];
+const PLURALS: Readonly<Record<CrKind, string>> = { MariaDB: 'mariadbs', Database: 'databases', User: 'users', Grant: 'grants' };
+
+/** oslo.db creates nova's tables as utf8 (utf8mb3); the schema's default matches, as the mariadb-operator's own default does. */
+export const CHARACTER_SET = 'utf8';
+export const COLLATE = 'utf8_general_ci';
+/** The SQL account's host part: nova connects from pods whose addresses are not known in advance. */
+export const SQL_HOST = '%';
+
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export const NOVA_LABEL = 'regent.dev/nova';
+
+const MERGE_PATCH = setHeaderOptions('Content-Type', 'application/merge-patch+json');
+
+export interface MariaDbOperatorProvisionerOptions {
+  /** The cluster the Nova's namespace lives on. */
+  readonly kubeConfig: KubeConfig;
+}
+
+interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  observedGeneration?: number;
+}
+
+/** A mariadb-operator CR as this adapter renders it. */
+export interface MariaDbResource {
+  apiVersion: string;
+  kind: CrKind;
+  metadata: { name: string; namespace: string; labels: Record<string, string> };
+  spec: Record<string, unknown>;
+}
+
+/** A CR as the API server returns it (only what is read). */
+interface StoredResource {
+  metadata: { name: string; labels?: Record<string, string>; generation?: number; deletionTimestamp?: string };
+  spec?: Record<string, unknown>;
+  status?: { conditions?: Condition[] };
+}
+
+/** The CR one step renders to: what create sends and what a stored CR is compared against. */
+export const renderStep = (namespace: string, plan: BlockPlan, step: ProvisionStep): MariaDbResource => {
+  const mariaDbRef = { name: plan.clusterRef };
+  const metadata = { name: step.name, namespace, labels: { [MANAGED_BY_LABEL]: 'regent', [NOVA_LABEL]: plan.nova } };
+  switch (step.kind) {
+    case 'Database':
+      return { apiVersion: API_VERSION, kind: 'Database', metadata, spec: { mariaDbRef, name: step.database, characterSet: CHARACTER_SET, collate: COLLATE } };
+    case 'User':
+      return {
+        apiVersion: API_VERSION,
+        kind: 'User',
+        metadata,
+        spec: { mariaDbRef, name: step.username, passwordSecretKeyRef: { name: step.passwordSecret.name, key: step.passwordSecret.key }, maxUserConnections: step.maxUserConnections, host: SQL_HOST },
+      };
+    case 'Grant':
+      return { apiVersion: API_VERSION, kind: 'Grant', metadata, spec: { mariaDbRef, privileges: ['ALL PRIVILEGES'], database: step.database, table: '*', username: step.username, host: SQL_HOST } };
+  }
+};
+
+/** Whether `actual` holds every field of `wanted` with the same value (objects recursively; arrays and scalars exactly). */
+const holds = (actual: unknown, wanted: unknown): boolean => {
+  if (Array.isArray(wanted)) return Array.isArray(actual) && actual.length === wanted.length && wanted.every((w, i) => holds(actual[i], w) && holds(w, actual[i]));
+  if (typeof wanted === 'object' && wanted !== null) {
+    if (typeof actual !== 'object' || actual === null || Array.isArray(actual)) return false;
+    return Object.entries(wanted).every(([key, value]) => holds((actual as Record<string, unknown>)[key], value));
+  }
+  return actual === wanted;
+};
+
+/** The top-level spec fields (and `labels`) a stored CR lacks or holds differently, in rendered order. */
+const driftOf = (stored: StoredResource, desired: MariaDbResource): string[] => [
+  ...Object.entries(desired.spec)
+    .filter(([key, value]) => !holds(stored.spec?.[key], value))
+    .map(([key]) => key),
+  ...(holds(stored.metadata.labels ?? {}, desired.metadata.labels) ? [] : ['labels']),
+];
+
+/** Why a stored CR is not Ready, or undefined when it is. */
+const notReadyBecause = (stored: StoredResource): string | undefined => {
+  if (stored.metadata.deletionTimestamp !== undefined) return 'it is being deleted';
+  const ready = stored.status?.conditions?.find((c) => c.type === 'Ready');
+  if (ready === undefined) return 'no Ready condition yet';
+  const generation = stored.metadata.generation;
+  if (ready.observedGeneration !== undefined && generation !== undefined && ready.observedGeneration < generation) {
+    return `the mariadb-operator has not observed generation ${generation}`;
+  }
+  if (ready.status !== 'True') return ready.message || ready.reason || `Ready is ${ready.status}`;
+  return undefined;
+};
+
+/** The HTTP status and the API server's Status message of a client failure. */
+const failureOf = (error: unknown): { status?: number; message: string } => {
+  const candidate = error as { code?: unknown; body?: unknown; message?: unknown };
+  if (typeof candidate.code !== 'number') return { message: `the Kubernetes API is unreachable: ${String(candidate.message ?? error)}` };
+  let body = candidate.body;
+  if (typeof body === 'string') {
+    try {
+      body = JSON.parse(body);
+    } catch {
+      // not a Status object: the text itself is the message
+    }
+  }
+  const message = typeof body === 'object' && body !== null && typeof (body as { message?: unknown }).message === 'string' ? (body as { message: string }).message : typeof body === 'string' && body !== '' ? body : `HTTP ${candidate.code}`;
+  return { status: candidate.code, message };
+};
+
+const waiting = (kind: CrKind, name: string, why: string): ProvisionOutcome => ({ kind: 'waiting', message: `${kind} ${name} is not Ready: ${why}` });
+
+export class MariaDbOperatorProvisioner implements DatabaseProvisioner {
+  private readonly custom: CustomObjectsApi;
+
+  constructor(options: MariaDbOperatorProvisionerOptions) {
+    this.custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
+  }
+
+  async provision(namespace: string, plan: BlockPlan, _password: (secret: { name: string; key: string }) => Promise<string | undefined>): Promise<ProvisionOutcome> {
+    const cluster = await this.read('MariaDB', namespace, plan.clusterRef);
+    if (cluster === undefined) return { kind: 'clusterNotReady', message: `no MariaDB ${plan.clusterRef} in ${namespace}` };
+    const clusterWhy = notReadyBecause(cluster);
+    if (clusterWhy !== undefined) return { kind: 'clusterNotReady', message: `MariaDB ${plan.clusterRef} is not Ready: ${clusterWhy}` };
+
+    for (const step of plan.steps) {
+      const desired = renderStep(namespace, plan, step);
+      const stored = await this.read(step.kind, namespace, step.name);
+      if (stored === undefined) {
+        const created = await this.create(desired);
+        return waiting(step.kind, step.name, created ? 'created, the mariadb-operator has not reconciled it yet' : 'it appeared while this pass created it; read again on the next pass');
+      }
+      // A CR on its way out is left alone: patching it would not stop the deletion, and the next pass re-creates it.
+      if (stored.metadata.deletionTimestamp !== undefined) return waiting(step.kind, step.name, 'it is being deleted');
+      const drift = driftOf(stored, desired);
+      if (drift.length > 0) {
+        await this.patch(desired, drift.includes('labels'));
+        return waiting(step.kind, step.name, `updated ${drift.join(', ')}, the mariadb-operator has not reconciled it yet`);
+      }
+      const why = notReadyBecause(stored);
+      if (why !== undefined) return waiting(step.kind, step.name, why);
+    }
+    return { kind: 'ready' };
+  }
+
+  private coordinates(kind: CrKind, namespace: string) {
+    return { group: MARIADB_GROUP, version: MARIADB_VERSION, plural: PLURALS[kind], namespace };
+  }
+
+  private fail(verb: string, kind: CrKind, namespace: string, name: string, error: unknown): ProvisioningError {
+    const { status, message } = failureOf(error);
+    const prefix = `cannot ${verb} ${kind} ${name} in ${namespace}`;
+    return new ProvisioningError(status === undefined ? `${prefix}: ${message}` : `${prefix}: HTTP ${status}: ${message}`, { cause: error });
+  }
+
+  private async read(kind: CrKind, namespace: string, name: string): Promise<StoredResource | undefined> {
+    try {
+      return (await this.custom.getNamespacedCustomObject({ ...this.coordinates(kind, namespace), name })) as StoredResource;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 404) return undefined;
+      throw this.fail('read', kind, namespace, name, error);
+    }
+  }
+
+  /** False when another writer created it between the read and this create (409 AlreadyExists). */
+  private async create(desired: MariaDbResource): Promise<boolean> {
+    const { namespace, name } = desired.metadata;
+    try {
+      await this.custom.createNamespacedCustomObject({ ...this.coordinates(desired.kind, namespace), body: desired });
+      return true;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 409) return false;
+      throw this.fail('create', desired.kind, namespace, name, error);
+    }
+  }
+
+  /**
+   * A merge patch of the rendered spec (and labels when they drifted): only the fields Regent renders change,
+   * the mariadb-operator's defaults stay, and arrays (privileges) are replaced whole, as they must be.
+   */
+  private async patch(desired: MariaDbResource, labels: boolean): Promise<void> {
+    const { namespace, name } = desired.metadata;
+    const body = { ...(labels ? { metadata: { labels: desired.metadata.labels } } : {}), spec: desired.spec };
+    try {
+      await this.custom.patchNamespacedCustomObject({ ...this.coordinates(desired.kind, namespace), name, body }, MERGE_PATCH);
+    } catch (error) {
+      throw this.fail('update', desired.kind, namespace, name, error);
+    }
+  }
+}
