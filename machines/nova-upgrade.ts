@@ -315,7 +315,8 @@ export const buildNovaUpgradeMachine = () =>
         return {
           installedRelease: p.release,
           cells,
-          reportUnavailable: report?.kind === 'cells' ? null : (report?.message ?? 'the db-sync Job left no report'),
+          // a report not read on this pass (null) leaves what the pass that read it decided
+          reportUnavailable: report === null ? context.reportUnavailable : report.kind === 'cells' ? null : report.message,
           stampPending: promoted && context.installedRelease !== null ? p.release : context.stampPending,
           condition: { status: 'True', reason: 'DatabaseSynced', message: `both schemas are migrated to ${p.release} and the cells are mapped${cells ? ` (${cells.map((c) => c.name).join(', ')})` : ''}` } as DatabaseCondition,
         };

@@ -55,6 +55,6 @@ describe('nova DBArchive machine (issue 14)', () => {
     expect(step(def, s.snapshot, observed({ newest: okRun })).changed).to.equal(false);
   });
   it("passes regent check's static checks", () => {
-    expect(checkMachine(def).results.filter((r) => r.status === 'failed')).to.deep.equal([]);
+    expect(checkMachine(def).results.filter((r) => r.status === 'fail')).to.deep.equal([]);
   });
 });

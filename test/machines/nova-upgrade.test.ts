@@ -83,6 +83,12 @@ describe('nova upgrade machine (issue 14)', () => {
       expect(d.context.reportUnavailable).to.equal('no pod of this Job left a message');
       expect(d.reason).to.equal('DatabaseSynced');
     });
+    it('a later pass that does not read the report again keeps the cells and decides nothing', () => {
+      const s = installed();
+      const again = decide(s, pass('2025.1', { sync: succeeded('hs') }, { report: null }));
+      expect(again.changed).to.equal(false);
+      expect(again.context.cells).to.deep.equal(cells);
+    });
     it('failed with the same hash is permanent until the spec changes: DBSyncFailed, no Job created', () => {
       const s = run(pass('2025.1'));
       const d = decide(s, pass('2025.1', { sync: failed('hs', 'exit code 1: nova-manage api_db sync failed') }));
@@ -333,7 +339,7 @@ describe('nova upgrade machine (issue 14)', () => {
     });
     it("passes regent check's static checks", () => {
       const report = checkMachine(def);
-      const failedChecks = report.results.filter((r) => r.status === 'failed');
+      const failedChecks = report.results.filter((r) => r.status === 'fail');
       expect(failedChecks, JSON.stringify(failedChecks)).to.deep.equal([]);
     });
   });

@@ -1,0 +1,140 @@
+/**
+ * The Database step's Jobs and the archive CronJob, rendered from a Nova (pure): `{name}-db-sync`,
+ * `{name}-db-expand`, `{name}-db-migrate`, `{name}-db-contract` and `{name}-db-archive` (nova-operator.md,
+ * "The cells sequence", "Release upgrade", "DBArchive").
+ *
+ * Credentials never enter a script, a config file or a hash: the Jobs read the two pymysql DSNs and the
+ * transport URL from the derived Secrets (src/nova/connection-secrets.ts) as oslo.config option overrides
+ * (`OS_API_DATABASE__CONNECTION`, `OS_DATABASE__CONNECTION`, `OS_DEFAULT__TRANSPORT_URL`; cell0's DSN as
+ * `NOVA_CELL0_DATABASE_CONNECTION` for the contract's second pass). The config directory holds nova.conf: the
+ * pool settings Regent sizes max_user_connections by, then spec.extraConfig over it.
+ */
+import { createHash } from 'node:crypto';
+import type { NovaSpec } from '../../resources/nova.js';
+import type { NovaJob } from '../../../machines/nova-upgrade.js';
+import { novaJobName } from '../../../machines/nova-upgrade.js';
+import { OSLO_DB_MAX_OVERFLOW, OSLO_DB_MAX_POOL_SIZE } from '../database/plan.js';
+import { archiveEnv, ARCHIVE_ACTIVE_DEADLINE_SECONDS, renderArchiveScript, renderContractScript, renderDbSyncScript, renderExpandScript, renderMigrateScript } from '../scripts/index.js';
+import type { CronJobSpec, JobEnv, JobSpec } from './port.js';
+import { templateHash } from './template-hash.js';
+
+/** The Secrets the Jobs read their connections from (materialized by src/nova/connection-secrets.ts). */
+export const connectionSecretNames = (nova: string) => ({ api: `${nova}-api-db-connection`, cell: `${nova}-db-connection`, transport: `${nova}-transport-url` });
+export const CONNECTION_KEY = 'connection';
+export const CELL0_CONNECTION_KEY = 'cell0Connection';
+export const TRANSPORT_URL_KEY = 'url';
+
+export const archiveCronJobName = (nova: string): string => `${nova}-db-archive`;
+
+/** The archive settings effectiveDBArchive resolves (docs/nova.md, "DBArchive"). */
+export const DB_ARCHIVE_DEFAULTS = { schedule: '0 2 * * *', suspend: false, maxRows: 1000, sleepSeconds: 0 } as const;
+
+export interface NovaRef {
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+export interface RenderOptions {
+  /** The local runner writes the cells report to a file; Kubernetes reads /dev/termination-log. */
+  terminationLog?: string;
+}
+
+const section = (name: string, values: Readonly<Record<string, string>>): string => `[${name}]\n${Object.entries(values).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`;
+
+/** nova.conf for the Jobs: Regent's pool settings, then spec.extraConfig section by section over them. */
+export const renderJobConfig = (spec: NovaSpec): Record<string, string> => {
+  const pool = { max_pool_size: String(OSLO_DB_MAX_POOL_SIZE), max_overflow: String(OSLO_DB_MAX_OVERFLOW) };
+  const sections: Record<string, Record<string, string>> = { DEFAULT: {}, api_database: { ...pool }, database: { ...pool } };
+  for (const [name, values] of Object.entries(spec.extraConfig ?? {})) sections[name] = { ...(sections[name] ?? {}), ...values };
+  return { 'nova.conf': Object.entries(sections).map(([name, values]) => section(name, values)).join('\n') };
+};
+
+const configName = (nova: string, files: Readonly<Record<string, string>>): string =>
+  `${nova}-db-config-${createHash('sha256').update(JSON.stringify(files)).digest('hex').slice(0, 10)}`;
+
+const connectionEnv = (nova: string, withCell0: boolean): JobEnv[] => {
+  const secrets = connectionSecretNames(nova);
+  const env: JobEnv[] = [
+    { name: 'OS_API_DATABASE__CONNECTION', secretKeyRef: { name: secrets.api, key: CONNECTION_KEY } },
+    { name: 'OS_DATABASE__CONNECTION', secretKeyRef: { name: secrets.cell, key: CONNECTION_KEY } },
+    { name: 'OS_DEFAULT__TRANSPORT_URL', secretKeyRef: { name: secrets.transport, key: TRANSPORT_URL_KEY } },
+  ];
+  if (withCell0) env.push({ name: 'NOVA_CELL0_DATABASE_CONNECTION', secretKeyRef: { name: secrets.cell, key: CELL0_CONNECTION_KEY } });
+  return env;
+};
+
+const labels = (nova: string, job: string) => ({ 'app.kubernetes.io/managed-by': 'regent', 'app.kubernetes.io/name': 'nova', 'regent.dev/nova': nova, 'regent.dev/nova-job': job });
+
+const scriptOf = (spec: NovaSpec, job: NovaJob, options: RenderOptions): string => {
+  switch (job) {
+    case 'sync':
+      return renderDbSyncScript({ cellSchema: spec.database.cell.database, ...(options.terminationLog ? { terminationLog: options.terminationLog } : {}) });
+    case 'expand':
+      return renderExpandScript();
+    case 'migrate':
+      return renderMigrateScript();
+    case 'contract':
+      return renderContractScript();
+  }
+};
+
+/** One of the Database step's Jobs, with its pod-template hash. */
+export const renderNovaJob = (nova: NovaRef, spec: NovaSpec, job: NovaJob, options: RenderOptions = {}): JobSpec => {
+  const files = renderJobConfig(spec);
+  const script = scriptOf(spec, job, options);
+  const env = connectionEnv(nova.name, job === 'contract');
+  return {
+    namespace: nova.namespace,
+    name: novaJobName(nova.name, job),
+    owner: { kind: 'Nova', name: nova.name, uid: nova.uid },
+    labels: labels(nova.name, `db-${job}`),
+    image: spec.image,
+    script,
+    env,
+    config: { name: configName(nova.name, files), files },
+    templateHash: templateHash({ image: spec.image, script, env, config: { files } }),
+    backoffLimit: 0,
+  };
+};
+
+/** The hash each Job would carry if rendered now (what the machine compares the observed Jobs with). */
+export const novaJobHashes = (nova: NovaRef, spec: NovaSpec, options: RenderOptions = {}): Record<NovaJob, string> => ({
+  sync: renderNovaJob(nova, spec, 'sync', options).templateHash,
+  expand: renderNovaJob(nova, spec, 'expand', options).templateHash,
+  migrate: renderNovaJob(nova, spec, 'migrate', options).templateHash,
+  contract: renderNovaJob(nova, spec, 'contract', options).templateHash,
+});
+
+/** The archive settings with their defaults. */
+export const effectiveDBArchive = (spec: NovaSpec) => ({
+  schedule: spec.dbArchive?.schedule ?? DB_ARCHIVE_DEFAULTS.schedule,
+  suspend: spec.dbArchive?.suspend ?? DB_ARCHIVE_DEFAULTS.suspend,
+  maxRows: spec.dbArchive?.maxRows ?? DB_ARCHIVE_DEFAULTS.maxRows,
+  sleepSeconds: spec.dbArchive?.sleepSeconds ?? DB_ARCHIVE_DEFAULTS.sleepSeconds,
+  ...(spec.dbArchive?.retentionDays !== undefined ? { retentionDays: spec.dbArchive.retentionDays } : {}),
+});
+
+/** The `{name}-db-archive` CronJob: ConcurrencyPolicy Forbid, activeDeadlineSeconds 3600. */
+export const renderArchiveCronJob = (nova: NovaRef, spec: NovaSpec): CronJobSpec => {
+  const settings = effectiveDBArchive(spec);
+  const files = renderJobConfig(spec);
+  const script = renderArchiveScript();
+  const env = [...connectionEnv(nova.name, false), ...archiveEnv({ maxRows: settings.maxRows, sleepSeconds: settings.sleepSeconds, ...(settings.retentionDays !== undefined ? { retentionDays: settings.retentionDays } : {}) })];
+  return {
+    namespace: nova.namespace,
+    name: archiveCronJobName(nova.name),
+    owner: { kind: 'Nova', name: nova.name, uid: nova.uid },
+    labels: labels(nova.name, 'db-archive'),
+    schedule: settings.schedule,
+    suspend: settings.suspend,
+    image: spec.image,
+    script,
+    env,
+    config: { name: configName(nova.name, files), files },
+    // the schedule and suspend are in the hash too: a changed setting re-projects the CronJob
+    templateHash: templateHash({ image: spec.image, script: `${settings.schedule}\n${settings.suspend}\n${script}`, env, config: { files }, activeDeadlineSeconds: ARCHIVE_ACTIVE_DEADLINE_SECONDS }),
+    concurrencyPolicy: 'Forbid',
+    activeDeadlineSeconds: ARCHIVE_ACTIVE_DEADLINE_SECONDS,
+  };
+};
