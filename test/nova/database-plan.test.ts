@@ -55,7 +55,7 @@ describe('nova database plan (nova-operator.md, "Database")', () => {
       expect(api.clusterRef).to.equal('galera');
       expect(api.steps.map(shape)).to.deep.equal(['Database nova-api nova_api', 'User nova-api nova_api', 'Grant nova-api nova_api to nova_api']);
       const user = api.steps[1];
-      expect(user.kind === 'User' && user.passwordSecret).to.deep.equal({ name: 'nova-api-db', key: 'password' });
+      expect(user?.kind === 'User' && user.passwordSecret).to.deep.equal({ name: 'nova-api-db', key: 'password' });
     });
 
     it('the cell block is planned under the bare {name}, with cell0 ({database}_cell0) as its additional schema in the order primary Database, additional Database, User with primary Grant, additional Grant', () => {

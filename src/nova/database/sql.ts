@@ -1,0 +1,327 @@
+/**
+ * The plain-SQL adapter of the DatabaseProvisioner port (port.ts): a block plan applied to a MariaDB server with
+ * mysql2, as the embedded default does and as CI does against the sandbox's MariaDB.
+ *
+ * Every step reads first and writes only what differs, so a pass over a converged server issues no DDL (on
+ * Galera each DDL statement is a cluster-wide total-order operation, and the Database step runs on every pass):
+ * - Database: absent from information_schema.SCHEMATA → CREATE DATABASE IF NOT EXISTS … CHARACTER SET utf8mb3
+ *   COLLATE utf8mb3_general_ci. That is what nova's tables declare (mysql_charset='utf8') and what
+ *   MariaDB 10.11 stores for `utf8` under its default old_mode UTF8_IS_UTF8MB3; spelled out so a server whose
+ *   old_mode maps `utf8` to utf8mb4 does not give the schema another default. An existing schema is never altered.
+ * - User: absent from mysql.user → CREATE USER IF NOT EXISTS 'u'@'%' IDENTIFIED BY … WITH MAX_USER_CONNECTIONS n;
+ *   present with another password or another limit → ALTER USER with both, so a rotated password and a resized
+ *   topology converge. The password is compared as mysql_native_password's hash, computed here, so the
+ *   comparison sends nothing; a user under another plugin, or a mysql.user the admin cannot read, is altered.
+ * - Grant: missing from SHOW GRANTS → GRANT ALL PRIVILEGES ON `db`.* TO 'u'@'%'. The `_` of the schema name is
+ *   escaped (`nova\_api`): in a database-level GRANT `_` and `%` are wildcards, and an unescaped grant on
+ *   nova_api would also grant novaXapi.
+ *
+ * Identifiers are interpolated only after the plan's checks (re-checked here: ProvisioningError); values are
+ * escaped by mysql2, never concatenated. The password never reaches a log, an error or the statement hook.
+ * One pool of one connection per server (address and admin user): passes against one server run one after the
+ * other; `close()` ends them.
+ */
+import { createHash } from 'node:crypto';
+import mysql from 'mysql2/promise';
+import type { Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
+import { SCHEMA_NAME_PATTERN, USERNAME_PATTERN } from './plan.js';
+import { ProvisioningError, type BlockPlan, type DatabaseProvisioner, type ProvisionOutcome, type ProvisionStep } from './port.js';
+
+/** A MariaDB server as Regent knows it. */
+export interface MariaDBServer {
+  /** How Regent connects to provision: a unix socket, or host and port (default 127.0.0.1:3306). */
+  admin: { host?: string; port?: number; socketPath?: string; user: string; password?: string };
+  /** The address Nova's own DSNs use. */
+  host: string;
+  port: number;
+}
+
+/** Finds the server a block's clusterRef names; undefined when there is none. */
+export type ClusterResolver = (namespace: string, clusterRef: string) => Promise<MariaDBServer | undefined>;
+
+/** A resolver's refusal: the cluster is named but not usable. Its message is user-safe (no value of a secret). */
+export class ClusterResolutionError extends Error {
+  override readonly name = 'ClusterResolutionError';
+}
+
+export interface SqlProvisionerOptions {
+  /** Connect timeout (default 5 s): a server that does not answer is ClusterNotReady, not a hung pass. */
+  connectTimeoutMs?: number;
+  /** Timeout of one statement (default 30 s). */
+  statementTimeoutMs?: number;
+  /** Each statement that writes, as run, with the password replaced (for the operator log and the tests). */
+  onStatement?: (statement: string) => void;
+}
+
+/** MariaDB's limit for MAX_USER_CONNECTIONS. */
+const MAX_USER_CONNECTIONS_LIMIT = 2 ** 32 - 1;
+const CHARSET = 'utf8mb3';
+const COLLATION = 'utf8mb3_general_ci';
+const ANY_HOST = '%';
+const REDACTED = "'<redacted>'";
+
+/**
+ * Server answers that mean the server cannot be used now rather than that a step is wrong: lost or refused
+ * connections (mysql2 marks those fatal), too many connections, a read-only server or a Galera node that is not
+ * primary.
+ */
+const NOT_READY_CODES = new Set([
+  'ER_CON_COUNT_ERROR', // 1040
+  'ER_TOO_MANY_USER_CONNECTIONS', // 1203
+  'ER_OPTION_PREVENTS_STATEMENT', // 1290: read_only
+  'ER_UNKNOWN_COM_ERROR', // 1047: WSREP has not yet prepared node for application use
+  'ER_LOCK_WAIT_TIMEOUT',
+  'ER_LOCK_DEADLOCK',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+]);
+
+interface SqlError {
+  code?: string;
+  errno?: number;
+  fatal?: boolean;
+  sqlMessage?: string;
+  message?: string;
+}
+
+const asSqlError = (error: unknown): SqlError => (typeof error === 'object' && error !== null ? (error as SqlError) : { message: String(error) });
+
+const quoted = (text: string): string => JSON.stringify(text);
+
+/** An error in words: its code and the server's message, with the password (if any) taken out. */
+const inWords = (error: unknown, secret?: string): string => {
+  const e = asSqlError(error);
+  const text = e.sqlMessage ?? e.message ?? 'unknown error';
+  const words = e.code === undefined || text.includes(e.code) ? text : `${e.code}: ${text}`;
+  return secret === undefined || secret === '' ? words : words.split(secret).join('<redacted>');
+};
+
+const where = (server: MariaDBServer): string =>
+  server.admin.socketPath !== undefined ? `socket ${server.admin.socketPath}` : `${server.admin.host ?? '127.0.0.1'}:${server.admin.port ?? 3306}`;
+
+/** mysql_native_password's stored form: `*` and the upper-case hex of SHA1(SHA1(password)). */
+export const nativePasswordHash = (password: string): string =>
+  `*${createHash('sha1').update(createHash('sha1').update(password, 'utf8').digest()).digest('hex').toUpperCase()}`;
+
+/** A database-level GRANT reads `_` and `%` as wildcards; escape them so the grant names exactly one schema. */
+const grantPattern = (database: string): string => database.replace(/[_%]/g, (c) => `\\${c}`);
+
+/** The plan's rules, again: an adapter that interpolates names must not trust that the caller ran the planner. */
+export const checkPlan = (plan: BlockPlan): void => {
+  const problems: string[] = [];
+  const databases = new Set<string>();
+  const users = new Set<string>();
+  for (const [index, step] of plan.steps.entries()) {
+    const at = `step ${index + 1} (${step.kind} ${quoted(step.name)})`;
+    if (step.kind !== 'User' && !SCHEMA_NAME_PATTERN.test(step.database)) problems.push(`${at}: schema ${quoted(step.database)} is not ${SCHEMA_NAME_PATTERN.source}`);
+    if (step.kind !== 'Database' && !USERNAME_PATTERN.test(step.username)) problems.push(`${at}: user ${quoted(step.username)} is not ${USERNAME_PATTERN.source}`);
+    if (step.kind === 'Database') databases.add(step.database);
+    if (step.kind === 'User') {
+      if (!Number.isInteger(step.maxUserConnections) || step.maxUserConnections < 1 || step.maxUserConnections > MAX_USER_CONNECTIONS_LIMIT) {
+        problems.push(`${at}: maxUserConnections ${step.maxUserConnections} is not an integer from 1 to ${MAX_USER_CONNECTIONS_LIMIT}`);
+      }
+      users.add(step.username);
+    }
+    if (step.kind === 'Grant' && (!databases.has(step.database) || !users.has(step.username))) {
+      problems.push(`${at}: a grant must come after the Database of ${quoted(step.database)} and the User ${quoted(step.username)}`);
+    }
+  }
+  if (problems.length > 0) throw new ProvisioningError(`the plan of ${quoted(plan.instance)} cannot be applied: ${problems.join('; ')}`);
+};
+
+interface ServerPool {
+  /** A digest of the admin credentials: a rotated admin password replaces the pool. */
+  credentials: string;
+  pool: Pool;
+}
+
+type Password = (secret: { name: string; key: string }) => Promise<string | undefined>;
+
+/** A pass's answer short of ready: the outcome to return. */
+class Stop extends Error {
+  constructor(readonly outcome: ProvisionOutcome) {
+    super(outcome.kind);
+  }
+}
+
+export class SqlDatabaseProvisioner implements DatabaseProvisioner {
+  private readonly pools = new Map<string, ServerPool>();
+  private readonly connectTimeoutMs: number;
+  private readonly statementTimeoutMs: number;
+  private readonly onStatement: (statement: string) => void;
+
+  constructor(
+    private readonly resolveCluster: ClusterResolver,
+    options: SqlProvisionerOptions = {},
+  ) {
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
+    this.statementTimeoutMs = options.statementTimeoutMs ?? 30_000;
+    this.onStatement = options.onStatement ?? (() => undefined);
+  }
+
+  async provision(namespace: string, plan: BlockPlan, password: Password): Promise<ProvisionOutcome> {
+    checkPlan(plan);
+    const cluster = `MariaDB cluster ${quoted(plan.clusterRef)} (namespace ${quoted(namespace)})`;
+    let server: MariaDBServer | undefined;
+    try {
+      server = await this.resolveCluster(namespace, plan.clusterRef);
+    } catch (error) {
+      if (error instanceof ClusterResolutionError) return { kind: 'clusterNotReady', message: `${cluster}: ${error.message}` };
+      throw error;
+    }
+    if (server === undefined) return { kind: 'clusterNotReady', message: `${cluster} is not known: no server is registered under that name` };
+
+    const reach = `${cluster} at ${where(server)} as ${quoted(server.admin.user)}`;
+    let connection: PoolConnection;
+    try {
+      connection = await this.connect(server);
+    } catch (error) {
+      return { kind: 'clusterNotReady', message: `cannot connect to ${reach}: ${inWords(error, server.admin.password)}` };
+    }
+    let secret: string | undefined;
+    try {
+      for (const step of plan.steps) {
+        if (step.kind === 'User') {
+          secret = await this.userPassword(namespace, step, password);
+          await this.ensureUser(connection, step, secret);
+        } else if (step.kind === 'Database') await this.ensureDatabase(connection, step);
+        else await this.ensureGrant(connection, step);
+      }
+      return { kind: 'ready' };
+    } catch (error) {
+      if (error instanceof Stop) return error.outcome;
+      const e = asSqlError(error);
+      if (e.fatal === true || (e.code !== undefined && NOT_READY_CODES.has(e.code))) {
+        return { kind: 'clusterNotReady', message: `${reach}: ${inWords(error, secret)}` };
+      }
+      // Never the mysql2 error itself as a cause: it carries the statement, which may carry the password.
+      throw new ProvisioningError(`provisioning ${quoted(plan.instance)} on ${reach} failed: ${inWords(error, secret)}`);
+    } finally {
+      connection.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map(({ pool }) => pool.end().catch(() => undefined)));
+  }
+
+  /** A connection to the server that answers: a pooled connection the server dropped is replaced once. */
+  private async connect(server: MariaDBServer): Promise<PoolConnection> {
+    const pool = this.poolFor(server);
+    let connection = await pool.getConnection();
+    try {
+      await connection.ping();
+    } catch {
+      connection.destroy();
+      connection = await pool.getConnection();
+    }
+    try {
+      await this.pinSqlMode(connection);
+    } catch (error) {
+      connection.release();
+      throw error;
+    }
+    return connection;
+  }
+
+  private poolFor(server: MariaDBServer): Pool {
+    const { admin } = server;
+    const key = JSON.stringify([admin.socketPath ?? null, admin.socketPath === undefined ? (admin.host ?? '127.0.0.1') : null, admin.socketPath === undefined ? (admin.port ?? 3306) : null, admin.user]);
+    const credentials = createHash('sha256').update(admin.password ?? '').digest('hex');
+    const existing = this.pools.get(key);
+    if (existing?.credentials === credentials) return existing.pool;
+    if (existing) void existing.pool.end().catch(() => undefined);
+    const pool = mysql.createPool({
+      ...(admin.socketPath !== undefined ? { socketPath: admin.socketPath } : { host: admin.host ?? '127.0.0.1', port: admin.port ?? 3306 }),
+      user: admin.user,
+      ...(admin.password === undefined ? {} : { password: admin.password }),
+      connectionLimit: 1,
+      maxIdle: 1,
+      idleTimeout: 60_000,
+      connectTimeout: this.connectTimeoutMs,
+      waitForConnections: true,
+      queueLimit: 0,
+      enableKeepAlive: true,
+      multipleStatements: false,
+      charset: 'utf8mb4',
+    });
+    this.pools.set(key, { credentials, pool });
+    return pool;
+  }
+
+  /** The password literal is escaped with backslashes, which NO_BACKSLASH_ESCAPES would read as characters. */
+  private async pinSqlMode(connection: PoolConnection): Promise<void> {
+    const [rows] = await connection.query<RowDataPacket[]>({ sql: 'SELECT @@SESSION.sql_mode AS mode', timeout: this.statementTimeoutMs });
+    const modes = String(rows[0]?.mode ?? '').split(',').filter((m) => m !== '');
+    if (!modes.includes('NO_BACKSLASH_ESCAPES')) return;
+    await connection.query({ sql: mysql.format('SET SESSION sql_mode = ?', [modes.filter((m) => m !== 'NO_BACKSLASH_ESCAPES').join(',')]), timeout: this.statementTimeoutMs });
+  }
+
+  private async run(connection: PoolConnection, sql: string, logged: string = sql): Promise<void> {
+    this.onStatement(logged);
+    await connection.query({ sql, timeout: this.statementTimeoutMs });
+  }
+
+  private async userPassword(namespace: string, step: Extract<ProvisionStep, { kind: 'User' }>, password: Password): Promise<string> {
+    const value = await password(step.passwordSecret);
+    if (value === undefined || value === '') {
+      const { name, key } = step.passwordSecret;
+      const why = value === '' ? `its key ${quoted(key)} is empty` : `it has no key ${quoted(key)}, or it does not exist`;
+      throw new Stop({ kind: 'waiting', message: `waiting for the password of database user ${quoted(step.username)}: Secret ${quoted(`${namespace}/${name}`)}: ${why}` });
+    }
+    return value;
+  }
+
+  private async ensureDatabase(connection: PoolConnection, step: Extract<ProvisionStep, { kind: 'Database' }>): Promise<void> {
+    const [rows] = await connection.query<RowDataPacket[]>({ sql: 'SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', values: [step.database], timeout: this.statementTimeoutMs });
+    if (rows.length > 0) return;
+    await this.run(connection, `CREATE DATABASE IF NOT EXISTS ${mysql.escapeId(step.database)} CHARACTER SET ${CHARSET} COLLATE ${COLLATION}`);
+  }
+
+  private async ensureUser(connection: PoolConnection, step: Extract<ProvisionStep, { kind: 'User' }>, password: string): Promise<void> {
+    const account = `${mysql.escape(step.username)}@${mysql.escape(ANY_HOST)}`;
+    const current = await this.readUser(connection, step.username);
+    if (current === 'absent') {
+      const sql = (secret: string): string => `CREATE USER IF NOT EXISTS ${account} IDENTIFIED BY ${secret} WITH MAX_USER_CONNECTIONS ${step.maxUserConnections}`;
+      await this.run(connection, sql(mysql.escape(password)), sql(REDACTED));
+      return;
+    }
+    const converged =
+      current !== 'unreadable' &&
+      current.maxUserConnections === step.maxUserConnections &&
+      (current.plugin === 'mysql_native_password' || current.plugin === '') &&
+      current.authenticationString === nativePasswordHash(password);
+    if (converged) return;
+    const sql = (secret: string): string => `ALTER USER ${account} IDENTIFIED BY ${secret} WITH MAX_USER_CONNECTIONS ${step.maxUserConnections}`;
+    await this.run(connection, sql(mysql.escape(password)), sql(REDACTED));
+  }
+
+  /** The user's row; 'unreadable' when the admin may not read mysql.user (then every pass alters the user). */
+  private async readUser(connection: PoolConnection, username: string): Promise<'absent' | 'unreadable' | { plugin: string; authenticationString: string; maxUserConnections: number }> {
+    try {
+      const [rows] = await connection.query<RowDataPacket[]>({
+        sql: 'SELECT plugin, authentication_string, max_user_connections FROM mysql.user WHERE User = ? AND Host = ?',
+        values: [username, ANY_HOST],
+        timeout: this.statementTimeoutMs,
+      });
+      const row = rows[0];
+      if (row === undefined) return 'absent';
+      return { plugin: String(row.plugin ?? ''), authenticationString: String(row.authentication_string ?? ''), maxUserConnections: Number(row.max_user_connections) };
+    } catch (error) {
+      const e = asSqlError(error);
+      if (e.code === 'ER_TABLEACCESS_DENIED_ERROR' || e.code === 'ER_NO_SUCH_TABLE' || e.code === 'ER_BAD_FIELD_ERROR') return 'unreadable';
+      throw error;
+    }
+  }
+
+  private async ensureGrant(connection: PoolConnection, step: Extract<ProvisionStep, { kind: 'Grant' }>): Promise<void> {
+    const account = `${mysql.escape(step.username)}@${mysql.escape(ANY_HOST)}`;
+    const target = mysql.escapeId(grantPattern(step.database));
+    const [rows] = await connection.query<RowDataPacket[]>({ sql: `SHOW GRANTS FOR ${account}`, timeout: this.statementTimeoutMs, rowsAsArray: true });
+    // MariaDB prints `GRANT ALL PRIVILEGES ON \`nova\_api\`.* TO \`u\`@\`%\``; any other spelling falls to the GRANT.
+    const held = `GRANT ALL PRIVILEGES ON ${target}.* TO ${mysql.escapeId(step.username)}@${mysql.escapeId(ANY_HOST)}`;
+    if ((rows as unknown as unknown[][]).some((row) => typeof row[0] === 'string' && (row[0] === held || row[0].startsWith(`${held} `)))) return;
+    await this.run(connection, `GRANT ALL PRIVILEGES ON ${target}.* TO ${account}`);
+  }
+}
