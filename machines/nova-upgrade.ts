@@ -33,7 +33,8 @@
  *       installed-release annotation (the stamp is retried on every pass until its result is recorded).
  *   NU10 steady: the db-sync Job by the NU7 hash rule; its success promotes installedRelease (the first
  *       install, or a patch image) and publishes the cells from its report; an unreadable report keeps the
- *       cells it had (CellsReportUnavailable).
+ *       cells it had (CellsReportUnavailable). A synced release stays DatabaseSynced while the Job runs again
+ *       for a changed spec (a patch image, or the image an upgrade just promoted); its failure is DBSyncFailed.
  *
  * Polling changes nothing: a pass that observes what the last one did decides nothing and is not stored.
  */
@@ -54,7 +55,7 @@ export type UpgradePhase = 'Expanding' | 'Migrating' | 'RollingUpdate' | 'Contra
 export const PHASE_JOBS: readonly NovaJob[] = ['expand', 'migrate', 'contract'];
 
 /** Prerequisites a pass can find missing (DatabaseReady / SecretsReady reasons). */
-export const BlockedReason = t.keyof({ ClusterNotReady: null, WaitingForDatabase: null, WaitingForConfig: null, WaitingForDBCredentials: null });
+export const BlockedReason = t.keyof({ ClusterNotReady: null, WaitingForDatabase: null, WaitingForConfig: null, WaitingForDBCredentials: null, WaitingForServiceUserCredentials: null });
 export type BlockedReason = t.TypeOf<typeof BlockedReason>;
 
 export type DatabaseReason =
@@ -300,10 +301,15 @@ export const buildNovaUpgradeMachine = () =>
         condition: { status: 'True', reason: 'DatabaseSynced', message: `both schemas are at ${context.target}; the upgrade completed` } as DatabaseCondition,
       })),
       /** NU10 */
-      recordSyncing: assign(({ event }) => {
+      recordSyncing: assign(({ context, event }) => {
         const p = passOf(event);
         if (!p) return {};
         const verdict = jobVerdict(p, 'sync');
+        // NU10: a synced release stays synced while the db-sync Job runs again for a changed spec (a patch image,
+        // the image an upgrade promoted): the schemas are at the installed release; only a failure says otherwise
+        if (verdict !== 'failed' && context.condition?.status === 'True' && context.installedRelease === p.release) {
+          return { condition: { status: 'True', reason: 'DatabaseSynced', message: `both schemas are at ${p.release}; ${jobMessage(p, 'sync', verdict)} for the changed spec` } as DatabaseCondition };
+        }
         return { condition: False(verdict === 'failed' ? 'DBSyncFailed' : 'DBSyncInProgress', jobMessage(p, 'sync', verdict)) };
       }),
       promoteSynced: assign(({ context, event }) => {

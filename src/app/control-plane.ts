@@ -11,7 +11,7 @@
  * the monitor and the status runner run only while this process leads, every event records the term it
  * was decided under, and the engine refuses to append or start an effect outside an unexpired term.
  */
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/port.js';
@@ -37,6 +37,9 @@ import { reconcileIdentity } from '../controllers/identity/reconcile.js';
 import { reconcileVolume } from '../controllers/volume/reconcile.js';
 import { reconcileLoadBalancer } from '../controllers/load-balancer/reconcile.js';
 import { loadBalancerHandlers } from '../provider/load-balancers.js';
+import { reconcileNova } from '../controllers/nova/reconcile.js';
+import { novaEffectHandlers } from '../controllers/nova/effects.js';
+import { openNovaRuntime } from './nova-runtime.js';
 import { VolumeClassInventory } from '../provider/inventory/volume-classes.js';
 import { createVolumeHandler, deleteVolumeHandler, extendVolumeHandler } from '../provider/volumes.js';
 import { attachVolumeHandler, detachVolumeHandler, readVolumeAttachmentHandler } from '../provider/volume-attachments.js';
@@ -111,7 +114,7 @@ export interface ControlPlane {
   stop(): Promise<void>;
 }
 
-const SERVED: readonly KindName[] = ['Server', 'Network', 'Region', 'Identity', 'Volume', 'LoadBalancer'];
+const SERVED: readonly KindName[] = ['Server', 'Network', 'Region', 'Identity', 'Volume', 'LoadBalancer', 'Nova'];
 const DEFAULT_STOP_GRACE_MS = 10_000;
 
 /** The lease two replicas compete for: a row of the embedded store, or a coordination.k8s.io Lease. */
@@ -224,6 +227,13 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     for (const [type, handler] of Object.entries(identityHandlers({ connections, secrets: source.secrets, connectAsUser: (cloud, login) => connectAsUser(cloud, login, { logger, cancel }) }))) {
       engine.handle(type, handler);
     }
+
+    // The Nova control plane's Database step (issue 14): SQL and local Jobs embedded, CRs and Jobs on Kubernetes.
+    const novaRuntime = await openNovaRuntime(source, { dataDir: sqlitePath !== undefined ? dirname(sqlitePath) : join(tmpdir(), `regent-${process.pid}`), env: options.env ?? process.env, logger });
+    opened.push(() => novaRuntime.close());
+    logger.info('nova runtime', { runtime: novaRuntime.description });
+    const novaDeps = { engine, source, secrets: source.secrets, logger, ...novaRuntime };
+    for (const [type, handler] of Object.entries(novaEffectHandlers(novaDeps))) engine.handle(type, handler);
 
     const checkpoint = options.checkpointPath
       ? new FileCheckpoint(options.checkpointPath)
@@ -372,6 +382,12 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
           ...keyParts(key),
         ),
     });
+    const novas = new Controller({
+      name: 'Nova',
+      logger,
+      observer: metrics.controllerObserver(),
+      reconcile: (key) => reconcileNova(novaDeps, ...keyParts(key)),
+    });
     const networks = new Controller({
       name: 'Network',
       logger,
@@ -443,6 +459,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         if (!leading) return;
         if (kind === 'Server' && changed) servers.enqueue(key);
         else if (kind === 'LoadBalancer' && changed) loadBalancers.enqueue(key);
+        else if (kind === 'Nova' && changed) novas.enqueue(key);
         else if (kind === 'Volume') {
           if (changed) volumes.enqueue(key);
           // its status changed (available): the Servers that list it attach it now, not at their next retry
@@ -508,6 +525,8 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         identities.start();
         volumes.start();
         loadBalancers.start();
+        novas.start();
+        novaRuntime.start();
         for (const [kind, informer] of Object.entries(informers) as Array<[KindName, Informer<KindName>]>) {
           for (const object of informer.list()) {
             if (kind === 'Server') servers.enqueue(keyOf(object));
@@ -516,6 +535,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
             else if (kind === 'Identity') identities.enqueue(keyOf(object));
             else if (kind === 'Volume') volumes.enqueue(keyOf(object));
             else if (kind === 'LoadBalancer') loadBalancers.enqueue(keyOf(object));
+            else if (kind === 'Nova') novas.enqueue(keyOf(object));
             await status.render({ kind, namespace: object.metadata.namespace ?? 'default', name: object.metadata.name });
           }
         }
@@ -536,7 +556,8 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         const cut = () => cancel.cancel(why === 'lost' ? 'leadership lost' : 'Regent is stopping');
         if (why === 'lost') cut();
         const graceMs = why === 'lost' ? 0 : (options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
-        await Promise.all([...[servers, networks, regions, identities, volumes, loadBalancers].map((c) => c.stop({ graceMs, onGraceOver: cut })), monitorRunning]);
+        novaRuntime.stop();
+        await Promise.all([...[servers, networks, regions, identities, volumes, loadBalancers, novas].map((c) => c.stop({ graceMs, onGraceOver: cut })), monitorRunning]);
         await status.stop();
         logger.info('controllers, monitor and status runner stopped', { why });
       });

@@ -28,6 +28,7 @@ export interface DatabaseEndpoint {
 
 export type Missing = { missing: 'credentials' | 'transport'; message: string };
 
+
 export interface BlockCredentials {
   username: string;
   password: string;
@@ -41,6 +42,14 @@ export const readCredentials = async (secrets: SecretStore, namespace: string, s
   const password = secret.data[PASSWORD_KEY];
   if (!password) return { missing: 'credentials', message: `waiting for the ${block === 'api' ? 'nova_api' : 'cell'} database credentials: Secret ${ref} has no key ${PASSWORD_KEY}` };
   return { username: secret.data[USERNAME_KEY] || spec.database[block].database, password };
+};
+
+/** The service user's password is there (its value is read by the Jobs, never here). */
+export const serviceUserMissing = async (secrets: SecretStore, namespace: string, spec: NovaSpec): Promise<string | null> => {
+  const ref = spec.serviceUser.secretRef.name;
+  const secret = await secrets.get(namespace, ref);
+  if (!secret) return `waiting for the service-user password: no Secret ${ref}`;
+  return secret.data[PASSWORD_KEY] ? null : `waiting for the service-user password: Secret ${ref} has no key ${PASSWORD_KEY}`;
 };
 
 /** The brownfield or managed transport URL, or what is missing. */

@@ -35,6 +35,9 @@ import { renderServerVolumes, type ServerVolumePair, type ServerVolumesView } fr
 import { volumeAttachmentStatus, volumeAttachmentStream } from '../../machines/volume-attachment.js';
 import { volumeLifecycleStream, type VolumeContext } from '../../machines/volume-lifecycle.js';
 import type { Checkpoint } from './checkpoint.js';
+import { renderNovaResource } from '../../projections/nova-status.js';
+import { novaDatabaseStream, type NovaUpgradeContext } from '../../machines/nova-upgrade.js';
+import { novaDBArchiveStream, type NovaDBArchiveContext } from '../../machines/nova-db-archive.js';
 
 interface ResourceRef {
   kind: KindName;
@@ -49,6 +52,7 @@ const OWNED_OPTIONAL_KEYS: Record<string, readonly string[]> = {
   Identity: ['openstack', 'credentialsSecretRef'],
   Volume: ['volumeID', 'size', 'state', 'volumeClassID'],
   LoadBalancer: ['loadBalancerID', 'vipAddress', 'publicIP', 'provisioningStatus', 'listeners'],
+  Nova: ['installedRelease', 'upgradePhase', 'cells'],
 };
 
 export interface StatusRunnerOptions {
@@ -111,6 +115,7 @@ export class StatusRunner {
       else if (ref.kind === 'Identity' && this.options.servedKinds.includes('Identity')) await this.renderIdentity(ref);
       else if (ref.kind === 'Volume' && this.options.servedKinds.includes('Volume')) await this.renderVolume(ref);
       else if (ref.kind === 'LoadBalancer' && this.options.servedKinds.includes('LoadBalancer')) await this.renderLoadBalancer(ref);
+      else if (ref.kind === 'Nova' && this.options.servedKinds.includes('Nova')) await this.renderNova(ref);
       else if (!this.options.servedKinds.includes(ref.kind)) await this.renderUnserved(ref);
     } catch (error) {
       // The resource was deleted between the read and the patch: nothing left to render.
@@ -130,7 +135,7 @@ export class StatusRunner {
   }
 
   private resourceOf(stream: string): ResourceRef | undefined {
-    for (const prefix of ['server-lifecycle-', 'network-lifecycle-', 'identity-lifecycle-', 'region-connection-', 'volume-lifecycle-', 'load-balancer-']) {
+    for (const prefix of ['server-lifecycle-', 'network-lifecycle-', 'identity-lifecycle-', 'region-connection-', 'volume-lifecycle-', 'load-balancer-', 'nova-database-', 'nova-db-archive-']) {
       if (stream.startsWith(prefix)) return this.byUid.get(stream.slice(prefix.length));
     }
     // volume-attachment-<serverUid>-<volumeUid>: the Server's status.volumes
@@ -258,6 +263,21 @@ export class StatusRunner {
       lifecycle: record.revision === undefined ? undefined : { state: record.snapshot.value, context: record.snapshot.context as LoadBalancerContext },
       generation: object.metadata.generation ?? 1,
       at: record.last?.metadata.recordedAt ?? this.now(),
+      previous: object.status as never,
+    });
+    await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);
+  }
+
+  private async renderNova(ref: ResourceRef): Promise<void> {
+    const object = await this.options.source.get('Nova', ref.namespace, ref.name);
+    if (!object) return;
+    const database = await this.options.engine.load(novaDatabaseStream(object.metadata.uid));
+    const archive = await this.options.engine.load(novaDBArchiveStream(object.metadata.uid));
+    const last = [database.last, archive.last].filter((e) => e !== undefined).sort((a, b) => a.position - b.position).at(-1);
+    const status = renderNovaResource({
+      database: database.revision === undefined ? undefined : { state: database.snapshot.value, context: database.snapshot.context as NovaUpgradeContext },
+      archive: archive.revision === undefined ? undefined : (archive.snapshot.context as NovaDBArchiveContext),
+      at: last?.metadata.recordedAt ?? this.now(),
       previous: object.status as never,
     });
     await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);

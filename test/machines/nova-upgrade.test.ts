@@ -103,8 +103,20 @@ describe('nova upgrade machine (issue 14)', () => {
         expect(d.effects).to.deep.equal([{ type: 'nova.deleteJobs', jobs: ['sync'], why: 'rendered from an older spec' }]);
       }
     });
+    it('a synced release stays DatabaseSynced while the db-sync Job runs again for a changed spec; its failure is DBSyncFailed', () => {
+      const changed = { hashes: { ...hashes, sync: 'hs2' } };
+      const replaced = decide(installed(), pass('2025.1', { sync: succeeded('hs') }, changed));
+      expect(replaced.context.condition).to.include({ status: 'True', reason: 'DatabaseSynced' });
+      const created = decide(replaced.snapshot, pass('2025.1', {}, changed));
+      expect(created.effects).to.deep.equal([{ type: 'nova.createJob', job: 'sync', hash: 'hs2' }]);
+      expect(created.context.condition).to.include({ status: 'True' });
+      expect(decide(created.snapshot, pass('2025.1', { sync: failed('hs2') }, changed)).context.condition).to.include({ status: 'False', reason: 'DBSyncFailed' });
+    });
+    it('a first install is DBSyncInProgress until its db-sync completes', () => {
+      expect(decide(run(pass('2025.1')), pass('2025.1', { sync: running('hs') })).context.condition).to.include({ status: 'False', reason: 'DBSyncInProgress' });
+    });
     it('a running Job of an older spec is not killed: it finishes first', () => {
-      const d = decide(installed(), pass('2025.1', { sync: running('old') }));
+      const d = decide(run(pass('2025.1')), pass('2025.1', { sync: running('old') }));
       expect(d.effects).to.deep.equal([]);
       expect(d.reason).to.equal('DBSyncInProgress');
     });

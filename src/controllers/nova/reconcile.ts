@@ -27,7 +27,7 @@ import { NOVA_JOBS, novaDatabaseStream, novaJobName, type BlockedReason, type No
 import { novaDBArchiveStream, type ArchiveRun } from '../../../machines/nova-db-archive.js';
 import { planDatabases } from '../../nova/database/plan.js';
 import type { DatabaseProvisioner } from '../../nova/database/port.js';
-import { materializeConnectionSecrets, readCredentials, readTransportURL, type DatabaseEndpoint } from '../../nova/connection-secrets.js';
+import { materializeConnectionSecrets, readCredentials, readTransportURL, serviceUserMissing, type DatabaseEndpoint } from '../../nova/connection-secrets.js';
 import { renderArchiveCronJob, renderNovaJob, type NovaRef, type RenderOptions } from '../../nova/jobs/render.js';
 import type { JobRunner, ObservedJob } from '../../nova/jobs/port.js';
 import { parseCellsReport } from '../../nova/cells-report.js';
@@ -84,6 +84,8 @@ const prerequisites = async (deps: NovaControllerDeps, nova: Nova, ref: NovaRef)
   if ('missing' in api) return block('WaitingForDBCredentials', api.message);
   const cell = await readCredentials(deps.secrets, ref.namespace, spec, 'cell');
   if ('missing' in cell) return block('WaitingForDBCredentials', cell.message);
+  const serviceUser = await serviceUserMissing(deps.secrets, ref.namespace, spec);
+  if (serviceUser) return block('WaitingForServiceUserCredentials', serviceUser);
   const plan = planDatabases(nova, { api: { username: api.username }, cell: { username: cell.username } });
   if (!plan.ok) return block('WaitingForDatabase', `nothing is applied: ${plan.problems.join('; ')}`);
   const password = async (secret: { name: string; key: string }) => (await deps.secrets.get(ref.namespace, secret.name))?.data[secret.key];

@@ -6,7 +6,8 @@
  * Credentials never enter a script, a config file or a hash: the Jobs read the two pymysql DSNs and the
  * transport URL from the derived Secrets (src/nova/connection-secrets.ts) as oslo.config option overrides
  * (`OS_API_DATABASE__CONNECTION`, `OS_DATABASE__CONNECTION`, `OS_DEFAULT__TRANSPORT_URL`; cell0's DSN as
- * `NOVA_CELL0_DATABASE_CONNECTION` for the contract's second pass). The config directory holds nova.conf: the
+ * `NOVA_CELL0_DATABASE_CONNECTION` for the contract's second pass; the service user's password for the expand
+ * Job's nova-status). The config directory holds nova.conf: the
  * pool settings Regent sizes max_user_connections by, then spec.extraConfig over it.
  */
 import { createHash } from 'node:crypto';
@@ -53,6 +54,17 @@ export const renderJobConfig = (spec: NovaSpec): Record<string, string> => {
 const configName = (nova: string, files: Readonly<Record<string, string>>): string =>
   `${nova}-db-config-${createHash('sha256').update(JSON.stringify(files)).digest('hex').slice(0, 10)}`;
 
+/** The service user's password key (spec.serviceUser.secretRef). */
+export const SERVICE_USER_PASSWORD_KEY = 'password';
+
+/**
+ * nova-status upgrade check calls Placement and checks the service-user token settings: the expand Job gets the
+ * service user's password as the [placement] and [service_user] passwords. The rest of those sections (auth_url,
+ * username, project) is the Config step's, not built yet: until it is, spec.extraConfig supplies them.
+ */
+const serviceUserEnv = (spec: NovaSpec): JobEnv[] =>
+  ['OS_PLACEMENT__PASSWORD', 'OS_SERVICE_USER__PASSWORD'].map((name) => ({ name, secretKeyRef: { name: spec.serviceUser.secretRef.name, key: SERVICE_USER_PASSWORD_KEY } }));
+
 const connectionEnv = (nova: string, withCell0: boolean): JobEnv[] => {
   const secrets = connectionSecretNames(nova);
   const env: JobEnv[] = [
@@ -83,7 +95,7 @@ const scriptOf = (spec: NovaSpec, job: NovaJob, options: RenderOptions): string 
 export const renderNovaJob = (nova: NovaRef, spec: NovaSpec, job: NovaJob, options: RenderOptions = {}): JobSpec => {
   const files = renderJobConfig(spec);
   const script = scriptOf(spec, job, options);
-  const env = connectionEnv(nova.name, job === 'contract');
+  const env = [...connectionEnv(nova.name, job === 'contract'), ...(job === 'expand' ? serviceUserEnv(spec) : [])];
   return {
     namespace: nova.namespace,
     name: novaJobName(nova.name, job),
