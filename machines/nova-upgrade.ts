@@ -55,7 +55,7 @@ export type UpgradePhase = 'Expanding' | 'Migrating' | 'RollingUpdate' | 'Contra
 export const PHASE_JOBS: readonly NovaJob[] = ['expand', 'migrate', 'contract'];
 
 /** Prerequisites a pass can find missing (DatabaseReady / SecretsReady reasons). */
-export const BlockedReason = t.keyof({ ClusterNotReady: null, WaitingForDatabase: null, WaitingForConfig: null, WaitingForDBCredentials: null, WaitingForServiceUserCredentials: null });
+export const BlockedReason = t.keyof({ ClusterNotReady: null, WaitingForDatabase: null, WaitingForConfig: null, WaitingForDBCredentials: null, WaitingForServiceUserCredentials: null, NamespaceNotServed: null });
 export type BlockedReason = t.TypeOf<typeof BlockedReason>;
 
 export type DatabaseReason =

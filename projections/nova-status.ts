@@ -64,7 +64,7 @@ const secretsReady = (c: NovaUpgradeContext | undefined): ConditionInput =>
 const archiveReady = (a: NovaDBArchiveContext | undefined): ConditionInput =>
   a?.condition ? { type: 'DBArchiveReady', ...a.condition } : { type: 'DBArchiveReady', status: 'Unknown', reason: 'NotReached', message: 'the DBArchive step runs once DatabaseReady is True' };
 
-const FAILED = new Set(['DBSyncFailed', 'ExpandFailed', 'MigrateFailed', 'ContractFailed', 'ImageReleaseMismatch', 'VersionParseError', 'DowngradeNotSupported', 'UpgradePathInvalid', 'UpgradeTargetChanged']);
+const FAILED = new Set(['NamespaceNotServed', 'DBSyncFailed', 'ExpandFailed', 'MigrateFailed', 'ContractFailed', 'ImageReleaseMismatch', 'VersionParseError', 'DowngradeNotSupported', 'UpgradePathInvalid', 'UpgradeTargetChanged']);
 
 export const renderNovaResource = (input: {
   database: { state: unknown; context: NovaUpgradeContext } | undefined;

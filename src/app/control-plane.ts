@@ -229,7 +229,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     }
 
     // The Nova control plane's Database step (issue 14): SQL and local Jobs embedded, CRs and Jobs on Kubernetes.
-    const novaRuntime = await openNovaRuntime(source, { dataDir: sqlitePath !== undefined ? dirname(sqlitePath) : join(tmpdir(), `regent-${process.pid}`), env: options.env ?? process.env, logger });
+    const novaRuntime = await openNovaRuntime(source, { dataDir: sqlitePath !== undefined ? dirname(sqlitePath) : join(tmpdir(), `regent-${process.pid}`), env: options.env ?? process.env, logger, installNamespace: options.leaseNamespace ?? process.env.POD_NAMESPACE ?? 'default' });
     opened.push(() => novaRuntime.close());
     logger.info('nova runtime', { runtime: novaRuntime.description });
     const novaDeps = { engine, source, secrets: source.secrets, logger, ...novaRuntime };

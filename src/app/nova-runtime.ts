@@ -7,6 +7,7 @@
  * | Nova's DSNs point at | that Secret's `host`/`port` | the MariaDB Service `<clusterRef>.<namespace>.svc:3306` |
  * | Jobs and the archive CronJob | child processes of this host (src/nova/jobs/local.ts), nova-manage from `REGENT_NOVA_BIN_DIR` or PATH; spec.image is not pulled | batch/v1 Jobs and CronJobs |
  * | the roles' Deployments | none: the embedded default runs no Nova role, so an upgrade waits in RollingUpdate | apps/v1 Deployments |
+ * | namespaces | any | the install namespace only (the RBAC of deploy/manifests); elsewhere NamespaceNotServed |
  */
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -20,7 +21,7 @@ import { LocalJobRunner } from '../nova/jobs/local.js';
 import { noWorkloads } from '../nova/workloads/port.js';
 import type { NovaControllerDeps } from '../controllers/nova/reconcile.js';
 
-export type NovaRuntime = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndpoint' | 'jobs' | 'workloads' | 'jobsUnavailable'> & {
+export type NovaRuntime = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndpoint' | 'jobs' | 'workloads' | 'jobsUnavailable' | 'namespaceRefused'> & {
   description: string;
   /** Starts what runs in the background (the local runner's CronJob scheduler). */
   start(): void;
@@ -45,7 +46,7 @@ export const findNovaManage = (env: NodeJS.ProcessEnv): { binDir: string | undef
   return { binDir: onPath, found: onPath !== undefined };
 };
 
-export const openNovaRuntime = async (source: ResourceSource, options: { dataDir: string; env: NodeJS.ProcessEnv; logger: Logger }): Promise<NovaRuntime> => {
+export const openNovaRuntime = async (source: ResourceSource, options: { dataDir: string; env: NodeJS.ProcessEnv; logger: Logger; installNamespace: string }): Promise<NovaRuntime> => {
   if (source instanceof EmbeddedResourceSource) {
     const resolve = resolveClusterFromSecrets(source.secrets);
     const provisioner = new SqlDatabaseProvisioner(resolve);
@@ -87,7 +88,12 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
   const { KubernetesWorkloads } = await import('../nova/workloads/kubernetes.js');
   const kubeConfig = source.kubeConfig;
   return {
-    description: 'kubernetes: mariadb-operator CRs, batch/v1 Jobs, apps/v1 Deployments',
+    description: `kubernetes: mariadb-operator CRs, batch/v1 Jobs, apps/v1 Deployments, for Novas in ${options.installNamespace}`,
+    // Regent's RBAC grants Secrets, Jobs, Deployments and the MariaDB CRs in its own namespace only (deploy/manifests)
+    namespaceRefused: (namespace) =>
+      namespace === options.installNamespace
+        ? null
+        : `Regent reconciles Novas in its own namespace ${options.installNamespace} only: its RBAC grants the Secrets, Jobs, Deployments and MariaDB resources a Nova needs there and nowhere else`,
     provisioner: new MariaDbOperatorProvisioner({ kubeConfig }),
     databaseEndpoint: async (namespace, clusterRef) => ({ host: `${clusterRef}.${namespace}.svc`, port: 3306 }),
     jobs: new KubernetesJobRunner({ kubeConfig }),

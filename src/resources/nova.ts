@@ -42,11 +42,11 @@ export const DatabaseTls = struct(
   { rules: [{ fieldPath: '.caSecretRef', message: 'tls.enabled requires caSecretRef', check: (tls) => !tls.enabled || tls.caSecretRef !== undefined }] },
 );
 
-export const DatabaseBlock = struct(
-  'DatabaseBlock',
-  { clusterRef: LocalObjectReference, database: str('SchemaName', { pattern: SCHEMA_NAME }), secretRef: LocalObjectReference },
-  { tls: DatabaseTls },
-);
+const databaseBlock = (name: string, database: ReturnType<typeof str>) => struct(name, { clusterRef: LocalObjectReference, database, secretRef: LocalObjectReference }, { tls: DatabaseTls });
+export const DatabaseBlock = databaseBlock('DatabaseBlock', str('SchemaName', { pattern: SCHEMA_NAME }));
+/** The cell schema leaves room for cell0's `<database>_cell0`, which must fit the same 64 characters. */
+export const CELL_SCHEMA_MAX_LENGTH = 58;
+export const CellDatabaseBlock = databaseBlock('CellDatabaseBlock', str('CellSchemaName', { pattern: SCHEMA_NAME, maxLength: CELL_SCHEMA_MAX_LENGTH }));
 
 export const Messaging = struct(
   'Messaging',
@@ -101,7 +101,7 @@ export const NovaSpec = struct(
   {
     image: str('Image', { minLength: 1, maxLength: 512, pattern: '^[^\\s]+$' }),
     openStackRelease: str('OpenStackRelease', { pattern: OPENSTACK_RELEASE }),
-    database: struct('NovaDatabases', { api: DatabaseBlock, cell: DatabaseBlock }, {}),
+    database: struct('NovaDatabases', { api: DatabaseBlock, cell: CellDatabaseBlock }, {}),
     messaging: Messaging,
     serviceUser: struct('ServiceUser', { secretRef: LocalObjectReference }, {}),
   },

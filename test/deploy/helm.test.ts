@@ -71,7 +71,7 @@ describe('deploy: helm chart', () => {
 
   it('the templates hold the whole install: ServiceAccount, RBAC, PVC, Deployment, metrics Service, ServiceMonitor', () => {
     expect(loadChartObjects().map((o) => o.object.kind).sort()).to.deep.equal(
-      ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'PersistentVolumeClaim', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'Service', 'ServiceAccount', 'ServiceMonitor'].sort(),
+      ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'PersistentVolumeClaim', 'Role', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'Service', 'ServiceAccount', 'ServiceMonitor'].sort(),
     );
   });
 
@@ -106,9 +106,9 @@ describe('deploy: helm chart', () => {
   it('bindings and the pod use the ServiceAccount helper, in the release namespace', () => {
     const text = (file: string) => templates.find((t) => t.file === file)!.text;
     expect(text('deployment.yaml')).to.include('serviceAccountName: {{ include "regent.serviceAccountName" . }}');
-    // Subjects of the ClusterRoleBinding and the two RoleBindings; the Roles, RoleBindings and subjects' namespaces.
-    expect(text('rbac.yaml').split('name: {{ include "regent.serviceAccountName" . }}').length - 1).to.equal(3);
-    expect(text('rbac.yaml').split('namespace: {{ .Release.Namespace }}').length - 1).to.equal(7);
+    // Subjects of the ClusterRoleBinding and the three RoleBindings (lease, secrets, nova); the Roles, RoleBindings and subjects' namespaces.
+    expect(text('rbac.yaml').split('name: {{ include "regent.serviceAccountName" . }}').length - 1).to.equal(4);
+    expect(text('rbac.yaml').split('namespace: {{ .Release.Namespace }}').length - 1).to.equal(10);
   });
 
   describe('with default values it installs what deploy/manifests installs', () => {

@@ -31,7 +31,7 @@ describe('deploy: manifests', () => {
 
   it('holds exactly the objects of the install', () => {
     expect(objects.map((o) => o.object.kind).sort()).to.deep.equal(
-      ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Namespace', 'PersistentVolumeClaim', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'Service', 'ServiceAccount'].sort(),
+      ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Namespace', 'PersistentVolumeClaim', 'Role', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'RoleBinding', 'Service', 'ServiceAccount'].sort(),
     );
   });
 

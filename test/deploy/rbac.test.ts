@@ -36,14 +36,25 @@ import {
   portCallsInAdapter,
   portCallsOfControlPlane,
   servedKinds,
+  finalizedKinds,
+  HOLDS_NO_FINALIZER,
+  NOVA_CLIENT_CALLS,
+  expectedNovaGrants,
+  novaClientCallsInAdapters,
 } from './support/adapter.js';
+import { KubernetesJobRunner } from '../../src/nova/jobs/kubernetes.js';
+import { MariaDbOperatorProvisioner } from '../../src/nova/database/mariadb-operator.js';
+import { KubernetesWorkloads } from '../../src/nova/workloads/kubernetes.js';
+import { renderArchiveCronJob, renderNovaJob } from '../../src/nova/jobs/render.js';
+import { planDatabases } from '../../src/nova/database/plan.js';
+import { validateNova } from '../../src/resources/nova.js';
 
 const pluralOf = (kind: string): string => {
   const definition = KINDS.find((k) => k.kind === kind);
   if (!definition) throw new Error(`unknown kind ${kind}`);
   return definition.plural;
 };
-const plurals = () => ({ all: KINDS.map((k) => k.plural), served: servedKinds().map(pluralOf) });
+const plurals = () => ({ all: KINDS.map((k) => k.plural), served: finalizedKinds().map(pluralOf) });
 const sorted = (values: Iterable<string>): string[] => [...values].sort();
 
 const containerArgs = (deployment: KubeObject): string[] => (at(deployment, 'spec', 'template', 'spec', 'containers', 0, 'args') as string[] | undefined) ?? [];
@@ -102,6 +113,19 @@ describe('deploy: RBAC least privilege', () => {
       expect(containerArgs(only(loadChartObjects(), 'Deployment'))).to.include('--no-examples');
     });
 
+    it('a served kind listed as holding no finalizer really holds none (its controller never adds one)', () => {
+      for (const kind of HOLDS_NO_FINALIZER) {
+        expect(servedKinds()).to.include(kind);
+        const dir = join(ROOT, 'src/controllers', kind.toLowerCase());
+        const code = readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+        expect(code, kind).to.not.match(/addFinalizer\(/);
+      }
+    });
+
+    it('NOVA_CLIENT_CALLS names exactly the client calls the Nova adapters make (jobs, mariadb-operator, workloads)', () => {
+      expect(novaClientCallsInAdapters()).to.deep.equal(sorted(Object.keys(NOVA_CLIENT_CALLS)));
+    });
+
     it('the expected grants, as derived from those tables', () => {
       const { cluster, leases, secrets } = expectedGrants(plurals(), leaseName());
       // Written out once so a change in the derivation shows up in review, not only in the RBAC files.
@@ -119,6 +143,16 @@ describe('deploy: RBAC least privilege', () => {
       ]));
       expect(leases).to.deep.equal(sorted([triple(LEASE_GROUP, 'leases', 'create'), triple(LEASE_GROUP, 'leases', 'get', 'regent-controller'), triple(LEASE_GROUP, 'leases', 'update', 'regent-controller')]));
       expect(secrets).to.deep.equal(sorted(['get', 'create', 'update', 'delete'].map((verb) => triple('', 'secrets', verb))));
+      expect(expectedNovaGrants()).to.deep.equal(sorted([
+        ...['get', 'list', 'create', 'delete'].map((verb) => triple('batch', 'jobs', verb)),
+        ...['get', 'create', 'update'].map((verb) => triple('batch', 'cronjobs', verb)),
+        triple('', 'pods', 'list'),
+        triple('', 'configmaps', 'create'),
+        triple('apps', 'deployments', 'get'),
+        triple('apps', 'deployments', 'patch'),
+        triple('k8s.mariadb.com', 'mariadbs', 'get'),
+        ...['databases', 'users', 'grants'].flatMap((r) => ['get', 'create', 'patch'].map((verb) => triple('k8s.mariadb.com', r, verb))),
+      ]));
     });
   });
 
@@ -129,6 +163,7 @@ describe('deploy: RBAC least privilege', () => {
       const roles = objects.filter((o) => o.object.kind === 'Role').map((o) => o.object);
       const leaseRole = roles.find((r) => r.metadata.name.endsWith('leader-election'))!;
       const secretRole = roles.find((r) => r.metadata.name.endsWith('secrets'))!;
+      const novaRole = roles.find((r) => r.metadata.name.endsWith('nova'))!;
       const deployment = only(objects, 'Deployment');
 
       it('the ClusterRole grants exactly the custom-resource calls (informers list and watch every namespace)', () => {
@@ -146,13 +181,20 @@ describe('deploy: RBAC least privilege', () => {
         expect(grantsOf(rulesOf(clusterRole)).filter((g) => g.startsWith('/secrets')), 'no secrets in the ClusterRole').to.deep.equal([]);
       });
 
+      it('the Nova Role grants exactly the Nova adapters\' calls, in the install namespace; nothing of it is cluster-wide', () => {
+        expect(novaRole, 'a Role named …nova').to.not.equal(undefined);
+        expect(sorted(grantsOf(rulesOf(novaRole)))).to.deep.equal(expectedNovaGrants());
+        const clusterWide = grantsOf(rulesOf(clusterRole));
+        for (const grant of expectedNovaGrants()) expect(clusterWide, grant).to.not.include(grant);
+      });
+
       it('no wildcard, no non-resource URL, no duplicate grant, and no other role', () => {
         for (const r of [clusterRole, ...roles]) {
           expect(wildcardsIn(rulesOf(r)), r.kind).to.deep.equal([]);
           const grants = grantsOf(rulesOf(r));
           expect(new Set(grants).size, `${r.kind}: a grant listed twice`).to.equal(grants.length);
         }
-        expect(objects.filter((o) => o.object.kind === 'ClusterRole' || o.object.kind === 'Role')).to.have.length(3);
+        expect(objects.filter((o) => o.object.kind === 'ClusterRole' || o.object.kind === 'Role')).to.have.length(4);
       });
 
       it("every role is bound to the Deployment's ServiceAccount; the Roles live in the Deployment's namespace (POD_NAMESPACE, where the Lease and the secrets are)", () => {
@@ -249,6 +291,44 @@ describe('deploy: RBAC least privilege', () => {
         } finally {
           await pod.close();
         }
+        // The Nova adapters, as the Nova controller calls them for a Nova in the install namespace (the example
+        // Nova lives in default, which Regent does not serve on Kubernetes: it records NamespaceNotServed).
+        const kubeConfig = fake.kubeConfig();
+        const example = validateNova((await fake.store.get('Nova', 'default', 'nova'))!);
+        if (!example.ok) throw new Error('the example Nova does not validate');
+        const nova = { namespace, name: 'nova', uid: 'uid-nova' };
+        const jobs = new KubernetesJobRunner({ kubeConfig });
+        const job = renderNovaJob(nova, example.value.spec, 'sync');
+        await jobs.create(job); // configmaps create, jobs create
+        const observed = (await jobs.get(namespace, job.name))!; // jobs get
+        fake.objects.addJobPod(namespace, job.name, { phase: 'Succeeded', message: 'cell1=5d3b0a52-3a6e-4c55-9d0e-2f1b6c7a8e91' });
+        expect(await jobs.terminationMessage(observed)).to.contain('cell1='); // pods list
+        await jobs.delete(namespace, job.name); // jobs delete
+        const cron = renderArchiveCronJob(nova, example.value.spec);
+        await jobs.ensureCronJob(cron); // cronjobs get, create
+        await jobs.ensureCronJob({ ...cron, suspend: true, templateHash: 'changed' }); // cronjobs get, update
+        await jobs.cronJobRuns(namespace, cron.name); // cronjobs get, jobs list
+        fake.objects.put(fake.objects.path('deployments', namespace), { metadata: { name: 'nova-conductor', generation: 1 }, spec: { replicas: 1, template: { spec: { containers: [{ name: 'nova-conductor', image: example.value.spec.image }] } } }, status: {} });
+        const workloads = new KubernetesWorkloads({ kubeConfig });
+        await workloads.rollout(namespace, 'nova', 'conductor', example.value.spec.image); // deployments get
+        await workloads.stampInstalledRelease(namespace, 'nova', 'conductor', '2025.1'); // deployments get, patch
+        fake.objects.put(fake.objects.path('mariadbs', namespace), { metadata: { name: 'mariadb' }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Running', message: 'Running' }] } });
+        const plan = planDatabases(example.value, { api: { username: 'nova_api' }, cell: { username: 'nova' } });
+        if (!plan.ok) throw new Error(plan.problems.join('; '));
+        const provisioner = new MariaDbOperatorProvisioner({ kubeConfig });
+        const [apiPlan] = plan.blocks;
+        await provisioner.provision(namespace, apiPlan, async () => undefined); // mariadbs get, databases get, create
+        fake.objects.mutate(fake.objects.path('databases', namespace, 'nova-api'), (o) => void ((o.spec as Record<string, unknown>).characterSet = 'latin1'));
+        await provisioner.provision(namespace, apiPlan, async () => undefined); // databases patch (the drift)
+        fake.objects.setStatus(fake.objects.path('databases', namespace, 'nova-api'), { conditions: [{ type: 'Ready', status: 'True', reason: 'Created', message: 'Created', observedGeneration: 99 }] });
+        await provisioner.provision(namespace, apiPlan, async () => undefined); // users get, create
+        fake.objects.setStatus(fake.objects.path('users', namespace, 'nova-api'), { conditions: [{ type: 'Ready', status: 'True', reason: 'Created', message: 'Created', observedGeneration: 99 }] });
+        fake.objects.mutate(fake.objects.path('users', namespace, 'nova-api'), (o) => void ((o.spec as Record<string, unknown>).maxUserConnections = 1));
+        await provisioner.provision(namespace, apiPlan, async () => undefined); // users patch
+        fake.objects.setStatus(fake.objects.path('users', namespace, 'nova-api'), { conditions: [{ type: 'Ready', status: 'True', reason: 'Created', message: 'Created', observedGeneration: 99 }] });
+        await provisioner.provision(namespace, apiPlan, async () => undefined); // grants get, create
+        fake.objects.mutate(fake.objects.path('grants', namespace, 'nova-api'), (o) => void ((o.spec as Record<string, unknown>).privileges = ['SELECT']));
+        await provisioner.provision(namespace, apiPlan, async () => undefined); // grants patch
         requests = [...fake.requests];
         unexpected = [...fake.unexpected];
       } finally {

@@ -63,6 +63,8 @@ export interface NovaControllerDeps {
   renderOptions?: (nova: NovaRef, job: NovaJob) => RenderOptions;
   /** Why Jobs cannot run here at all (e.g. no nova-manage for the local runner), or null. */
   jobsUnavailable?: () => string | null;
+  /** Why a Nova in this namespace is not reconciled (on Kubernetes: outside the install namespace), or null. */
+  namespaceRefused?: (namespace: string) => string | null;
 }
 
 const actor = 'reconciler/nova';
@@ -134,6 +136,14 @@ export const reconcileNova = async (deps: NovaControllerDeps, namespace: string,
   known.set(ref.uid, ref);
   if (isDeleting(object)) return done('being deleted: Regent holds no finalizer on a Nova yet (the MariaDB cleanup is not built)');
   const stream = novaDatabaseStream(ref.uid);
+  const refused = deps.namespaceRefused?.(namespace) ?? null;
+  if (refused) {
+    // nothing in this namespace may be read or written (no Secret, no Job): the pass records only why
+    const none = { sync: null, expand: null, migrate: null, contract: null };
+    const hashes = { sync: '', expand: '', migrate: '', contract: '' };
+    await deps.engine.dispatch(stream, { stimulus: { type: 'pass', source: 'reconciler', generation: object.metadata.generation ?? 1, release: object.spec.openStackRelease, image: object.spec.image, blocked: { reason: 'NamespaceNotServed', message: refused }, hashes, jobs: none, report: null, rollout: null } as unknown as Stimulus, actor });
+    return done(refused);
+  }
   const gate = await prerequisites(deps, object, ref);
   const renderFor = (job: NovaJob) => deps.renderOptions?.(ref, job) ?? {};
   const hashes = Object.fromEntries(NOVA_JOBS.map((job) => [job, renderNovaJob(ref, object.spec, job, renderFor(job)).templateHash])) as Record<NovaJob, string>;

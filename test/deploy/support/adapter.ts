@@ -244,6 +244,15 @@ export const servedKinds = (): string[] => {
   return [...m[1]!.matchAll(/'(\w+)'/g)].map((x) => x[1]!);
 };
 
+/**
+ * Served kinds whose controller holds no finalizer, so the control plane never patches their metadata: the
+ * Nova controller (issue 14) holds none until its MariaDB cleanup is built. Cross-checked by rbac.test.ts.
+ */
+export const HOLDS_NO_FINALIZER: readonly string[] = ['Nova'];
+
+/** The served kinds that carry a finalizer (what addFinalizer/removeFinalizer patch). */
+export const finalizedKinds = (): string[] => servedKinds().filter((k) => !HOLDS_NO_FINALIZER.includes(k));
+
 /** The controllers the control plane builds (`new Controller({ name: 'X'`). */
 export const controllerKinds = (): string[] => [...src('src/app/control-plane.ts').matchAll(/new Controller\(\{\s*name:\s*'(\w+)'/g)].map((m) => m[1]!);
 
@@ -275,3 +284,34 @@ export const expectedGrants = (plurals: { all: readonly string[]; served: readon
   }
   return { cluster: [...cluster].sort(), leases: [...leases].sort(), secrets: [...secrets].sort() };
 };
+
+// ---------------------------------------------------------------------------------------------
+// The Nova adapters (issue 14): their own client calls, granted by the Nova Role in the install namespace.
+
+export const NOVA_ADAPTERS = ['src/nova/jobs/kubernetes.ts', 'src/nova/database/mariadb-operator.ts', 'src/nova/workloads/kubernetes.ts'];
+
+/** Every `this.<api>.<method>(` the Nova adapters make, and the (group, resources, verb) it needs. */
+export const NOVA_CLIENT_CALLS: Readonly<Record<string, { group: string; resources: readonly string[]; verb: string }>> = {
+  'batch.readNamespacedJob': { group: 'batch', resources: ['jobs'], verb: 'get' },
+  'batch.createNamespacedJob': { group: 'batch', resources: ['jobs'], verb: 'create' },
+  'batch.deleteNamespacedJob': { group: 'batch', resources: ['jobs'], verb: 'delete' },
+  'batch.listNamespacedJob': { group: 'batch', resources: ['jobs'], verb: 'list' },
+  'batch.readNamespacedCronJob': { group: 'batch', resources: ['cronjobs'], verb: 'get' },
+  'batch.createNamespacedCronJob': { group: 'batch', resources: ['cronjobs'], verb: 'create' },
+  'batch.replaceNamespacedCronJob': { group: 'batch', resources: ['cronjobs'], verb: 'update' },
+  'core.listNamespacedPod': { group: '', resources: ['pods'], verb: 'list' },
+  'core.createNamespacedConfigMap': { group: '', resources: ['configmaps'], verb: 'create' },
+  'apps.readNamespacedDeployment': { group: 'apps', resources: ['deployments'], verb: 'get' },
+  'apps.patchNamespacedDeployment': { group: 'apps', resources: ['deployments'], verb: 'patch' },
+  'custom.getNamespacedCustomObject': { group: 'k8s.mariadb.com', resources: ['mariadbs', 'databases', 'users', 'grants'], verb: 'get' },
+  'custom.createNamespacedCustomObject': { group: 'k8s.mariadb.com', resources: ['databases', 'users', 'grants'], verb: 'create' },
+  'custom.patchNamespacedCustomObject': { group: 'k8s.mariadb.com', resources: ['databases', 'users', 'grants'], verb: 'patch' },
+};
+
+/** The client calls the Nova adapters' source makes, `<api>.<method>`. */
+export const novaClientCallsInAdapters = (): string[] =>
+  [...new Set(NOVA_ADAPTERS.flatMap((file) => [...src(file).matchAll(/\bthis\.(batch|core|apps|custom)\.(\w+)\(/g)].map((m) => `${m[1]!}.${m[2]!}`)))].sort();
+
+/** The Nova Role's grants, as derived from NOVA_CLIENT_CALLS. */
+export const expectedNovaGrants = (): string[] =>
+  [...new Set(Object.values(NOVA_CLIENT_CALLS).flatMap((c) => c.resources.map((resource) => triple(c.group, resource, c.verb))))].sort();
