@@ -149,12 +149,17 @@ describe('e2e: the control plane on the embedded stores', function () {
     expect(after?.serverID).to.equal(before.serverID);
   });
 
-  it('kinds without a controller are accepted, and their status says no controller serves them yet', async () => {
+  it('the example Nova is served (issue 14): without its Secrets its status says what the Database step waits for, and the steps not built say so', async () => {
     const plane = await start();
     await until('leadership', async () => plane.isLeader());
     await applyManifests(plane.source, readFileSync('examples/nova.yaml', 'utf8'));
-    const status = await until('nova status', async () => condition(await statusOf(plane, 'Nova', 'nova'), 'Available'));
-    expect(status).to.include({ status: 'Unknown', reason: 'NoController' });
+    const secrets = await until('nova status', async () => condition(await statusOf(plane, 'Nova', 'nova'), 'SecretsReady'));
+    expect(secrets).to.include({ status: 'False', reason: 'WaitingForDBCredentials' });
+    const status = await statusOf(plane, 'Nova', 'nova');
+    expect(condition(status, 'DatabaseReady')).to.include({ status: 'False', reason: 'WaitingForDatabase' });
+    expect(condition(status, 'Ready')).to.include({ status: 'False', reason: 'NotAllReady' });
+    expect(condition(status, 'ConductorReady')).to.include({ status: 'Unknown', reason: 'NotImplemented' });
+    expect(condition(status, 'Available'), 'no NoController status on a served kind').to.equal(undefined);
   });
 
   it('two replicas on the same stores: exactly one leads; when it stops, the other takes over within the lease duration', async () => {
