@@ -196,4 +196,21 @@ describe('issue 14 against real nova-manage: the Database step on scratch schema
       expect(archive?.message).to.contain(run).and.contain('succeeded');
     }
   });
+
+  it("real exit codes: nova-status without its [placement] settings answers 2, so the expand Job fails (ExpandFailed, the phase kept); abort deletes it", async function () {
+    this.timeout(240_000);
+    const { extraConfig: _dropped, ...bare } = spec('2026.1');
+    await rig.apply(bare);
+    const failed = await rig.until((s) => /Failed$/.test(s.conditions?.find((c) => c.type === 'DatabaseReady')?.reason ?? '') || s.installedRelease === '2026.1', { pollMs: 1000 });
+    const ready = failed.conditions?.find((c) => c.type === 'DatabaseReady');
+    expect(ready, JSON.stringify(ready)).to.include({ status: 'False', reason: 'ExpandFailed' });
+    expect(ready?.message).to.contain('exit code 2');
+    expect(failed.upgradePhase).to.equal('Expanding');
+    expect(failed.installedRelease).to.equal('2025.2');
+    // abort: the spec back at the installed release
+    await rig.apply(spec('2025.2'));
+    const aborted = await rig.until((s) => s.upgradePhase === undefined && s.conditions?.find((c) => c.type === 'DatabaseReady')?.status === 'True', { pollMs: 500 });
+    expect(aborted.installedRelease).to.equal('2025.2');
+    expect(await rig.jobs.get('default', `${NAME}-db-expand`), 'the failed expand Job was deleted').to.equal(undefined);
+  });
 });
