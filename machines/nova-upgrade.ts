@@ -290,7 +290,8 @@ export const buildNovaUpgradeMachine = () =>
         if (!p) return {};
         const waiting = (p.rollout ?? []).find((r) => !r.rolledOut);
         const message = p.rollout === null || p.rollout.length === 0 ? 'no role rollout observed yet' : waiting ? `waiting for ${waiting.role}: ${waiting.detail}` : 'every role rolled out';
-        return { rollout: p.rollout, condition: False('UpgradeRollingUpdate', `upgrade to ${context.target}: the roles roll onto the new image (conductor, scheduler, metadata, console proxy, API); ${message}`) };
+        const roles = p.rollout && p.rollout.length > 0 ? p.rollout.map((r) => r.role).join(', ') : 'conductor, scheduler, metadata, the console proxy when enabled, API';
+        return { rollout: p.rollout, condition: False('UpgradeRollingUpdate', `upgrade to ${context.target}: the roles roll onto the new image in order (${roles}); ${message}`) };
       }),
       /** NU9 */
       promoteTarget: assign(({ context }) => ({

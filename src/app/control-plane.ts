@@ -619,6 +619,8 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         if (elector) await elector.stop({ release: true });
         await transitions;
         for (const informer of Object.values(informers)) await informer.stop();
+        // the Nova runtime's MariaDB pool and archive scheduler would keep the process alive
+        await novaRuntime.close();
         await source.close();
         await store.close();
         if (!options.openstack) await target.simulator?.close();
