@@ -378,23 +378,7 @@ export class LocalJobRunner implements JobRunner {
       throw new JobRunnerError(`Job ${spec.namespace}/${spec.name}: cannot create its folder (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
     // No await from here until job.json exists: a reader in this process never sees a folder without it.
-    const record: JobRecord = {
-      version: 1,
-      namespace: spec.namespace,
-      name: spec.name,
-      uid: randomUUID(),
-      templateHash: spec.templateHash,
-      createdAt: this.now().toISOString(),
-      pid: null,
-      pidStart: null,
-      activeDeadlineSeconds: spec.activeDeadlineSeconds ?? null,
-      backoffLimit: spec.backoffLimit ?? 0,
-      owner: { ...spec.owner },
-      controller,
-      labels: { ...spec.labels },
-      image: spec.image,
-      envNames: spec.env.map((e) => e.name),
-    };
+    const record = this.newRecord(spec, controller, spec.backoffLimit ?? 0);
     const jobJson = join(dir, 'job.json');
     writeAtomic(jobJson, `${JSON.stringify(record, null, 2)}\n`);
     try {
@@ -618,16 +602,9 @@ export class LocalJobRunner implements JobRunner {
     if (latest?.uid === cron.uid) writeAtomic(join(dir, 'cronjob.json'), `${JSON.stringify({ ...latest, lastScheduleTime: due.toISOString() }, null, 2)}\n`);
   }
 
-  /** A run that could not be started is kept as a failed Job, so the archive's status shows it. */
-  private recordFailedRun(spec: JobSpec, controller: Controller, message: string): void {
-    const dir = this.jobDir(spec.namespace, spec.name);
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-    } catch {
-      return;
-    }
-    if (existsSync(join(dir, 'job.json'))) return;
-    const record: JobRecord = {
+  /** job.json of a new Job: env names only, never a value. */
+  private newRecord(spec: JobSpec, controller: Controller, backoffLimit: number): JobRecord {
+    return {
       version: 1,
       namespace: spec.namespace,
       name: spec.name,
@@ -637,13 +614,25 @@ export class LocalJobRunner implements JobRunner {
       pid: null,
       pidStart: null,
       activeDeadlineSeconds: spec.activeDeadlineSeconds ?? null,
-      backoffLimit: 0,
+      backoffLimit,
       owner: { ...spec.owner },
       controller,
       labels: { ...spec.labels },
       image: spec.image,
       envNames: spec.env.map((e) => e.name),
     };
+  }
+
+  /** A run that could not be started is kept as a failed Job, so the archive's status shows it. */
+  private recordFailedRun(spec: JobSpec, controller: Controller, message: string): void {
+    const dir = this.jobDir(spec.namespace, spec.name);
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+    } catch {
+      return;
+    }
+    if (existsSync(join(dir, 'job.json'))) return;
+    const record = this.newRecord(spec, controller, 0);
     writeAtomic(join(dir, 'job.json'), `${JSON.stringify(record, null, 2)}\n`);
     this.writeFailure(dir, `CreateFailed: ${message}`);
   }
