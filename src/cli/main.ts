@@ -9,6 +9,7 @@ import { registerStreams } from './commands/streams.js';
 import { registerHistory } from './commands/history.js';
 import { registerReplay } from './commands/replay.js';
 import { registerMigrate } from './commands/migrate.js';
+import { registerStore } from './commands/store.js';
 import { registerStart } from './commands/start.js';
 import { registerAuditCommands } from '../audit/commands.js';
 import { registerResourceCommands } from './commands/resources.js';
@@ -30,6 +31,7 @@ export const buildProgram = (): Command => {
   registerHistory(program, globals);
   registerReplay(program, globals);
   registerMigrate(program, globals);
+  registerStore(program);
   registerResourceCommands(program, globals);
   registerSimulator(program);
   registerRegionCommands(program);
