@@ -1,0 +1,308 @@
+/**
+ * TEST ONLY. A gRPC server on 127.0.0.1 that speaks EventStoreDB's `event_store.client.streams.Streams`
+ * service — Append, and Read for stream reads (forwards/backwards), bounded `$all` reads with a
+ * stream-prefix filter, and catch-up subscriptions to a stream or to `$all` — on top of Regent's
+ * MemoryEventStore, using the generated definitions that ship with `@eventstore/db-client`. It lets the
+ * real client speak the real wire protocol where no EventStoreDB can be installed. What it does not do
+ * is listed in src/store/eventstoredb/README.md ("What the test server does not do").
+ */
+import * as grpc from '@grpc/grpc-js';
+import sharedPb from '@eventstore/db-client/generated/shared_pb.js';
+import streamsGrpc from '@eventstore/db-client/generated/streams_grpc_pb.js';
+import streamsPb from '@eventstore/db-client/generated/streams_pb.js';
+import type { NewEvent, RecordedEvent } from '../../../src/events/envelope.js';
+import { InvalidStoreRequest, WrongExpectedVersion } from '../../../src/store/errors.js';
+import { MemoryEventStore } from '../../../src/store/memory.js';
+import type { ExpectedRevision, StreamFilter, Subscription } from '../../../src/store/port.js';
+
+type ReadReq = InstanceType<typeof streamsPb.ReadReq>;
+type AppendReq = InstanceType<typeof streamsPb.AppendReq>;
+type AppendResp = InstanceType<typeof streamsPb.AppendResp>;
+type ReadResp = InstanceType<typeof streamsPb.ReadResp>;
+
+/** What one Read call asked for, as the server decoded it (the tests assert on these). */
+export interface ReceivedRead {
+  target: 'stream' | '$all';
+  stream?: string;
+  subscription: boolean;
+  /** The server-side stream-name prefix filter, when the request carried one. */
+  prefixes?: string[];
+  direction: 'forwards' | 'backwards';
+}
+
+export interface EsdbTestServer {
+  /** `esdb://127.0.0.1:<port>?tls=false` */
+  readonly url: string;
+  /** Every Read request received, in order. */
+  readonly reads: ReceivedRead[];
+  /** Number of Append calls received. */
+  readonly appends: () => number;
+  /** Number of Read calls currently open (subscriptions and reads in flight). */
+  readonly openReads: () => number;
+  /** Ends every open Read call (subscriptions included) with UNAVAILABLE, as a dropped connection would. */
+  dropAll(): void;
+  close(): Promise<void>;
+}
+
+/** The bytes of one EventStoreDB event, kept in a memory-store event (base64 so it is JSON). */
+interface Stored {
+  contentType: string;
+  data: string;
+  metadata: string;
+  created: string;
+}
+
+const NANOS_100_PER_MS = 10_000n;
+const UNIX_EPOCH_TICKS = 621_355_968_000_000_000n;
+
+const streamNameOf = (identifier: InstanceType<typeof sharedPb.StreamIdentifier> | undefined): string =>
+  Buffer.from(identifier?.getStreamName_asU8() ?? new Uint8Array()).toString('utf8');
+
+const toEventMessage = (event: RecordedEvent): ReadResp => {
+  const stored = event.data as unknown as Stored & { type: string };
+  const record = new streamsPb.ReadResp.ReadEvent.RecordedEvent();
+  const id = new sharedPb.UUID();
+  id.setString(event.id);
+  record.setId(id);
+  const identifier = new sharedPb.StreamIdentifier();
+  identifier.setStreamName(Buffer.from(event.stream, 'utf8'));
+  record.setStreamIdentifier(identifier);
+  record.setStreamRevision(String(event.revision));
+  record.setCommitPosition(String(event.position));
+  record.setPreparePosition(String(event.position));
+  record.getMetadataMap().set('type', event.type);
+  record.getMetadataMap().set('content-type', stored.contentType);
+  record.getMetadataMap().set('created', stored.created);
+  record.setData(Buffer.from(stored.data, 'base64'));
+  record.setCustomMetadata(Buffer.from(stored.metadata, 'base64'));
+  const readEvent = new streamsPb.ReadResp.ReadEvent();
+  readEvent.setEvent(record);
+  readEvent.setCommitPosition(String(event.position));
+  const response = new streamsPb.ReadResp();
+  response.setEvent(readEvent);
+  return response;
+};
+
+const unimplemented = (details: string): grpc.ServiceError =>
+  Object.assign(new Error(details), { code: grpc.status.UNIMPLEMENTED, details, metadata: new grpc.Metadata() });
+
+export const startEsdbTestServer = async (store = new MemoryEventStore()): Promise<EsdbTestServer> => {
+  const server = new grpc.Server();
+  const reads: ReceivedRead[] = [];
+  const open = new Set<{ call: grpc.ServerWritableStream<ReadReq, ReadResp>; stop(): void }>();
+  let appends = 0;
+
+  const append = (call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>): void => {
+    appends += 1;
+    let options: InstanceType<typeof streamsPb.AppendReq.Options> | undefined;
+    const events: NewEvent[] = [];
+    call.on('data', (request: AppendReq) => {
+      if (request.hasOptions()) options = request.getOptions();
+      const message = request.getProposedMessage();
+      if (!message) return;
+      const metadata = message.getMetadataMap();
+      const stored: Stored & { type: string } = {
+        type: 'esdb',
+        contentType: metadata.get('content-type') ?? 'application/octet-stream',
+        data: Buffer.from(message.getData_asU8()).toString('base64'),
+        metadata: Buffer.from(message.getCustomMetadata_asU8()).toString('base64'),
+        created: String(BigInt(Date.now()) * NANOS_100_PER_MS + UNIX_EPOCH_TICKS),
+      };
+      events.push({
+        id: message.getId()?.getString() ?? '',
+        type: metadata.get('type') ?? '',
+        data: stored as unknown as NewEvent['data'],
+        metadata: {} as NewEvent['metadata'],
+      });
+    });
+    call.on('error', () => undefined);
+    call.on('end', () => {
+      void (async () => {
+        if (!options) return callback(unimplemented('append without options'));
+        const stream = streamNameOf(options.getStreamIdentifier());
+        const Case = streamsPb.AppendReq.Options.ExpectedStreamRevisionCase;
+        const kind = options.getExpectedStreamRevisionCase();
+        let expected: ExpectedRevision;
+        if (kind === Case.REVISION) expected = Number(options.getRevision());
+        else if (kind === Case.NO_STREAM) expected = 'no_stream';
+        else if (kind === Case.ANY) expected = 'any';
+        else return callback(unimplemented('the test server does not implement stream_exists'));
+        const response = new streamsPb.AppendResp();
+        try {
+          const result = await store.append(stream, events, { expectedRevision: expected });
+          const success = new streamsPb.AppendResp.Success();
+          success.setCurrentRevision(String(result.nextExpectedRevision));
+          const position = new streamsPb.AppendResp.Position();
+          position.setCommitPosition(String(result.position));
+          position.setPreparePosition(String(result.position));
+          success.setPosition(position);
+          response.setSuccess(success);
+        } catch (error) {
+          if (error instanceof WrongExpectedVersion) {
+            const wrong = new streamsPb.AppendResp.WrongExpectedVersion();
+            if (error.actualRevision === undefined) wrong.setCurrentNoStream(new sharedPb.Empty());
+            else wrong.setCurrentRevision(String(error.actualRevision));
+            if (expected === 'any') wrong.setExpectedAny(new sharedPb.Empty());
+            else if (expected === 'no_stream') wrong.setExpectedNoStream(new sharedPb.Empty());
+            else wrong.setExpectedRevision(String(expected));
+            response.setWrongExpectedVersion(wrong);
+          } else {
+            // A real server answers a repeated event id as an idempotent retry (same stream) or writes it
+            // (another stream); the memory store refuses it, and the fake says so rather than pretend.
+            const details = error instanceof InvalidStoreRequest ? `test server: ${error.message}` : String(error);
+            return callback(Object.assign(new Error(details), { code: grpc.status.FAILED_PRECONDITION, details, metadata: new grpc.Metadata() }));
+          }
+        }
+        callback(null, response);
+      })();
+    });
+  };
+
+  const read = (call: grpc.ServerWritableStream<ReadReq, ReadResp>): void => {
+    const options = call.request.getOptions();
+    if (!options) return void call.emit('error', unimplemented('read without options'));
+    const O = streamsPb.ReadReq.Options;
+    const subscription = options.getCountOptionCase() === O.CountOptionCase.SUBSCRIPTION;
+    const direction = options.getReadDirection() === 1 ? 'backwards' : 'forwards';
+    const count = subscription ? Infinity : Number(options.getCount());
+    const maxCount = Number.isSafeInteger(count) ? count : undefined;
+    let filter: StreamFilter | undefined;
+    const received: ReceivedRead = { target: options.getStreamOptionCase() === O.StreamOptionCase.STREAM ? 'stream' : '$all', subscription, direction };
+    if (options.getFilterOptionCase() === O.FilterOptionCase.FILTER) {
+      const expression = options.getFilter()?.getStreamIdentifier();
+      if (!expression || expression.getRegex() !== '') return void call.emit('error', unimplemented('the test server filters on stream-name prefixes only'));
+      received.prefixes = expression.getPrefixList();
+      filter = { streamPrefixes: received.prefixes };
+    }
+    let stopped = false;
+    let live: Subscription | undefined;
+    const entry = {
+      call,
+      stop: () => {
+        stopped = true;
+        void live?.close();
+        open.delete(entry);
+      },
+    };
+    open.add(entry);
+    call.on('cancelled', entry.stop);
+    call.on('error', entry.stop);
+    const send = async (message: ReadResp): Promise<void> => {
+      if (stopped) return;
+      if (!call.write(message)) await new Promise<void>((resolve) => call.once('drain', () => resolve()));
+    };
+    const fail = (error: unknown): void => {
+      if (stopped) return;
+      entry.stop();
+      const details = String(error instanceof Error ? error.message : error);
+      call.emit('error', Object.assign(new Error(details), { code: grpc.status.INTERNAL, details, metadata: new grpc.Metadata() }));
+    };
+    const finish = (): void => {
+      if (stopped) return;
+      entry.stop();
+      call.end();
+    };
+
+    const run = async (): Promise<void> => {
+      if (received.target === 'stream') {
+        const streamOptions = options.getStream();
+        const stream = streamNameOf(streamOptions?.getStreamIdentifier());
+        received.stream = stream;
+        reads.push(received);
+        const Rev = O.StreamOptions.RevisionOptionCase;
+        const head = await store.streamHead(stream);
+        const revisionCase = streamOptions?.getRevisionOptionCase();
+        if (subscription) {
+          const confirmation = new streamsPb.ReadResp.SubscriptionConfirmation();
+          confirmation.setSubscriptionId(`test-${reads.length}`);
+          const response = new streamsPb.ReadResp();
+          response.setConfirmation(confirmation);
+          await send(response);
+          // Subscriptions from a revision are exclusive of it, as on a real server.
+          let after = revisionCase === Rev.REVISION ? Number(streamOptions?.getRevision()) : -1;
+          if (revisionCase === Rev.END) after = head ?? -1;
+          live = store.subscribe({ filter: { streamPrefixes: [stream] } }, async (event) => {
+            if (event.stream === stream && event.revision > after) await send(toEventMessage(event));
+          });
+          live.done.catch(fail);
+          return;
+        }
+        if (head === undefined) {
+          const notFound = new streamsPb.ReadResp.StreamNotFound();
+          notFound.setStreamIdentifier(streamOptions?.getStreamIdentifier());
+          const response = new streamsPb.ReadResp();
+          response.setStreamNotFound(notFound);
+          await send(response);
+          return finish();
+        }
+        let fromRevision: number | undefined;
+        if (revisionCase === Rev.REVISION) fromRevision = Number(streamOptions?.getRevision());
+        else if (revisionCase === Rev.END) fromRevision = direction === 'backwards' ? head : head + 1;
+        if (direction === 'forwards' && fromRevision !== undefined && fromRevision > head) return finish();
+        const events = await store.readStream(stream, { direction, fromRevision: direction === 'backwards' ? Math.min(fromRevision ?? head, head) : fromRevision, maxCount });
+        for (const event of events) await send(toEventMessage(event));
+        return finish();
+      }
+
+      reads.push(received);
+      if (direction === 'backwards') return fail(unimplemented('the test server reads $all forwards only'));
+      const all = options.getAll();
+      const A = O.AllOptions.AllOptionCase;
+      const last = (await store.readAll()).at(-1)?.position ?? 0;
+      // A position names an event (commit = prepare = the memory position): reads include it, subscriptions start after it.
+      let after = 0;
+      if (all?.getAllOptionCase() === A.POSITION) {
+        const prepare = Number(all.getPosition()?.getPreparePosition());
+        after = subscription ? prepare : Math.max(0, prepare - 1);
+      } else if (all?.getAllOptionCase() === A.END) after = last;
+      if (!subscription) {
+        for (const event of await store.readAll({ after, filter, maxCount })) await send(toEventMessage(event));
+        return finish();
+      }
+      const confirmation = new streamsPb.ReadResp.SubscriptionConfirmation();
+      confirmation.setSubscriptionId(`test-${reads.length}`);
+      const response = new streamsPb.ReadResp();
+      response.setConfirmation(confirmation);
+      await send(response);
+      live = store.subscribe({ after, filter }, async (event) => send(toEventMessage(event)));
+      live.done.catch(fail);
+    };
+    run().catch(fail);
+  };
+
+  const implementation: grpc.UntypedServiceImplementation = {
+    append,
+    read,
+    batchAppend: (call: grpc.ServerDuplexStream<unknown, unknown>) => call.emit('error', unimplemented('batchAppend')),
+    delete: (_call: unknown, callback: grpc.sendUnaryData<unknown>) => callback(unimplemented('delete')),
+    tombstone: (_call: unknown, callback: grpc.sendUnaryData<unknown>) => callback(unimplemented('tombstone')),
+  };
+  server.addService(streamsGrpc.StreamsService, implementation);
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+  });
+
+  const dropAll = (): void => {
+    for (const entry of [...open]) {
+      entry.stop();
+      entry.call.emit('error', Object.assign(new Error('dropped by the test server'), {
+        code: grpc.status.UNAVAILABLE,
+        details: 'dropped by the test server',
+        metadata: new grpc.Metadata(),
+      }));
+    }
+  };
+
+  return {
+    url: `esdb://127.0.0.1:${port}?tls=false`,
+    reads,
+    appends: () => appends,
+    openReads: () => open.size,
+    dropAll,
+    close: async () => {
+      dropAll();
+      await store.close();
+      server.forceShutdown();
+    },
+  };
+};
