@@ -187,6 +187,34 @@ describe('eventstoredb adapter', function () {
       expect(() => toRegentPosition({ commit: 2n ** 60n, prepare: 2n ** 60n })).to.throw(StoreUnavailable);
     });
 
+    it('the test server serves a stream subscription to the raw client: history, then live events of that stream only', async () => {
+      await store.append('s', newEvents(2), { expectedRevision: 'no_stream' });
+      await store.append('t', newEvents(1), { expectedRevision: 'no_stream' });
+      const raw = connect(server.url);
+      const seen: string[] = [];
+      const subscription = raw.subscribeToStream('s');
+      subscription.on('data', (resolved: { event?: { streamId: string; revision: bigint } }) => {
+        if (resolved.event) seen.push(`${resolved.event.streamId}@${resolved.event.revision}`);
+      });
+      try {
+        await waitFor(() => seen.length === 2, 'the history of s');
+        await store.append('t', newEvents(1), { expectedRevision: 0 });
+        await store.append('s', newEvents(1), { expectedRevision: 1 });
+        await waitFor(() => seen.length === 3, 'the live event of s');
+        expect(seen).to.deep.equal(['s@0', 's@1', 's@2']);
+        expect(server.reads.at(-1)).to.deep.include({ target: 'stream', stream: 's', subscription: true });
+      } finally {
+        await subscription.unsubscribe();
+        await raw.dispose();
+      }
+    });
+
+    it('openEventStoreDbStore fails with StoreUnavailable when nothing answers at the URL', async () => {
+      const gone = await startEsdbTestServer();
+      await gone.close();
+      expect(await rejectionOf(openEventStoreDbStore(gone.url))).to.be.instanceOf(StoreUnavailable);
+    });
+
     it('openEventStoreDbStore refuses a URL that is not esdb:// with InvalidStoreUrl', async () => {
       expect(await rejectionOf(openEventStoreDbStore('http://127.0.0.1:2113'))).to.be.instanceOf(InvalidStoreUrl);
       expect(new EventStoreDbStore(server.url).description).to.match(/^esdb:\/\/127\.0\.0\.1:\d+$/);

@@ -52,6 +52,19 @@ interface Stored {
   created: string;
 }
 
+/**
+ * Wire positions are byte-offset-like, as on a real server: not contiguous and far above 0. Commit =
+ * prepare for every event, as EventStoreDB reports for events written through gRPC (implicit transactions).
+ */
+const FIRST_POSITION = 4_096;
+const POSITION_STRIDE = 173;
+const toWire = (memoryPosition: number): string => String(FIRST_POSITION + POSITION_STRIDE * memoryPosition);
+/** The memory `after` for a read that includes `wire` (reads) or starts after it (subscriptions). */
+const memoryAfter = (wire: number, inclusive: boolean): number => {
+  const steps = (wire - FIRST_POSITION) / POSITION_STRIDE;
+  return Math.max(0, inclusive ? Math.ceil(steps) - 1 : Math.floor(steps));
+};
+
 const NANOS_100_PER_MS = 10_000n;
 const UNIX_EPOCH_TICKS = 621_355_968_000_000_000n;
 
@@ -68,8 +81,8 @@ const toEventMessage = (event: RecordedEvent): ReadResp => {
   identifier.setStreamName(Buffer.from(event.stream, 'utf8'));
   record.setStreamIdentifier(identifier);
   record.setStreamRevision(String(event.revision));
-  record.setCommitPosition(String(event.position));
-  record.setPreparePosition(String(event.position));
+  record.setCommitPosition(toWire(event.position));
+  record.setPreparePosition(toWire(event.position));
   record.getMetadataMap().set('type', event.type);
   record.getMetadataMap().set('content-type', stored.contentType);
   record.getMetadataMap().set('created', stored.created);
@@ -77,7 +90,7 @@ const toEventMessage = (event: RecordedEvent): ReadResp => {
   record.setCustomMetadata(Buffer.from(stored.metadata, 'base64'));
   const readEvent = new streamsPb.ReadResp.ReadEvent();
   readEvent.setEvent(record);
-  readEvent.setCommitPosition(String(event.position));
+  readEvent.setCommitPosition(toWire(event.position));
   const response = new streamsPb.ReadResp();
   response.setEvent(readEvent);
   return response;
@@ -133,8 +146,8 @@ export const startEsdbTestServer = async (store = new MemoryEventStore()): Promi
           const success = new streamsPb.AppendResp.Success();
           success.setCurrentRevision(String(result.nextExpectedRevision));
           const position = new streamsPb.AppendResp.Position();
-          position.setCommitPosition(String(result.position));
-          position.setPreparePosition(String(result.position));
+          position.setCommitPosition(toWire(result.position));
+          position.setPreparePosition(toWire(result.position));
           success.setPosition(position);
           response.setSuccess(success);
         } catch (error) {
@@ -249,11 +262,10 @@ export const startEsdbTestServer = async (store = new MemoryEventStore()): Promi
       const all = options.getAll();
       const A = O.AllOptions.AllOptionCase;
       const last = (await store.readAll()).at(-1)?.position ?? 0;
-      // A position names an event (commit = prepare = the memory position): reads include it, subscriptions start after it.
+      // Reads include the position they start at, subscriptions start after it.
       let after = 0;
       if (all?.getAllOptionCase() === A.POSITION) {
-        const prepare = Number(all.getPosition()?.getPreparePosition());
-        after = subscription ? prepare : Math.max(0, prepare - 1);
+        after = memoryAfter(Number(all.getPosition()?.getPreparePosition()), !subscription);
       } else if (all?.getAllOptionCase() === A.END) after = last;
       if (!subscription) {
         for (const event of await store.readAll({ after, filter, maxCount })) await send(toEventMessage(event));
