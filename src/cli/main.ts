@@ -31,7 +31,7 @@ export const buildProgram = (): Command => {
   registerHistory(program, globals);
   registerReplay(program, globals);
   registerMigrate(program, globals);
-  registerStore(program);
+  registerStore(program, globals);
   registerResourceCommands(program, globals);
   registerSimulator(program);
   registerRegionCommands(program);

@@ -3,6 +3,8 @@
  *
  *   sqlite:<path>[?synchronous=full]   one file (created with its parent directories if missing)
  *   memory:                            in-process, gone when the process exits
+ *   postgres://user:pw@host:port/db[?schema=<name>]   PostgreSQL (src/store/postgres/); `regent store migrate` creates/upgrades its schema
+ *   esdb://host:port[?tls=false]       EventStoreDB through @eventstore/db-client (src/store/eventstoredb/)
  *
  * The default is `sqlite:./data/regent.db`, relative to the working directory.
  */
@@ -18,16 +20,20 @@ export const DEFAULT_STORE_URL = 'sqlite:./data/regent.db';
 
 export type StoreLocation =
   | { kind: 'memory' }
-  | { kind: 'sqlite'; path: string; synchronous: Synchronous };
+  | { kind: 'sqlite'; path: string; synchronous: Synchronous }
+  | { kind: 'postgres'; url: string }
+  | { kind: 'eventstoredb'; url: string };
 
 const SYNCHRONOUS_VALUES: readonly Synchronous[] = ['normal', 'full'];
 
 /** The accepted forms, as every refusal of a URL names them. */
-export const STORE_URL_FORMS = 'sqlite:<path>[?synchronous=normal|full] or memory:';
+export const STORE_URL_FORMS = 'sqlite:<path>[?synchronous=normal|full], postgres://user:password@host:port/database[?schema=<name>], esdb://host:port[?tls=false] or memory:';
 
 /** Parses a store URL; throws InvalidStoreUrl naming the URL when it is not one of the forms above. */
 export const parseStoreUrl = (url: string): StoreLocation => {
   if (url === 'memory:') return { kind: 'memory' };
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return { kind: 'postgres', url };
+  if (url.startsWith('esdb://') || url.startsWith('esdb+discover://')) return { kind: 'eventstoredb', url };
   if (!url.startsWith('sqlite:')) {
     throw new InvalidStoreUrl(`unsupported store URL ${JSON.stringify(url)}: expected ${STORE_URL_FORMS}`);
   }
@@ -56,6 +62,9 @@ export type OpenStoreOptions = Omit<SqliteStoreOptions, 'synchronous'>;
 export const openStore = async (url: string = DEFAULT_STORE_URL, options: OpenStoreOptions = {}): Promise<EventStore> => {
   const location = parseStoreUrl(url);
   if (location.kind === 'memory') return new MemoryEventStore();
+  // loaded only when named, so a sqlite user never loads pg or the gRPC client
+  if (location.kind === 'postgres') return (await import('./postgres/store.js')).openPostgresStore(location.url);
+  if (location.kind === 'eventstoredb') return (await import('./eventstoredb/store.js')).openEventStoreDbStore(location.url);
   const path = resolve(location.path);
   try {
     mkdirSync(dirname(path), { recursive: true });

@@ -135,3 +135,55 @@ describe('regent store copy (issue 15)', function () {
     expect(missing.err).to.contain('no store at');
   });
 });
+
+describe('regent store copy and migrate with PostgreSQL (issue 15)', function () {
+  this.timeout(60_000);
+  const base = process.env.REGENT_TEST_POSTGRES_URL ?? 'postgres://regent:regent@127.0.0.1:5432/regent_test';
+  const schema = `copy_${process.pid}_${Date.now().toString(36)}`;
+  const url = `${base}${base.includes('?') ? '&' : '?'}schema=${schema}`;
+  let dir: string;
+  before(async function () {
+    const pg = (await import('pg')).default;
+    const client = new pg.Client({ connectionString: base, connectionTimeoutMillis: 3_000 });
+    try {
+      await client.connect();
+    } catch (error) {
+      console.log(`    (skipped: no PostgreSQL at ${base.replace(/:[^:@/]*@/, ':***@')}: ${(error as Error).message}; set REGENT_TEST_POSTGRES_URL)`);
+      this.skip();
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+    dir = mkdtempSync(join(tmpdir(), 'regent-copy-pg-'));
+  });
+  after(async () => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    const pg = (await import('pg')).default;
+    const client = new pg.Client({ connectionString: base });
+    await client.connect().then(() => client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)).catch(() => undefined);
+    await client.end().catch(() => undefined);
+  });
+
+  it('store migrate creates the schema once, then has nothing to do; the password never reaches the output', () => {
+    const first = regent(['--store', url, 'store', 'migrate']);
+    expect(first.code, first.err).to.equal(0);
+    expect(first.out).to.match(/schema version 0 → \d+/);
+    const second = regent(['--store', url, 'store', 'migrate']);
+    expect(second.out).to.contain('nothing to do');
+    expect(first.out + second.out).to.not.contain(':regent@');
+  });
+
+  it('sqlite → PostgreSQL → sqlite: the same events, ids, metadata and order on every side (--verify)', async () => {
+    const source = join(dir, 'from.db');
+    const from = await openStore(`sqlite:${source}`);
+    await fill(from, 400, 9);
+    await from.close();
+    const there = regent(['store', 'copy', '--from', `sqlite:${source}`, '--to', url, '--verify']);
+    expect(there.code, there.err).to.equal(0);
+    expect(there.out).to.contain('480 events in 9 streams: 480 copied').and.contain('verified: 480 events');
+    const back = regent(['store', 'copy', '--from', url, '--to', `sqlite:${join(dir, 'back.db')}`, '--verify']);
+    expect(back.code, back.err).to.equal(0);
+    expect(back.out).to.contain('verified: 480 events');
+    const again = regent(['store', 'copy', '--from', `sqlite:${source}`, '--to', url]);
+    expect(again.out, 'a second run writes nothing').to.contain('0 copied, 480 already in');
+  });
+});

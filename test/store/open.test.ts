@@ -20,12 +20,18 @@ describe('store URLs', () => {
     expect(parseStoreUrl(DEFAULT_STORE_URL)).to.deep.equal({ kind: 'sqlite', path: './data/regent.db', synchronous: 'normal' });
   });
 
+  it('postgres:// (and postgresql://) name the PostgreSQL adapter, esdb:// the EventStoreDB one (issue 15)', () => {
+    expect(parseStoreUrl('postgres://regent:pw@127.0.0.1:5432/regent')).to.deep.equal({ kind: 'postgres', url: 'postgres://regent:pw@127.0.0.1:5432/regent' });
+    expect(parseStoreUrl('postgresql://db/regent?schema=one').kind).to.equal('postgres');
+    expect(parseStoreUrl('esdb://127.0.0.1:2113?tls=false')).to.deep.equal({ kind: 'eventstoredb', url: 'esdb://127.0.0.1:2113?tls=false' });
+  });
+
   it('sqlite:<path>?synchronous=full selects FULL durability', () => {
     expect(parseStoreUrl('sqlite:/var/lib/regent.db?synchronous=full')).to.deep.equal({ kind: 'sqlite', path: '/var/lib/regent.db', synchronous: 'full' });
   });
 
   it('an unknown scheme, an empty path, :memory: or an unknown option is an InvalidStoreUrl (a StoreUnavailable) naming the accepted forms', () => {
-    for (const url of ['postgres://localhost/regent', 'sqlite:', 'sqlite::memory:', 'sqlite:/x.db?journal=off', 'sqlite:/x.db?synchronous=off', 'memory', '']) {
+    for (const url of ['mysql://localhost/regent', 'sqlite:', 'sqlite::memory:', 'sqlite:/x.db?journal=off', 'sqlite:/x.db?synchronous=off', 'memory', '']) {
       const error = thrownBy(() => parseStoreUrl(url));
       expect(error, url).to.be.instanceOf(InvalidStoreUrl).and.to.be.instanceOf(StoreUnavailable);
       expect((error as Error).message, url).to.include(JSON.stringify(url)).and.to.match(/expected sqlite:<path>\[\?synchronous=normal\|full\] or memory:$/);

@@ -1,13 +1,19 @@
 /**
  * `regent store copy --from <url> --to <url> [--verify]`: every stream, resumable after a kill, with progress on
  * a terminal, a count and a per-stream head check at the end (src/store/copy.ts).
+ * `regent store migrate`: creates or upgrades the store's schema (PostgreSQL's versioned migrations; sqlite
+ * upgrades itself when opened; memory and EventStoreDB have no schema), refusing a schema newer than this Regent.
  */
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { UsageError } from '../errors.js';
+import { storeUrlOf, type GlobalOptions } from '../context.js';
 import { openStore, parseStoreUrl } from '../../store/open.js';
 import type { EventStore } from '../../store/port.js';
 import { checkResumable, copyStore, verifyCopy, CopyConflict, type CopyProgress } from '../../store/copy.js';
+
+/** A URL for output: any password replaced. */
+const redact = (url: string): string => url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
 
 const openSource = async (url: string): Promise<EventStore> => {
   const location = parseStoreUrl(url);
@@ -23,8 +29,28 @@ const progressLine = (p: CopyProgress, startedAt: number): string => {
   return `copying ${percent}% (${p.done.toLocaleString('en')} of ${p.total.toLocaleString('en')} events, ${Math.round(p.done / seconds).toLocaleString('en')} events/s)`;
 };
 
-export const registerStore = (program: Command) => {
+export const registerStore = (program: Command, globals: () => GlobalOptions) => {
   const store = program.command('store').description('event store operations');
+  store
+    .command('migrate')
+    .description("create or upgrade the event store's schema (the --store URL); a schema newer than this Regent is refused")
+    .action(async () => {
+      const url = storeUrlOf(globals());
+      const location = parseStoreUrl(url);
+      if (location.kind === 'postgres') {
+        const { migratePostgresStore } = await import('../../store/postgres/store.js');
+        const { from, to } = await migratePostgresStore(url);
+        console.log(from === to ? `${redact(url)}: the schema is at version ${to}; nothing to do` : `${redact(url)}: schema version ${from} → ${to}`);
+        return;
+      }
+      if (location.kind === 'sqlite') {
+        const opened = await openStore(url); // the sqlite adapter creates and upgrades its schema on open
+        await opened.close();
+        console.log(`${location.path}: the sqlite schema is current (sqlite upgrades itself when opened)`);
+        return;
+      }
+      console.log(`${location.kind === 'memory' ? 'memory:' : redact(url)}: this store has no schema to migrate`);
+    });
   store
     .command('copy')
     .description('copy every stream (events, ids, metadata, global order) to another store; run again to resume after an interruption')
@@ -68,7 +94,7 @@ export const registerStore = (program: Command) => {
           } else console.log(`verified: ${verified.events} events in ${verified.streams} streams are the same on both sides, in the same order`);
         }
       } catch (error) {
-        if (error instanceof CopyConflict) throw new Error(`cannot copy into ${options.to}: ${error.message}`, { cause: error });
+        if (error instanceof CopyConflict) throw new Error(`cannot copy into ${redact(options.to)}: ${error.message}`, { cause: error });
         throw error;
       } finally {
         await from.close();
