@@ -4,6 +4,7 @@
  * change); every failure is one line starting `regent: `, never `regent: Error: `.
  */
 import { expect } from 'chai';
+import { STORE_URL_FORMS } from '../../src/store/open.js';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,7 +65,7 @@ describe('how the regent command fails', function () {
   describe('an unknown scheme is a usage error naming the accepted forms', () => {
     it('--store bogus:foo exits 2 with one line naming sqlite:<path> and memory:', () => {
       const { code, err } = regent(['--store', 'bogus:foo', 'streams']);
-      expect({ code, err }).to.deep.equal({ code: 2, err: 'regent: unsupported store URL "bogus:foo": expected sqlite:<path>[?synchronous=normal|full] or memory:\n' });
+      expect({ code, err }).to.deep.equal({ code: 2, err: `regent: unsupported store URL "bogus:foo": expected ${STORE_URL_FORMS}\n` });
     });
 
     it('--resources bogus:foo exits 2 with one line naming embedded:<path> and kubernetes[:<context>]', () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { InvalidStoreUrl, StoreUnavailable } from '../../src/store/errors.js';
 import { MemoryEventStore } from '../../src/store/memory.js';
-import { DEFAULT_STORE_URL, openStore, parseStoreUrl } from '../../src/store/open.js';
+import { DEFAULT_STORE_URL, STORE_URL_FORMS, openStore, parseStoreUrl } from '../../src/store/open.js';
 import { SqliteEventStore } from '../../src/store/sqlite/store.js';
 import { rejectionOf, thrownBy } from './helpers.js';
 
@@ -34,7 +34,8 @@ describe('store URLs', () => {
     for (const url of ['mysql://localhost/regent', 'sqlite:', 'sqlite::memory:', 'sqlite:/x.db?journal=off', 'sqlite:/x.db?synchronous=off', 'memory', '']) {
       const error = thrownBy(() => parseStoreUrl(url));
       expect(error, url).to.be.instanceOf(InvalidStoreUrl).and.to.be.instanceOf(StoreUnavailable);
-      expect((error as Error).message, url).to.include(JSON.stringify(url)).and.to.match(/expected sqlite:<path>\[\?synchronous=normal\|full\] or memory:$/);
+      expect((error as Error).message, url).to.include(JSON.stringify(url)).and.to.include(`expected ${STORE_URL_FORMS}`);
+      expect(STORE_URL_FORMS).to.match(/^sqlite:<path>\[\?synchronous=normal\|full\], postgres:\/\/.*, esdb:\/\/.* or memory:$/);
     }
   });
 
