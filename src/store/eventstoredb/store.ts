@@ -300,8 +300,7 @@ export class EsdbSubscription implements Subscription {
   private stopped = false;
   private current: AllStreamSubscription | undefined;
   private wakeStopped: (() => void) | undefined;
-  /** How many times the subscription was (re)opened: 1 plus the resumptions. */
-  subscribeCount = 0;
+  private opened = 0;
 
   constructor(
     private readonly client: EventStoreDBClient,
@@ -314,6 +313,11 @@ export class EsdbSubscription implements Subscription {
 
   get position(): number {
     return this.delivered;
+  }
+
+  /** How many times the subscription was opened on the server: 1 plus the resumptions. */
+  get subscribeCount(): number {
+    return this.opened;
   }
 
   async close(): Promise<void> {
@@ -337,8 +341,9 @@ export class EsdbSubscription implements Subscription {
     while (!this.stopped) {
       const subscription = this.client.subscribeToAll({ fromPosition: from, ...(prefixes ? { filter: streamNameFilter({ prefixes: [...prefixes] }) } : {}) });
       this.current = subscription;
-      this.subscribeCount += 1;
+      this.opened += 1;
       let handlerFailure: { error: unknown } | undefined;
+      let failure: unknown = new Error('the server ended the subscription');
       try {
         for await (const resolved of subscription) {
           if (this.stopped) return;
@@ -360,15 +365,19 @@ export class EsdbSubscription implements Subscription {
         }
       } catch (error) {
         if (handlerFailure) throw handlerFailure.error;
-        if (this.stopped) return;
-        failures += 1;
-        if (failures >= MAX_RESUBSCRIBE_ATTEMPTS) {
-          throw new StoreUnavailable(`subscription to $all failed ${failures} times in a row: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-        }
-        await sleep(Math.min(1000, 25 * 2 ** failures));
+        failure = error;
       } finally {
         await subscription.unsubscribe().catch(() => undefined);
       }
+      // The call failed or the server ended it: subscribe again from the last handled position.
+      if (this.stopped) return;
+      failures += 1;
+      if (failures >= MAX_RESUBSCRIBE_ATTEMPTS) {
+        throw new StoreUnavailable(`subscription to $all failed ${failures} times in a row: ${failure instanceof Error ? failure.message : String(failure)}`, {
+          cause: failure,
+        });
+      }
+      await sleep(Math.min(1000, 25 * 2 ** failures));
     }
   }
 }
