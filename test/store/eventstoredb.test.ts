@@ -182,6 +182,20 @@ describe('eventstoredb adapter', function () {
       expect(server.reads.filter((read) => read.subscription)).to.have.length((subscription as EsdbSubscription).subscribeCount);
     });
 
+    it('a subscription the server ends without an error is resumed too', async () => {
+      await store.append('s', newEvents(3), { expectedRevision: 'no_stream' });
+      const seen: RecordedEvent[] = [];
+      const subscription = store.subscribe({}, (event) => {
+        seen.push(event);
+      });
+      await waitFor(() => seen.length === 3, 'the history');
+      server.endAll();
+      await store.append('s', newEvents(2), { expectedRevision: 2 });
+      await waitFor(() => seen.length === 5, 'the events appended after the server ended the call');
+      expect(seen).to.deep.equal(await store.readAll());
+      expect((subscription as EsdbSubscription).subscribeCount).to.be.at.least(2);
+    });
+
     it("Regent's position is the event's prepare position, and one beyond 2^53 is refused", () => {
       expect(toRegentPosition({ commit: 900n, prepare: 700n })).to.equal(700);
       expect(() => toRegentPosition({ commit: 2n ** 60n, prepare: 2n ** 60n })).to.throw(StoreUnavailable);

@@ -41,6 +41,8 @@ export interface EsdbTestServer {
   readonly openReads: () => number;
   /** Ends every open Read call (subscriptions included) with UNAVAILABLE, as a dropped connection would. */
   dropAll(): void;
+  /** Ends every open Read call normally (status OK), as a server shutting a subscription down might. */
+  endAll(): void;
   close(): Promise<void>;
 }
 
@@ -305,8 +307,16 @@ export const startEsdbTestServer = async (store = new MemoryEventStore()): Promi
     }
   };
 
+  const endAll = (): void => {
+    for (const entry of [...open]) {
+      entry.stop();
+      entry.call.end();
+    }
+  };
+
   return {
     url: `esdb://127.0.0.1:${port}?tls=false`,
+    endAll,
     reads,
     appends: () => appends,
     openReads: () => open.size,
