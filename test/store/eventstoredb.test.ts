@@ -83,7 +83,23 @@ describe('eventstoredb adapter', function () {
     storeConformance(`eventstoredb (real server ${REAL_URL})`, async () => scoped(await openEventStoreDbStore(REAL_URL)));
   } else {
     before(() => console.log('      eventstoredb: the real-server run was skipped: REGENT_ESDB_URL is not set (the suite runs against the test gRPC server)'));
-    storeConformance('eventstoredb (real client, gRPC test server)', async () => openEventStoreDbStore((await serve()).url));
+    // `shared`: a fresh test server per case, reached by this process's connections and by the child
+    // processes (they open it through src/store/open.ts), all over loopback gRPC.
+    let spare: EsdbTestServer | undefined;
+    beforeEach(async () => {
+      spare = await serve();
+    });
+    storeConformance('eventstoredb (real client, gRPC test server)', async () => openEventStoreDbStore((await serve()).url), {
+      shared: {
+        freshUrl: () => {
+          if (!spare) throw new Error('freshUrl called twice in one case');
+          const { url } = spare;
+          spare = undefined;
+          return url;
+        },
+        open: async (url) => openEventStoreDbStore(url),
+      },
+    });
   }
 
   describe('adapter specifics (gRPC test server)', () => {
