@@ -102,6 +102,19 @@ process.stdout.write(JSON.stringify({ name, appended, wins }) + '\\n');
 process.stdin.destroy();
 `;
 
+/** Opens the store, prints `sending`, appends one batch of `count` events to `stream`, prints `committed`. */
+const BATCH = `
+import { openPostgresStore } from ${JSON.stringify(STORE_MODULE)};
+import { newEvent } from ${JSON.stringify(HELPERS_MODULE)};
+const [url, stream, countArg] = process.argv.slice(1);
+const store = await openPostgresStore(url);
+process.stdout.write('sending\\n');
+await store.append(stream, Array.from({ length: Number(countArg) }, (_, i) => newEvent({ i })), { expectedRevision: 'no_stream' });
+process.stdout.write('committed\\n');
+await store.close();
+process.stdin.destroy();
+`;
+
 interface Writer {
   child: ChildProcess;
   line(match: (line: string) => boolean): Promise<string>;
@@ -109,8 +122,8 @@ interface Writer {
 
 const running = new Set<ChildProcess>();
 
-const spawnWriter = (url: string, name: string, count: number): Writer => {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', WRITER, url, name, String(count)], {
+const spawnWriter = (url: string, name: string, count: number, script = WRITER): Writer => {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, url, name, String(count)], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   running.add(child);
@@ -415,6 +428,49 @@ if (unreachable !== undefined) {
         expect(claims.map((claim) => claim.revision)).to.deep.equal(contested.map((e) => e.revision));
         expect(claims.map((claim) => claim.id)).to.deep.equal(contested.map((e) => e.id));
         expect(contested.map((e) => e.revision)).to.deep.equal(contested.map((_, i) => i));
+      });
+
+      it('a writer SIGKILLed while its append runs inside the server (lock held, rows inserted) leaves the batch whole or absent, never partial', async () => {
+        const schema = freshSchema();
+        const url = urlFor(schema);
+        const store = await open(url);
+        await store.append('before', newEvents(3), { expectedRevision: 'no_stream' });
+        const blocker = new pg.Client({ connectionString: SERVER_URL });
+        blocker.on('error', () => undefined);
+        await blocker.connect();
+        try {
+          // append_events inserts the events, then upserts `streams`: holding `streams` stops it between the two.
+          await blocker.query('BEGIN');
+          await blocker.query(`LOCK TABLE "${schema}".streams IN EXCLUSIVE MODE`);
+          const victim = spawnWriter(url, 'victim', 200, BATCH);
+          await victim.line((line) => line === 'sending');
+          const inside = async (): Promise<boolean> =>
+            (
+              await blocker.query<{ n: number }>(
+                `SELECT count(*)::int AS n FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid
+                 WHERE a.application_name = $1 AND a.wait_event_type = 'Lock' AND l.locktype = 'advisory' AND l.granted`,
+                [`regent:pool:${schema}`],
+              )
+            ).rows[0]?.n === 1;
+          await waitFor(inside, 'the victim inside append_events, holding the append lock');
+          victim.child.kill('SIGKILL');
+          await new Promise((resolve) => victim.child.once('close', resolve));
+          await blocker.query('COMMIT');
+        } finally {
+          await blocker.end();
+        }
+        // Its backend finishes the statement (PostgreSQL notices the dead client only when it replies).
+        await waitFor(
+          async () => (await admin(async (c) => (await c.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid() AND state = 'active'`, [`regent:pool:${schema}`])).rows[0] as { n: number })).n === 0,
+          'the victim backend gone',
+        );
+        const victimEvents = await store.readStream('victim');
+        expect([0, 200]).to.include(victimEvents.length);
+        const all = await store.readAll();
+        expect(all).to.have.length(3 + victimEvents.length);
+        expect(await store.streamHead('victim')).to.equal(victimEvents.length === 0 ? undefined : 199);
+        const next = await store.append('after', newEvents(1), { expectedRevision: 'no_stream' });
+        expect(next.position).to.equal((all.at(-1)?.position ?? 0) + 1);
       });
 
       it('NOTIFY wakes a subscriber when another connection commits (there is no polling)', async () => {
