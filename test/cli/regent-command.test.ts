@@ -131,7 +131,8 @@ describe('the regent command', function () {
 
   for (const [title, args, message] of [
     ['a missing store', ['--store', 'sqlite:/nonexistent/dir/regent.db', 'streams'], /^regent: no store at \/nonexistent\/dir\/regent\.db/],
-    ['an unsupported store URL', ['--store', 'postgres://x', 'streams'], /^regent: unsupported store URL "postgres:\/\/x"/],
+    ['an unsupported store URL', ['--store', 'mysql://x', 'streams'], /^regent: unsupported store URL "mysql:\/\/x"/],
+    ['a PostgreSQL store URL without a host and database', ['--store', 'postgres://x', 'streams'], /^regent: store URL "postgres:\/\/x" needs a host and a database/],
     ['a bad --at', ['--store', 'sqlite:DB', '--machines', 'test/fixtures/toy-registry.ts', 'replay', 'toy-a', '--at', 'yesterday'], /^regent: --at "yesterday" is neither a revision number nor an ISO time/],
     ['an unknown stream', ['--store', 'sqlite:DB', 'history', 'toy-zzz'], /^regent: no stream toy-zzz/],
     ['an unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
