@@ -6,7 +6,6 @@
  * engine is fenced on the lease (events record the term they were decided under).
  */
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +15,7 @@ import { applyManifests } from '../../src/kube/cli/manifests.js';
 import { openStore } from '../../src/store/open.js';
 import Database from 'better-sqlite3';
 import { manifests, until } from './support/plane.js';
+import { startReplica, type Replica } from './support/replica.js';
 
 /** Whether another process holds the SQLite file's write lock right now (BEGIN IMMEDIATE would wait). */
 const writeLockHeld = (path: string): boolean => {
@@ -31,35 +31,6 @@ const writeLockHeld = (path: string): boolean => {
     db.close();
   }
 };
-
-interface Replica {
-  proc: ChildProcess;
-  lines: Array<{ leading: boolean; at: string; term: { holder: string; term: number } | null }>;
-  ready: Promise<void>;
-}
-
-const startReplica = (clouds: string, dir: string): Replica => {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/plane-child.ts', clouds, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: Replica['lines'] = [];
-  let buffer = '';
-  let err = '';
-  const ready = new Promise<void>((resolve, reject) => {
-    proc.stdout?.on('data', (d: Buffer) => {
-      buffer += d.toString();
-      for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
-        const line = buffer.slice(0, i);
-        buffer = buffer.slice(i + 1);
-        if (line === 'ready') resolve();
-        else if (line.startsWith('{')) lines.push(JSON.parse(line) as Replica['lines'][number]);
-      }
-    });
-    proc.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-    proc.on('exit', (code) => reject(new Error(`replica exited (${code}) before ready: ${err}`)));
-  });
-  return { proc, lines, ready };
-};
-
-
 
 describe('e2e: a deposed leader stops acting (two processes, a pause)', function () {
   this.timeout(90_000);

@@ -5,7 +5,6 @@
  * the term it was decided under. Skipped with a printed reason when no PostgreSQL answers (REGENT_TEST_POSTGRES_URL).
  */
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,35 +16,9 @@ import { openStore } from '../../src/store/open.js';
 import { migratePostgresStore } from '../../src/store/postgres/store.js';
 import type { RecordedEvent } from '../../src/events/envelope.js';
 import { manifests, until } from './support/plane.js';
+import { startReplica, type Replica } from './support/replica.js';
 
 const BASE = process.env.REGENT_TEST_POSTGRES_URL ?? 'postgres://regent:regent@127.0.0.1:5432/regent_test';
-
-interface Replica {
-  proc: ChildProcess;
-  lines: Array<{ leading: boolean; at: string; term: { holder: string; term: number } | null }>;
-  ready: Promise<void>;
-}
-
-const startReplica = (clouds: string, dir: string, storeUrl: string): Replica => {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/plane-child.ts', clouds, dir, storeUrl], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: Replica['lines'] = [];
-  let buffer = '';
-  let err = '';
-  const ready = new Promise<void>((resolve, reject) => {
-    proc.stdout?.on('data', (d: Buffer) => {
-      buffer += d.toString();
-      for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
-        const line = buffer.slice(0, i);
-        buffer = buffer.slice(i + 1);
-        if (line === 'ready') resolve();
-        else if (line.startsWith('{')) lines.push(JSON.parse(line) as Replica['lines'][number]);
-      }
-    });
-    proc.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-    proc.on('exit', (code) => reject(new Error(`replica exited (${code}) before ready: ${err}`)));
-  });
-  return { proc, lines, ready };
-};
 
 describe('e2e: two replicas on one PostgreSQL event store (issue 15)', function () {
   this.timeout(120_000);
