@@ -11,6 +11,7 @@ import type { OpenStackSession } from '../../src/openstack/session.js';
 import type { VolumeObservation } from '../../src/openstack/decoders/volume.js';
 import { expectDecoded } from './support/decoded.js';
 import { exactNameRegex } from './support/faults.js';
+import { cinderMessagesAbout } from './support/cinder-ready.js';
 import { realRun, type RealRun } from './support/run.js';
 import { waitFor, waitGone } from './support/wait.js';
 
@@ -35,7 +36,12 @@ describe('cinder client against real Cinder', function () {
     }, 'volumes');
     return created;
   };
-  const available = (id: string) => waitFor(`volume ${id} available`, () => cinder.getVolume(id), (v) => statusOf(v) === 'available');
+  /** Available, or a failure at once with Cinder's own account when the volume went to `error` instead. */
+  const available = async (id: string): Promise<VolumeObservation> => {
+    const seen = await waitFor(`volume ${id} available`, () => cinder.getVolume(id), (v) => ['available', 'error'].includes(statusOf(v)));
+    if (statusOf(seen) === 'error') throw new Error(`volume ${id} went to error; Cinder says: ${(await cinderMessagesAbout(run.tenant, id)).join(' | ') || '(no message)'}`);
+    return seen;
+  };
 
   it('create → available; every field decoded; exact find and lookup; paged list; delete → 404', async () => {
     const created = await volume('vol', { metadata: { 'regent.dev/volume': 'v1' } });
@@ -134,6 +140,8 @@ describe('cinder client against real Cinder', function () {
     const v = await volume('vol-fail');
     const failed = await waitFor('error', () => cinder.getVolume(v.id), (x) => statusOf(x) !== 'creating', { timeoutMs: 60_000 });
     expect(statusOf(failed)).to.equal('error');
+    // what the suite prints when a volume it expected available failed instead (support/cinder-ready.ts)
+    console.log(`      Cinder's messages: ${(await cinderMessagesAbout(run.tenant, v.id)).join(' | ')}`);
   });
 });
 

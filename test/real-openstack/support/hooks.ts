@@ -1,7 +1,9 @@
 /**
  * Root hooks of `npm run test:openstack` (loaded by .mocharc.openstack.json `require`):
  * - before all: open the run (connect, name prefix) and say which cloud it is; sweep what earlier runs
- *   left when they were killed before their cleanup (their pid is gone);
+ *   left when they were killed before their cleanup (their pid is gone); with the admin cloud, wait until
+ *   Cinder's scheduler knows a backend pool (support/cinder-ready.ts: a cold-started Cinder fails creates
+ *   until cinder-volume's first capability report);
  * - after each: fault-control files back to `{}` (also after a failed test), the test's duration noted;
  * - after all: delete everything registered (newest first), sweep the prefix, print the timing summary.
  * Cleanup failures fail the run: a suite that leaks into a user's cloud is broken.
@@ -9,6 +11,7 @@
 import type { Context } from 'mocha';
 import { openedRun, realRun, type TimingRecord } from './run.js';
 import { stalePrefixes, sweepPrefix } from './sweep.js';
+import { waitForCinderPools } from './cinder-ready.js';
 
 const startedAt = Date.now();
 /** Wall time is attributed to the test that ends it, so a file's figure includes its before-hooks. */
@@ -27,6 +30,10 @@ export const mochaHooks = {
         const swept = await sweepPrefix(prefix, run.tenant, run.admin);
         console.log(`  swept what killed run ${prefix} left: ${swept.found.length} resources${swept.failed.length ? `; could not delete: ${swept.failed.join('; ')}` : ''}`);
       }
+    }
+    if (run.admin) {
+      const cinder = await waitForCinderPools(run.admin);
+      if (cinder.waitedMs > 1_000) console.log(`  waited ${(cinder.waitedMs / 1000).toFixed(1)} s for Cinder's scheduler to know a backend (${cinder.pools.join(', ')})`);
     }
     lastMark = Date.now();
   },
