@@ -35,6 +35,13 @@ export interface StimulusEnvelope {
   actor: string;
   correlationId?: string;
   causationId?: string | null;
+  /**
+   * For facts read from the world (a monitor's list): the store's `lastPosition()` noted before the read
+   * began. If the stream has an event recorded after that position, the facts may predate the decision
+   * it records (an observation read before a rebuild was accepted, delivered after): the stimulus is
+   * stale and is not decided (`Decision.stale`); the next read observes again.
+   */
+  readAfterPosition?: number;
 }
 
 export interface Decision {
@@ -51,6 +58,8 @@ export interface Decision {
   /** The outcome the machine named (stored or not): reconcilers map it to a disposition. */
   outcome: string | undefined;
   correlationId: string;
+  /** True when the stimulus was older than the stream's last event (`readAfterPosition`) and was not decided. */
+  stale?: boolean;
 }
 
 export interface EffectContext {
@@ -144,6 +153,11 @@ export class Engine {
     return this;
   }
 
+  /** The store's newest position: noted before reading the world, it becomes StimulusEnvelope.readAfterPosition. */
+  lastPosition(): Promise<number> {
+    return this.store.lastPosition();
+  }
+
   /** Current state of a stream (initial state when it does not exist). */
   async load(stream: string) {
     return this.loader.load(stream);
@@ -219,6 +233,11 @@ export class Engine {
 
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       const loaded = await this.loader.load(stream);
+      if (envelope.readAfterPosition !== undefined && loaded.last !== undefined && loaded.last.position > envelope.readAfterPosition) {
+        const decision: Decision = { stream, definition, correlationId, effects: [], outcome: undefined, changed: false, event: undefined, snapshot: loaded.snapshot, revision: loaded.revision, stale: true };
+        this.logger.debug('stale stimulus not decided: the stream has a later event than the read', { stream, type: stimulus.type, source: stimulus.source, readAfterPosition: envelope.readAfterPosition, lastPosition: loaded.last.position });
+        return decision;
+      }
       const result = step(definition, loaded.snapshot, stimulus);
       const base = { stream, definition, correlationId, effects: result.effects, outcome: result.outcome };
       if (!result.changed && result.effects.length === 0) {

@@ -166,6 +166,11 @@ export class MemoryEventStore implements EventStore {
       .sort((a, b) => compareCodePoints(a.stream, b.stream));
   }
 
+  async lastPosition(): Promise<number> {
+    this.assertOpen();
+    return this.all.at(-1)?.position ?? 0;
+  }
+
   async streamHead(stream: string): Promise<number | undefined> {
     this.assertOpen();
     assertStreamName(stream);

@@ -103,6 +103,12 @@ export interface EventStore {
   listStreams(filter?: StreamFilter): Promise<StreamInfo[]>;
   /** Current head revision of a stream, or undefined when it does not exist. */
   streamHead(stream: string): Promise<number | undefined>;
+  /**
+   * The position of the newest event in the global order (0 when the store is empty): every event
+   * appended after this call has a greater position. A reader notes it before it reads the world, so that
+   * what it read can later be told apart from decisions recorded after the read began (the server monitor).
+   */
+  lastPosition(): Promise<number>;
   /** Closes every open subscription (waiting for in-flight handlers), then the store. Later calls throw StoreUnavailable. */
   close(): Promise<void>;
 }

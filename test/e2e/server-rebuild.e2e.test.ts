@@ -8,6 +8,8 @@ import { IMAGES, startRebuildRig, type RebuildRig } from './rebuild-harness.js';
 import { serverRebuildStream } from '../../machines/server-rebuild.js';
 import { renderServerStatus } from '../../projections/server-status.js';
 import { verifyStream } from '../../src/engine/replay.js';
+import { ServerMonitor } from '../../src/controllers/server-monitor/monitor.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { createProductRegistry } from '../../machines/index.js';
 
 describe('e2e: server image rebuild against the simulator', function () {
@@ -169,5 +171,43 @@ describe('e2e: server image rebuild against the simulator', function () {
     expect(events.map((e) => e.revision)).to.deep.equal(events.map((_, i) => i));
     expect((await verifyStream(rig.store, createProductRegistry(), serverRebuildStream(id))).divergence).to.equal(undefined);
     await other.close();
+  });
+
+  it('a monitor list answered before the rebuild was accepted and delivered after is not observed (M4 needs the marker durably Rebuilding before the read): no false supersession, no park', async () => {
+    const id = await rig.createServer('web-stale-read');
+    await rig.poll();
+    expect(outcomes(await rig.pass(id, IMAGES.B))).to.deep.equal(['armed']);
+    // Nova's answer to the monitor's list is in (the old image, no task), but the monitor has not read it
+    // yet: the slow network of the two-replica pause test, where it parked a healthy rebuild.
+    let answered!: () => void;
+    const listAnswered = new Promise<void>((resolve) => (answered = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const slowNova: ConstructorParameters<typeof ServerMonitor>[0]['nova'] = {
+      listServers: async (...args: Parameters<typeof rig.os.nova.listServers>) => {
+        const servers = await rig.os.nova.listServers(...args);
+        answered();
+        await released;
+        return servers;
+      },
+    };
+    const slowMonitor = new ServerMonitor({ engine: rig.engine, nova: slowNova, logger: silentLogger(), isManaged: () => true });
+    const polling = slowMonitor.pollOnce();
+    await listAnswered;
+    expect(outcomes(await rig.pass(id, IMAGES.B))).to.deep.equal(['submitted', 'accepted']);
+    expect(await rig.marker(id)).to.deep.equal({ targetImageID: IMAGES.B, state: 'Rebuilding' });
+    release();
+    const stale = await polling;
+    expect({ stale: stale.stale, changed: stale.changed }).to.deep.equal({ stale: 1, changed: 0 });
+    expect(await rig.marker(id), 'the pre-acceptance read did not stamp Failed').to.deep.equal({ targetImageID: IMAGES.B, state: 'Rebuilding' });
+    // a read sent after the acceptance is observed as usual, and the rebuild settles
+    expect((await rig.poll()).stale).to.equal(0);
+    rig.advance(1_500);
+    await rig.poll();
+    expect((await rig.marker(id))?.state).to.equal('Succeeded');
+    expect(outcomes(await rig.pass(id, IMAGES.B))).to.deep.equal(['cleared']);
+    const types = (await rig.store.readStream(serverRebuildStream(id))).map((e) => e.type);
+    expect(types.filter((t) => /superseded|parked|Failed/i.test(t))).to.deep.equal([]);
+    expect(rig.acceptedRebuilds(id)).to.equal(1);
   });
 });

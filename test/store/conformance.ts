@@ -198,6 +198,25 @@ export function storeConformance(name: string, factory: StoreFactory, capabiliti
         expect((await store.listStreams({ streamPrefixes: ['a-'] })).map((s) => s.stream)).to.deep.equal(['a-1', 'a-2']);
       });
 
+      it('lastPosition is at least the position of every event appended before it and below every one appended after; exact on a fresh store', async () => {
+        const start = await store.lastPosition();
+        expect(start).to.be.at.least(0);
+        const first = await store.append('lp-a', newEvents(3), { expectedRevision: 'no_stream' });
+        const afterFirst = await store.lastPosition();
+        expect(afterFirst).to.be.at.least(first.position);
+        const second = await store.append('lp-b', [newEvent()], { expectedRevision: 'no_stream' });
+        expect(second.position).to.be.greaterThan(afterFirst);
+        const afterSecond = await store.lastPosition();
+        expect(afterSecond).to.be.at.least(second.position);
+        await store.append('lp-a', [], { expectedRevision: 2 }); // an empty append writes nothing
+        expect(await store.lastPosition()).to.equal(afterSecond);
+        if (start === 0) {
+          // a store that was empty holds only these events: its newest is the second append's
+          expect(afterFirst).to.equal(first.position);
+          expect(afterSecond).to.equal(second.position);
+        }
+      });
+
       it('streamHead is the last revision of a stream, or undefined when the stream does not exist', async () => {
         expect(await store.streamHead('s')).to.equal(undefined);
         await store.append('s', newEvents(3), { expectedRevision: 'no_stream' });

@@ -5,6 +5,12 @@
  * what an observation may do (rank-advance a marker, record health, latch provisionedAt, record the
  * MAC); an observation that changes nothing leaves no event.
  *
+ * An observation is only as new as the read it came from. The store's newest position is noted before the
+ * list is sent, and a server whose rebuild stream has an event recorded after it is not observed this poll
+ * (the engine's `readAfterPosition`): the list may predate that decision. A list in flight while a rebuild
+ * was accepted still shows the old image with no task — delivered after the acceptance, it would read as a
+ * supersession (M4) and park a healthy rebuild. The next poll observes it again.
+ *
  * Observations are stimulus, and they wake the reconciler at once (not at the next resync):
  * - `onMarkerAdvanced` when an observation moves a rebuild marker: the pass that settles (clears) or
  *   parks must follow the monitor's stamp;
@@ -41,6 +47,8 @@ export interface PollResult {
   /** Servers newly recorded Healthy=Errored that never booted (woken for the delete-and-retry). */
   errored: string[];
   errors: number;
+  /** Servers not observed this poll: their stream recorded a decision after the list was sent. */
+  stale: number;
 }
 
 export class ServerMonitor {
@@ -50,8 +58,9 @@ export class ServerMonitor {
     const { engine, logger } = this.options;
     const now = this.options.now ?? (() => new Date());
     const projects = this.options.novas ? await this.options.novas() : this.options.nova ? [this.options.nova] : [];
+    const readAfterPosition = await engine.lastPosition();
     const servers = (await Promise.all(projects.map((nova) => nova.listServers({}, { pageSize: this.options.pageSize ?? 1000 })))).flat();
-    const result: PollResult = { listed: servers.length, observed: 0, changed: 0, advanced: [], errored: [], errors: 0 };
+    const result: PollResult = { listed: servers.length, observed: 0, changed: 0, advanced: [], errored: [], errors: 0, stale: 0 };
     for (const server of servers) {
       if (!(await this.options.isManaged(server.id))) continue;
       result.observed++;
@@ -61,7 +70,9 @@ export class ServerMonitor {
         const decision = await engine.decide(stream, {
           stimulus: { type: 'observed', source: 'monitor', server: serverFacts(server), observedAt: server.observedAt ?? now().toISOString() },
           actor: 'monitor/nova',
+          readAfterPosition,
         });
+        if (decision.stale) result.stale++;
         if (!decision.changed) continue;
         result.changed++;
         const after = decision.snapshot.context as ServerRebuildContext;

@@ -222,6 +222,21 @@ export class EventStoreDbStore implements EventStore {
     return [...heads.values()].sort((a, b) => compareCodePoints(a.stream, b.stream));
   }
 
+  /** The newest record of `$all` (a system event's is as good an upper bound as Regent's own). */
+  async lastPosition(): Promise<number> {
+    this.assertOpen();
+    try {
+      // read to the end of the (one-record) answer rather than leave the call half-consumed
+      let newest = 0;
+      for await (const resolved of this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 })) {
+        if (resolved.event?.position) newest = Math.max(newest, toRegentPosition(resolved.event.position));
+      }
+      return newest;
+    } catch (error) {
+      throw this.unavailable('lastPosition', error);
+    }
+  }
+
   async streamHead(stream: string): Promise<number | undefined> {
     this.assertOpen();
     assertStreamName(stream);

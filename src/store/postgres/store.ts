@@ -228,6 +228,12 @@ export class PostgresEventStore implements EventStore {
     return rows.map((row) => ({ stream: row.stream, head: Number(row.head), lastPosition: Number(row.last_position) }));
   }
 
+  async lastPosition(): Promise<number> {
+    this.assertOpen();
+    const rows = await this.query<{ position: string | null }>(`SELECT max(position) AS position FROM ${this.s}.events`, []);
+    return Number(rows[0]?.position ?? 0);
+  }
+
   async streamHead(stream: string): Promise<number | undefined> {
     this.assertOpen();
     assertStreamName(stream);

@@ -126,6 +126,11 @@ export class SqliteEventStore implements EventStore {
     return this.run(() => this.statements.listStreamsWithPrefixes(prefixes.length).all(prefixParams(prefixes)));
   }
 
+  async lastPosition(): Promise<number> {
+    this.assertOpen();
+    return this.run(() => this.statements.maxPosition.get() ?? 0);
+  }
+
   async streamHead(stream: string): Promise<number | undefined> {
     this.assertOpen();
     assertStreamName(stream);

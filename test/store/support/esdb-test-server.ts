@@ -260,9 +260,14 @@ export const startEsdbTestServer = async (store = new MemoryEventStore()): Promi
       }
 
       reads.push(received);
-      if (direction === 'backwards') return fail(unimplemented('the test server reads $all forwards only'));
       const all = options.getAll();
       const A = O.AllOptions.AllOptionCase;
+      if (direction === 'backwards') {
+        // only what `lastPosition()` asks: the newest records of $all, from its end, unfiltered
+        if (subscription || filter || all?.getAllOptionCase() !== A.END) return fail(unimplemented('the test server reads $all backwards only from the end, unfiltered'));
+        for (const event of (await store.readAll()).reverse().slice(0, maxCount)) await send(toEventMessage(event));
+        return finish();
+      }
       const last = (await store.readAll()).at(-1)?.position ?? 0;
       // Reads include the position they start at, subscriptions start after it.
       let after = 0;
