@@ -128,6 +128,45 @@ describe('engine: decide', () => {
     expect(decision.effects).to.deep.equal([{ type: 'toy.create', name: 'from-other', attempt: 1 }]);
   });
 
+  it('readAfterPosition: a stimulus read before the stream\'s last event is stale and not decided; one read after it is', async () => {
+    const store = new MemoryEventStore();
+    const engine = engineOn(store);
+    await engine.decide(STREAM, reconcile(false));
+    const before = await engine.lastPosition();
+    await engine.decide(STREAM, reconcile(false)); // a decision recorded after the read began
+    const stale = await engine.decide(STREAM, { ...observed(true), readAfterPosition: before });
+    expect({ stale: stale.stale, changed: stale.changed, effects: stale.effects }).to.deep.equal({ stale: true, changed: false, effects: [] });
+    expect((await store.readStream(STREAM)).map((e) => e.type)).to.deep.equal(['toy.armed', 'toy.submitted']);
+    // a read begun after the stream's last event (another stream's event is the newest) decides as usual
+    await engine.decide('toy-other', reconcile(false));
+    const fresh = await engine.decide(STREAM, { ...observed(true), readAfterPosition: await engine.lastPosition() });
+    expect(fresh.stale).to.equal(undefined);
+    expect(fresh.changed).to.equal(true);
+  });
+
+  it('readAfterPosition is checked again after a lost append race: the winner\'s event makes the stimulus stale', async () => {
+    const store = new MemoryEventStore();
+    const other = engineOn(store);
+    await other.decide(STREAM, reconcile(false));
+    await other.decide(STREAM, reconcile(false)); // submitting: an observation of presence would change it
+    const readAt = await store.lastPosition();
+    let interfered = false;
+    const racing: EventStore = Object.create(store, {
+      append: {
+        value: async (...args: Parameters<EventStore['append']>) => {
+          if (!interfered) {
+            interfered = true;
+            await other.decide(STREAM, reconcile(false));
+          }
+          return store.append(...args);
+        },
+      },
+    });
+    const decision = await engineOn(racing).decide(STREAM, { ...observed(true), readAfterPosition: readAt });
+    expect(decision.stale).to.equal(true);
+    expect((await store.readStream(STREAM)).map((e) => e.metadata.source)).to.deep.equal(['reconciler', 'reconciler', 'reconciler']);
+  });
+
   it('re-deciding is bounded: a stream that always moves raises ConcurrencyExhausted', async () => {
     const store = new MemoryEventStore();
     const always: EventStore = Object.create(store, {
