@@ -64,7 +64,8 @@ import { novaRebuildHandler } from '../controllers/server-rebuild/nova-rebuild-e
 import { createServerHandler, deleteServerHandler } from '../provider/servers.js';
 import { createNetworkHandler, deleteNetworkHandler } from '../provider/networks.js';
 import { StatusRunner } from '../status/runner.js';
-import { FileCheckpoint, MemoryCheckpoint } from '../status/checkpoint.js';
+import { FileCheckpoint, MemoryCheckpoint, StoreCheckpoint } from '../status/checkpoint.js';
+import { keepsCheckpoints } from '../store/port.js';
 import { openStackTarget, type OpenStackTarget } from './openstack-target.js';
 import { ListenError, startHttpEndpoint, type HttpEndpoint, type Route } from './http-server.js';
 
@@ -116,6 +117,8 @@ export interface ControlPlane {
 
 const SERVED: readonly KindName[] = ['Server', 'Network', 'Region', 'Identity', 'Volume', 'LoadBalancer', 'Nova'];
 const DEFAULT_STOP_GRACE_MS = 10_000;
+/** The status runner's checkpoint name in a store that keeps checkpoints. */
+const STATUS_CHECKPOINT = 'status-runner';
 
 /** The lease two replicas compete for: a row of the embedded store, or a coordination.k8s.io Lease. */
 const leaseFor = async (source: ResourceSource, namespace: string): Promise<LeaseBackend | undefined> => {
@@ -235,11 +238,16 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     const novaDeps = { engine, source, secrets: source.secrets, logger, ...novaRuntime };
     for (const [type, handler] of Object.entries(novaEffectHandlers(novaDeps))) engine.handle(type, handler);
 
+    // A store that keeps checkpoints (PostgreSQL) holds the status runner's, so the replica that takes over
+    // resumes where the last leader stopped; next to an sqlite file otherwise; in memory for memory:.
     const checkpoint = options.checkpointPath
       ? new FileCheckpoint(options.checkpointPath)
-      : sqlitePath !== undefined
-        ? new FileCheckpoint(`${sqlitePath}.status-checkpoint.json`)
-        : new MemoryCheckpoint();
+      : keepsCheckpoints(store)
+        ? new StoreCheckpoint(store, STATUS_CHECKPOINT)
+        : sqlitePath !== undefined
+          ? new FileCheckpoint(`${sqlitePath}.status-checkpoint.json`)
+          : new MemoryCheckpoint();
+    logger.info('status checkpoint', { checkpoint: checkpoint.description });
     const status = new StatusRunner({ store, engine, source, checkpoint, logger, servedKinds: SERVED });
 
     /**

@@ -95,7 +95,7 @@ export class StatusRunner {
   }
 
   async start(): Promise<void> {
-    this.position = this.options.checkpoint.load();
+    this.position = await this.options.checkpoint.load();
     this.lastSaved = this.position;
     this.subscription = this.options.store.subscribe({ after: this.position }, (event) => this.onEvent(event));
     this.subscription.done.catch((error: unknown) => this.options.logger.error('status runner stopped', describeError(error)));
@@ -103,7 +103,7 @@ export class StatusRunner {
 
   async stop(): Promise<void> {
     await this.subscription?.close();
-    this.options.checkpoint.save(this.position);
+    await this.options.checkpoint.save(this.position);
   }
 
   /** Renders one resource now (informer events and startup). */
@@ -129,8 +129,11 @@ export class StatusRunner {
     if (ref) await this.render(ref);
     this.position = event.position;
     if (this.position - this.lastSaved >= 50) {
-      this.options.checkpoint.save(this.position);
-      this.lastSaved = this.position;
+      // A checkpoint that cannot be written costs a re-render after a restart, never a lost status.
+      await this.options.checkpoint.save(this.position).then(
+        () => (this.lastSaved = this.position),
+        (error: unknown) => this.options.logger.warn('could not save the status checkpoint', { checkpoint: this.options.checkpoint.description, ...describeError(error) }),
+      );
     }
   }
 

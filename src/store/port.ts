@@ -113,6 +113,20 @@ export interface EventStore {
   close(): Promise<void>;
 }
 
+/**
+ * Named reader positions kept in the store beside the events (PostgreSQL): the status runner's checkpoint
+ * lives there, so the replica that takes over resumes where the last leader stopped instead of re-rendering
+ * the whole history. Last writer wins; only the leader writes.
+ */
+export interface CheckpointKeeper {
+  /** The position saved under `name`, or undefined when none was. */
+  loadCheckpoint(name: string): Promise<number | undefined>;
+  saveCheckpoint(name: string, position: number): Promise<void>;
+}
+
+export const keepsCheckpoints = (store: EventStore): store is EventStore & CheckpointKeeper =>
+  typeof (store as Partial<CheckpointKeeper>).loadCheckpoint === 'function' && typeof (store as Partial<CheckpointKeeper>).saveCheckpoint === 'function';
+
 /** True when the event's stream passes the filter. */
 export const matchesFilter = (stream: string, filter: StreamFilter | undefined): boolean =>
   !filter?.streamPrefixes || filter.streamPrefixes.some((prefix) => stream.startsWith(prefix));

@@ -2,7 +2,7 @@
  * Several replicas on a shared store (issue 15): two `regent serve` processes on one PostgreSQL event store and one
  * resource store. One leads; it is SIGKILLed with a rebuild armed; the other takes over within the lease and carries
  * the decision out: exactly one rebuild accepted by Nova, one history with no duplicate and no gap, every event with
- * the term it was decided under. Skipped with a printed reason when no PostgreSQL answers (REGENT_TEST_POSTGRES_URL).
+ * the term it was decided under; the status runner's checkpoint is saved in PostgreSQL. Skipped with a printed reason when no PostgreSQL answers (REGENT_TEST_POSTGRES_URL).
  */
 import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -107,6 +107,17 @@ describe('e2e: two replicas on one PostgreSQL event store (issue 15)', function 
         expect(all.filter((e) => e.type === 'serverRebuild.submitted').map(underB), 'only A decided a submit').to.deep.equal([false]);
         expect(accepted, 'A died before its POST, and B sent none without evidence').to.have.length(0);
       }
+      // The status runner's checkpoint lives in the store, not in a replica's files: B's clean stop saves
+      // where its rendering got to, for whichever replica leads next.
+      const exited = new Promise((resolve) => b.proc.once('exit', resolve));
+      b.proc.kill('SIGTERM');
+      await exited;
+      const row = new pg.Client({ connectionString: BASE });
+      await row.connect();
+      const saved = await row.query<{ position: string }>(`SELECT position FROM "${schema}".checkpoints WHERE name = 'status-runner'`).finally(() => row.end());
+      const position = Number(saved.rows[0]?.position ?? -1);
+      expect(position, 'the status checkpoint in PostgreSQL').to.be.greaterThan(0);
+      expect(position).to.be.at.most(await store.lastPosition());
     } finally {
       await store.close();
       await source.close();

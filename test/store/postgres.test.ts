@@ -15,6 +15,7 @@ import { InvalidStoreRequest, InvalidStoreUrl, StoreUnavailable } from '../../sr
 import { parseStoreUrl } from '../../src/store/open.js';
 import type { EventStore } from '../../src/store/port.js';
 import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
+import { StoreCheckpoint } from '../../src/status/checkpoint.js';
 import { migratePostgresStore, openPostgresStore, type PostgresEventStore, type PostgresStoreOptions } from '../../src/store/postgres/store.js';
 import { parsePostgresUrl } from '../../src/store/postgres/url.js';
 import { storeConformance, type Capabilities } from './conformance.js';
@@ -361,6 +362,56 @@ if (unreachable !== undefined) {
         await b.append('s', newEvents(1), { expectedRevision: 'no_stream' });
         expect([await a.streamHead('s'), await b.streamHead('s')]).to.deep.equal([2, 0]);
         expect((await b.readAll()).map((e) => e.position)).to.deep.equal([1]);
+      });
+    });
+
+    describe("checkpoints (the status runner's, kept in the store)", () => {
+      it('none until saved; saved, overwritten, read by another connection and after a reopen', async () => {
+        const url = freshUrl();
+        const store = await open(url);
+        expect(await store.loadCheckpoint('status-runner')).to.equal(undefined);
+        await store.saveCheckpoint('status-runner', 41);
+        await store.saveCheckpoint('status-runner', 57);
+        await store.saveCheckpoint('other-reader', 3);
+        const other = await open(url);
+        expect([await other.loadCheckpoint('status-runner'), await other.loadCheckpoint('other-reader')]).to.deep.equal([57, 3]);
+        await store.close();
+        expect(await (await open(url)).loadCheckpoint('status-runner')).to.equal(57);
+      });
+
+      it('a position that is not a non-negative integer is refused with InvalidStoreRequest, and nothing is written', async () => {
+        const store = await open(freshUrl());
+        await store.saveCheckpoint('status-runner', 5);
+        for (const bad of [-1, 1.5, Number.NaN]) expect(await rejectionOf(store.saveCheckpoint('status-runner', bad)), String(bad)).to.be.instanceOf(InvalidStoreRequest);
+        expect(await store.loadCheckpoint('status-runner')).to.equal(5);
+      });
+
+      it('a store of schema version 1 (events only) gains the checkpoints table when it is opened, keeping its events', async () => {
+        const url = freshUrl();
+        const schema = new URL(url).searchParams.get('schema') as string;
+        const first = await open(url);
+        await first.append('s', newEvents(2), { expectedRevision: 'no_stream' });
+        await first.close();
+        await admin(async (c) => {
+          await c.query(`DROP TABLE "${schema}".checkpoints`);
+          await c.query(`UPDATE "${schema}".regent_store SET version = 1`);
+        });
+        const reopened = await open(url);
+        expect(await reopened.loadCheckpoint('status-runner')).to.equal(undefined);
+        await reopened.saveCheckpoint('status-runner', 2);
+        expect(await reopened.loadCheckpoint('status-runner')).to.equal(2);
+        expect(await reopened.streamHead('s')).to.equal(1);
+        const version = await admin((c) => c.query(`SELECT version FROM "${schema}".regent_store`));
+        expect((version as { rows: Array<{ version: number }> }).rows[0]?.version).to.equal(SCHEMA_VERSION);
+      });
+
+      it("StoreCheckpoint: the status runner's checkpoint reads 0 on a new store and what the last leader saved afterwards", async () => {
+        const url = freshUrl();
+        const leader = new StoreCheckpoint(await open(url), 'status-runner');
+        expect(await leader.load()).to.equal(0);
+        await leader.save(120);
+        expect(await new StoreCheckpoint(await open(url), 'status-runner').load()).to.equal(120);
+        expect(leader.description).to.match(/^status-runner in postgres:/);
       });
     });
 

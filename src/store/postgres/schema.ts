@@ -93,6 +93,14 @@ const MIGRATIONS: readonly ((schema: string) => string)[] = [
     $fn$;
     `;
   },
+  (schema) => `
+    -- Named reader positions (the status runner's checkpoint): what the next leader resumes from.
+    CREATE TABLE ${quoteIdent(schema)}.checkpoints (
+      name       text        COLLATE "C" PRIMARY KEY,
+      position   bigint      NOT NULL CHECK (position >= 0),
+      updated_at timestamptz NOT NULL DEFAULT now()
+    );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -21,6 +21,7 @@ import {
 } from '../internal/validate.js';
 import type {
   AppendResult,
+  CheckpointKeeper,
   EventHandler,
   EventStore,
   ExpectedRevision,
@@ -89,7 +90,7 @@ export const isConnectionError = (error: unknown): boolean => {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-export class PostgresEventStore implements EventStore {
+export class PostgresEventStore implements EventStore, CheckpointKeeper {
   readonly description: string;
   private readonly s: string;
   private readonly channel: string;
@@ -226,6 +227,23 @@ export class PostgresEventStore implements EventStore {
       [prefixes ?? null],
     );
     return rows.map((row) => ({ stream: row.stream, head: Number(row.head), lastPosition: Number(row.last_position) }));
+  }
+
+  async loadCheckpoint(name: string): Promise<number | undefined> {
+    this.assertOpen();
+    assertStreamName(name);
+    const rows = await this.query<{ position: string }>(`SELECT position FROM ${this.s}.checkpoints WHERE name = $1`, [name]);
+    return rows[0] === undefined ? undefined : Number(rows[0].position);
+  }
+
+  async saveCheckpoint(name: string, position: number): Promise<void> {
+    this.assertOpen();
+    assertStreamName(name);
+    if (!Number.isSafeInteger(position) || position < 0) throw new InvalidStoreRequest(`checkpoint ${name}: position ${position} is not a non-negative integer`);
+    await this.query(
+      `INSERT INTO ${this.s}.checkpoints (name, position) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = now()`,
+      [name, position],
+    );
   }
 
   async lastPosition(): Promise<number> {
