@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { CHART, DEPLOY, PLACEHOLDER, actionsOf, at, chartTemplates, literalDefines, loadChartObjects, loadManifests, only, read, templateAsYaml, parseDocuments } from './support/files.js';
+import { CHART, DEPLOY, PLACEHOLDER, actionsOf, at, chartTemplates, literalDefines, loadChartObjects, loadManifests, only, read, templateAsYaml, parseDocuments, type KubeObject } from './support/files.js';
 import { podSpecOf } from './support/deployment.js';
 import { leaseName } from './support/adapter.js';
 
@@ -98,9 +98,12 @@ describe('deploy: helm chart', () => {
   it('the ServiceMonitor and the PVC are behind their toggles; more than one replica without persistence fails the install', () => {
     const first = (file: string) => actionsOf(templates.find((t) => t.file === file)!.text)[0];
     expect(first('servicemonitor.yaml')).to.equal('if .Values.serviceMonitor.enabled');
-    expect(first('pvc.yaml')).to.equal('if and .Values.persistence.enabled (not .Values.persistence.existingClaim)');
+    expect(first('pvc.yaml')).to.equal('if and .Values.persistence.enabled (not .Values.persistence.existingClaim) (not .Values.store.existingSecret)');
     const deployment = templates.find((t) => t.file === 'deployment.yaml')!.text;
-    expect(actionsOf(deployment).slice(0, 2)).to.deep.equal(['if and (not .Values.persistence.enabled) (gt (int .Values.replicaCount) 1)', 'fail "replicaCount > 1 needs persistence.enabled: the replicas must share one event store"']);
+    expect(actionsOf(deployment).slice(0, 2)).to.deep.equal([
+      'if and (not .Values.persistence.enabled) (not .Values.store.existingSecret) (gt (int .Values.replicaCount) 1)',
+      'fail "replicaCount > 1 needs persistence.enabled (or store.existingSecret): the replicas must share one event store"',
+    ]);
   });
 
   it('bindings and the pod use the ServiceAccount helper, in the release namespace', () => {
@@ -125,7 +128,9 @@ describe('deploy: helm chart', () => {
         expect(matches(chartContainer[key], plainContainer[key]), `container ${key}: ${JSON.stringify(chartContainer[key])} vs ${JSON.stringify(plainContainer[key])}`).to.equal(true);
       }
       expect(chartContainer.env.map((e) => e.name)).to.deep.equal(plainContainer.env.map((e) => e.name));
-      expect(matches(chartContainer.env, plainContainer.env)).to.equal(true);
+      // REGENT_STORE holds both branches of `if .Values.store.existingSecret`: the default one is `value`
+      const defaultBranch = chartContainer.env.map((e) => (e.name === 'REGENT_STORE' ? { name: e.name, value: e.value } : e));
+      expect(matches(defaultBranch, plainContainer.env)).to.equal(true);
       expect(chartPod.securityContext).to.deep.equal(plainPod.securityContext);
       expect(matches(at(only(chart, 'Deployment'), 'spec', 'strategy'), at(only(plain, 'Deployment'), 'spec', 'strategy'))).to.equal(true);
     });
@@ -143,6 +148,28 @@ describe('deploy: helm chart', () => {
       expect(values.resources).to.deep.equal(plainContainer.resources);
       expect(at(values, 'persistence', 'size')).to.equal(at(only(plain, 'PersistentVolumeClaim'), 'spec', 'resources', 'requests', 'storage'));
       expect(at(values, 'image', 'repository')).to.equal(plainContainer.image.split(':')[0]);
+    });
+  });
+
+  describe('with store.existingSecret it installs what deploy/manifests/postgres installs', () => {
+    const text = templates.find((t) => t.file === 'deployment.yaml')!.text;
+    const chartPod = podSpecOf(only(loadChartObjects(), 'Deployment'));
+    const postgresPod = podSpecOf(parseDocuments(read('deploy', 'manifests', 'postgres', '40-deployment.yaml'), '40-deployment.yaml')[0] as KubeObject);
+    const storeOf = (pod: typeof chartPod) => pod.containers[0]!.env.find((e) => e.name === 'REGENT_STORE') as { valueFrom?: unknown } | undefined;
+
+    it('REGENT_STORE from the Secret and key the values name (placeholders), in the branch of `if .Values.store.existingSecret`', () => {
+      expect(matches(storeOf(chartPod)?.valueFrom, storeOf(postgresPod)?.valueFrom)).to.equal(true);
+      expect(text).to.match(/- name: REGENT_STORE\n\s+\{\{- if \.Values\.store\.existingSecret \}\}\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: \{\{ \.Values\.store\.existingSecret \}\}\n\s+key: \{\{ \.Values\.store\.secretKey \}\}\n\s+\{\{- else \}\}\n\s+value: \{\{ \.Values\.storeUrl \| quote \}\}/);
+      expect(at(values, 'store', 'existingSecret')).to.equal('');
+      expect(at(values, 'store', 'secretKey')).to.equal('url');
+    });
+
+    it('no PVC claimed and the replicas spread (the podAntiAffinity of manifests/postgres), unless affinity is given', () => {
+      expect(text).to.include('{{- if and .Values.persistence.enabled (not .Values.store.existingSecret) }}');
+      expect(text).to.match(/\{\{- if \.Values\.affinity \}\}[\s\S]*\{\{- else if \.Values\.store\.existingSecret \}\}\n[^\n]*\n\s+podAntiAffinity:[\s\S]*\{\{- else \}\}[\s\S]*podAffinity:/);
+      const term = (pod: unknown) => at(pod, 'affinity', 'podAntiAffinity', 'preferredDuringSchedulingIgnoredDuringExecution', 0);
+      expect(at(term(chartPod), 'weight')).to.equal(at(term(postgresPod), 'weight'));
+      expect(at(term(chartPod), 'podAffinityTerm', 'topologyKey')).to.equal(at(term(postgresPod), 'podAffinityTerm', 'topologyKey'));
     });
   });
 

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseStoreUrl } from '../../src/store/open.js';
 import { logLevelFromEnv } from '../../src/log/logger.js';
-import { at, loadManifests, only, read, ROOT, yamlFiles, MANIFESTS } from './support/files.js';
+import { at, loadManifests, only, parseDocuments, read, ROOT, yamlFiles, MANIFESTS, type KubeObject } from './support/files.js';
 import { importClosure } from './support/adapter.js';
 import { parseStartArgs, podSpecOf } from './support/deployment.js';
 
@@ -177,3 +177,50 @@ describe('deploy: Dockerfile', () => {
     expect(/^EXPOSE (\d+)$/m.exec(runtime)?.[1]).to.equal(String(pod.containers[0]!.ports[0]!.containerPort));
   });
 });
+
+describe('deploy: manifests/postgres (the shared PostgreSQL store layout)', () => {
+  const sqlite = only(loadManifests(), 'Deployment');
+  const files = yamlFiles(join(MANIFESTS, 'postgres'));
+  const postgres = parseDocuments(readFileSync(join(MANIFESTS, 'postgres', '40-deployment.yaml'), 'utf8'), '40-deployment.yaml') as KubeObject[];
+  const deployment = postgres[0]!;
+  const pod = podSpecOf(deployment);
+  const container = pod.containers[0]!;
+
+  it('holds one Deployment, the same one as manifests/ (name, replicas, strategy, labels, command, args, probes, mounts, security) but for the store', () => {
+    expect(files).to.deep.equal(['40-deployment.yaml']);
+    expect(postgres.map((o) => o.kind)).to.deep.equal(['Deployment']);
+    const without = (d: KubeObject) => {
+      const copy = JSON.parse(JSON.stringify(d)) as KubeObject;
+      const spec = podSpecOf(copy);
+      delete spec.affinity;
+      spec.containers[0]!.env = spec.containers[0]!.env.filter((e) => e.name !== 'REGENT_STORE');
+      spec.volumes = spec.volumes.filter((v) => v.name !== 'data');
+      return copy;
+    };
+    expect(without(deployment)).to.deep.equal(without(sqlite));
+  });
+
+  it('REGENT_STORE comes from the Secret regent-store (the URL carries a password), never a literal in the spec', () => {
+    const store = container.env.find((e) => e.name === 'REGENT_STORE') as { value?: string; valueFrom?: unknown } | undefined;
+    expect(store?.value).to.equal(undefined);
+    expect(store?.valueFrom).to.deep.equal({ secretKeyRef: { name: 'regent-store', key: 'url' } });
+    expect(readFileSync(join(MANIFESTS, 'postgres', '40-deployment.yaml'), 'utf8')).to.not.match(/postgres:\/\/[^<\s]*:[^<\s]*@/); // the example URL is a placeholder
+  });
+
+  it('nothing to share on a node: no PVC and no required co-location; the replicas prefer different nodes', () => {
+    const data = pod.volumes.find((v) => v.name === 'data');
+    expect(data?.persistentVolumeClaim).to.equal(undefined);
+    expect(data?.emptyDir).to.not.equal(undefined);
+    expect(at(pod, 'affinity', 'podAffinity')).to.equal(undefined);
+    const term = at(pod, 'affinity', 'podAntiAffinity', 'preferredDuringSchedulingIgnoredDuringExecution', 0, 'podAffinityTerm') as Record<string, unknown>;
+    expect(term.topologyKey).to.equal('kubernetes.io/hostname');
+    expect(at(term, 'labelSelector', 'matchLabels')).to.deep.equal(at(deployment, 'spec', 'selector', 'matchLabels'));
+  });
+
+  it('its args are what `regent start` accepts (the same as manifests/)', async () => {
+    expect(container.args).to.deep.equal(podSpecOf(sqlite).containers[0]!.args);
+    const options = await parseStartArgs(container.args, { REGENT_STORE: 'postgres://regent:secret@db.example:5432/regent' });
+    expect(options).to.not.equal(undefined);
+  });
+});
+
