@@ -5,6 +5,8 @@
  *   2. replay of a 10,000-event stream vs a raw loop of XState transition() calls
  *   3. the PostgreSQL adapter (appends single and in batches of 100, a 10,000-event stream read, a
  *      catch-up subscription) vs a raw `pg` loop, beside the sqlite adapter (skipped without a server)
+ *   4. the EventStoreDB adapter, the same four, vs the raw `@eventstore/db-client` (REGENT_ESDB_URL, else
+ *      the gRPC test server: then only the ratios mean something) — bench/store-eventstoredb.ts
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +19,7 @@ import { parsePostgresUrl } from '../src/store/postgres/url.js';
 import { SqliteEventStore } from '../src/store/sqlite/store.js';
 import { benchStoreAppend } from './store-append.js';
 import { benchReplay } from './replay.js';
+import { benchEventStoreDb } from './store-eventstoredb.js';
 
 const append = await benchStoreAppend({ rounds: 5 });
 console.log(`sqlite appends (synchronous=${append.synchronous}, ${append.dataBytes} B data + ${append.metadataBytes} B metadata per event)`);
@@ -55,6 +58,12 @@ if (pgReason !== undefined) {
     console.log(`  ${f.label.padEnd(30)} ${fmt(f.adapter)} ${fmt(f.raw)} ${f.ratio.toFixed(2).padStart(6)} ${fmt(f.sqlite)}`);
   }
 }
+
+// --- EventStoreDB (issue 15) ---
+const esdb = await benchEventStoreDb(benchEvent);
+console.log(`eventstoredb (${esdb.target}) vs the raw client — events/s, median of 3`);
+console.log(`  ${'scenario'.padEnd(30)} ${'adapter'.padStart(9)} ${'raw'.padStart(9)} ${'ratio'.padStart(6)}`);
+for (const f of esdb.figures) console.log(`  ${f.label.padEnd(30)} ${fmt(f.adapter)} ${fmt(f.raw)} ${f.ratio.toFixed(2).padStart(6)}`);
 
 function fmt(value: number): string {
   return Math.round(value).toLocaleString('en-US').padStart(9);
