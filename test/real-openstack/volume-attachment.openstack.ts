@@ -324,7 +324,10 @@ describe('volume attachments against real Nova and Cinder (issue 12)', function 
     const held = seen.filter((s) => s.cinder.status === 'reserved');
     expect(held.length, `passes that saw Cinder hold the volume reserved (initialize_connection ${WINDOW_S} s)`).to.be.at.least(3);
     for (const { p, cinder } of held) {
-      expect(cinder.rows, 'the row Nova reserved is visible through the attachments API').to.deep.equal(['reserved']);
+      // the two reads are not one snapshot: when the hold ends between them, the row already reads attaching
+      // (measured once in a run with a busy core) while the volume read before it still said reserved
+      expect(cinder.rows, 'the row Nova reserved is visible through the attachments API').to.have.length(1);
+      expect(['reserved', 'attaching'], 'the row Nova reserved is visible through the attachments API').to.include(cinder.rows[0]);
       expect(oursOf(p), 'observed as ours, without a device (Cinder\'s volume field lists attached rows only)').to.deep.equal({ serverId: serverA.id, device: null });
       // A2: a row Nova reserved is ours; the status keeps the device Nova answered, although Cinder is still connecting
       expect(p.outcomes).to.deep.equal(['attached']);
