@@ -14,9 +14,11 @@ import { volumeAttachmentDefinition } from './volume-attachment.js';
 import { loadBalancerDefinition } from './load-balancer.js';
 import { novaUpgradeDefinition } from './nova-upgrade.js';
 import { novaDBArchiveDefinition } from './nova-db-archive.js';
+import { vlanAllocationDefinition } from './vlan-allocation.js';
 
 export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition, serverLifecycleDefinition, networkLifecycleDefinition, identityLifecycleDefinition, regionConnectionDefinition,
   volumeLifecycleDefinition, volumeAttachmentDefinition, loadBalancerDefinition, novaUpgradeDefinition, novaDBArchiveDefinition,
+  vlanAllocationDefinition,
 ];
 
 export const createProductRegistry = (): MachineRegistry => new MachineRegistry(productMachines);
