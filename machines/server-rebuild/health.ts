@@ -29,6 +29,8 @@ export const healthFromStatus = (facts: ServerFacts, writtenBy: Health['writtenB
     case 'ACTIVE':
       return { phase: 'Running', healthy: judgement('True', 'Healthy'), active: judgement('True', 'Running'), writtenBy };
     case 'BUILD':
+      // a baremetal build waiting on hardware is Queued; deploying (and the fallback) is Building
+      return { phase: 'Building', healthy: judgement('False', 'Provisioning'), active: judgement('False', facts.baremetal ?? 'Building'), writtenBy };
     case 'REBUILD':
       return { phase: 'Building', healthy: judgement('False', 'Provisioning'), active: judgement('False', 'Building'), writtenBy };
     case 'SHUTOFF':

@@ -31,16 +31,26 @@ export const LaunchedAt = t.union([
 ]);
 export type LaunchedAt = t.TypeOf<typeof LaunchedAt>;
 
-export const ServerFacts = t.type({
-  id: t.string,
-  /** Nova `status` (ACTIVE, BUILD, REBUILD, SHUTOFF, ERROR, …); null when unreadable. */
-  status: t.union([t.string, t.null]),
-  taskState: TaskState,
-  imageRef: ImageRef,
-  launchedAt: LaunchedAt,
-  /** First port MAC from `addresses`, when readable. */
-  macAddress: t.union([t.string, t.null]),
-});
+export const ServerFacts = t.intersection([
+  t.type({
+    id: t.string,
+    /** Nova `status` (ACTIVE, BUILD, REBUILD, SHUTOFF, ERROR, …); null when unreadable. */
+    status: t.union([t.string, t.null]),
+    taskState: TaskState,
+    imageRef: ImageRef,
+    launchedAt: LaunchedAt,
+    /** First port MAC from `addresses`, when readable. */
+    macAddress: t.union([t.string, t.null]),
+  }),
+  t.partial({
+    /**
+     * A BUILD server on a baremetal flavor: what Ironic's provision state says (src/provider/inventory/
+     * baremetal-progress.ts). Absent for a virtual flavor, for any other status, and when Ironic could not
+     * be asked (the fallback: Building).
+     */
+    baremetal: t.keyof({ Queued: null, Building: null }),
+  }),
+]);
 export type ServerFacts = t.TypeOf<typeof ServerFacts>;
 
 /** Statuses a server rests in. SHUTOFF counts: settlement is state-based, not health-based. */

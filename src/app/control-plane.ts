@@ -60,6 +60,7 @@ import { Controller } from '../controllers/controller.js';
 import { reconcileServer } from '../controllers/server/reconcile.js';
 import { reconcileNetwork } from '../controllers/network/reconcile.js';
 import { ServerMonitor } from '../controllers/server-monitor/monitor.js';
+import { baremetalProgressLookup } from '../controllers/server-monitor/baremetal.js';
 import { novaRebuildHandler } from '../controllers/server-rebuild/nova-rebuild-effect.js';
 import { createServerHandler, deleteServerHandler } from '../provider/servers.js';
 import { createNetworkHandler, deleteNetworkHandler } from '../provider/networks.js';
@@ -422,6 +423,10 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     // The monitor's observations are stimulus: they wake the pass that must act on them (a settlement
     // or park after a marker advance; the bounded delete-and-retry after a never-booted ERROR) at once,
     // not at the next resync (openstack-provider.md: "it takes effect at worst one poll later").
+    const serverByNovaId = (serverId: string) => {
+      const key = serverKeyByNovaId.get(serverId);
+      return key === undefined ? undefined : informers.Server?.list().find((o) => keyOf(o) === key);
+    };
     const wakeServer = (serverId: string) => {
       const key = serverKeyByNovaId.get(serverId);
       if (key) servers.enqueue(key);
@@ -434,6 +439,21 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       isManaged: (serverId) => serverKeyByNovaId.has(serverId),
       onMarkerAdvanced: wakeServer,
       onErrored: wakeServer,
+      // a BUILD server on a baremetal flavor: Queued or Building from Ironic, with the Region's own credentials
+      baremetalProgress: baremetalProgressLookup({
+        serverOf: (serverId) => {
+          const server = serverByNovaId(serverId);
+          return server ? { flavor: (server.spec as { flavor: { id?: string; name?: string } }).flavor } : undefined;
+        },
+        regionOf: async (serverId) => {
+          const server = serverByNovaId(serverId);
+          if (!server) return undefined;
+          const { identity } = await scopes.onNetwork(server);
+          const connection = await connections.region(identity.metadata.namespace ?? 'default', identity.spec.regionRef.name);
+          if (!connection) return undefined;
+          return { uid: connection.region.metadata.uid, baremetalFlavorIDs: connection.region.spec.openstack.compute?.baremetalFlavorIDs ?? [], session: connection.session };
+        },
+      }),
     });
 
     // Informers: every kind, so every resource gets a status; served kinds also feed their queues.

@@ -23,6 +23,8 @@ import type { Logger } from '../../log/logger.js';
 import { describeError } from '../../log/logger.js';
 import { serverFacts } from '../../provider/server-facts.js';
 import { serverRebuildStream, type ServerRebuildContext } from '../../../machines/server-rebuild.js';
+import type { ServerFacts } from '../../../machines/server-rebuild/observation.js';
+import type { BaremetalProgress } from '../../provider/inventory/baremetal-progress.js';
 
 export interface ServerMonitorOptions {
   engine: Engine;
@@ -34,6 +36,11 @@ export interface ServerMonitorOptions {
   isManaged: (serverId: string) => boolean | Promise<boolean>;
   onMarkerAdvanced?: (serverId: string) => void;
   onErrored?: (serverId: string) => void;
+  /**
+   * For a server Nova reports BUILD: Queued or Building from Ironic when its flavor is baremetal, undefined
+   * otherwise (./baremetal.ts). A failure is logged and the observation falls back to Building.
+   */
+  baremetalProgress?: (serverId: string) => Promise<BaremetalProgress | undefined>;
   now?: () => Date;
   /** Nova page size for the detail list. */
   pageSize?: number;
@@ -67,8 +74,9 @@ export class ServerMonitor {
       const stream = serverRebuildStream(server.id);
       try {
         const before = (await engine.load(stream)).snapshot.context as ServerRebuildContext;
+        const facts = await this.factsOf(server);
         const decision = await engine.decide(stream, {
-          stimulus: { type: 'observed', source: 'monitor', server: serverFacts(server), observedAt: server.observedAt ?? now().toISOString() },
+          stimulus: { type: 'observed', source: 'monitor', server: facts, observedAt: server.observedAt ?? now().toISOString() },
           actor: 'monitor/nova',
           readAfterPosition,
         });
@@ -80,7 +88,6 @@ export class ServerMonitor {
           result.advanced.push(server.id);
           this.options.onMarkerAdvanced?.(server.id);
         }
-        const facts = serverFacts(server);
         if (before.health?.healthy.reason !== 'Errored' && after.health?.healthy.reason === 'Errored' && facts.launchedAt.kind === 'never') {
           result.errored.push(server.id);
           this.options.onErrored?.(server.id);
@@ -93,5 +100,18 @@ export class ServerMonitor {
     }
     logger.debug('monitor poll', { ...result, advanced: result.advanced.length, errored: result.errored.length });
     return result;
+  }
+
+  /** The observation's facts; a BUILD server on a baremetal flavor also carries Ironic's Queued/Building. */
+  private async factsOf(server: Parameters<typeof serverFacts>[0]): Promise<ServerFacts> {
+    const facts = serverFacts(server);
+    if (facts.status !== 'BUILD' || !this.options.baremetalProgress) return facts;
+    try {
+      const progress = await this.options.baremetalProgress(server.id);
+      return progress ? { ...facts, baremetal: progress } : facts;
+    } catch (error) {
+      this.options.logger.warn('Ironic lookup failed: the baremetal server reads Building', { serverId: server.id, ...describeError(error) });
+      return facts;
+    }
   }
 }
