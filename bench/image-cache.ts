@@ -53,8 +53,8 @@ try {
         os_distro: distro,
         os_version: `${20 + (i % 5)}.04`,
         architecture: i % 3 === 0 ? 'aarch64' : 'x86_64',
-        'regent:package:kubernetes': `1.${28 + (i % 4)}.0`,
-        ...(i % 10 === 0 ? { 'regent:gpu:vendor': 'NVIDIA', 'regent:gpu:models': 'H100' } : {}),
+        'regent.dev:package:kubernetes': `1.${28 + (i % 4)}.0`,
+        ...(i % 10 === 0 ? { 'regent.dev:gpu:vendor': 'NVIDIA', 'regent.dev:gpu:models': 'H100' } : {}),
       },
       data: Buffer.from(`image ${i}`),
     });

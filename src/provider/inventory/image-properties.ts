@@ -6,24 +6,24 @@
  * The one table of property names (`IMAGE_PROPERTIES`; docs/images.md is the reference page). Glance keeps
  * custom properties as top-level string keys; the decoder (src/openstack/decoders/image.ts) collects them.
  *
- * | Glance property            | neutral field                  | rule |
- * |----------------------------|--------------------------------|------|
- * | `architecture`             | `architecture`                 | x86_64 or aarch64; explicit wins, else the configured default, else x86_64 |
- * | `os_type`                  | `os.kernel`                    | required: linux or windows |
- * | `os_distro`                | `os.distro`                    | required: lower-case slug (ubuntu, debian, rocky, windows, …) |
- * | `os_version`               | `os.version`                   | required: version text (22.04, 12, 2022) |
- * | `regent:os:family`         | `os.family`                    | optional: debian, redhat, suse, arch, windows, other |
- * | `regent:os:variant`        | `os.variant`                   | optional slug (server, desktop, minimal) |
- * | `regent:os:codename`       | `os.codename`                  | optional slug (jammy, bookworm) |
- * | `regent:package:<name>`    | `packages[<name>]`             | optional, one per package: the version |
- * | `regent:gpu:vendor`        | `gpu.vendor`                   | NVIDIA, AMD or Intel; required when models or driver are given |
- * | `regent:gpu:models`        | `gpu.models`                   | comma-separated model names (A100,H100) |
- * | `regent:gpu:driver`        | `gpu.driver`                   | the driver version (535.104.05) |
- * | `regent:organization_id`   | `ownership.organizationId`     | scopes a non-public image to an organization |
- * | `regent:project_id`        | `ownership.projectId`          | scopes it to a project (needs the organization) |
- * | `regent:virtualization`    | `virtualization`               | virtualized, baremetal or any (default any) |
- * | `regent:signature`         | (verification only)            | base64 signature of a public image (image-signature.ts) |
- * | Glance `tags`              | `tags`                         | as Glance lists them, sorted |
+ * | Glance property                | neutral field              | rule |
+ * |--------------------------------|----------------------------|------|
+ * | `architecture`                 | `architecture`             | x86_64 or aarch64; explicit wins, else the configured default, else x86_64 |
+ * | `os_type`                      | `os.kernel`                | required: linux or windows |
+ * | `os_distro`                    | `os.distro`                | required: lower-case slug (ubuntu, debian, rocky, windows, …) |
+ * | `os_version`                   | `os.version`               | required: version text (22.04, 12, 2022) |
+ * | `regent.dev:os:family`         | `os.family`                | optional: debian, redhat, suse, arch, windows, other |
+ * | `regent.dev:os:variant`        | `os.variant`               | optional slug (server, desktop, minimal) |
+ * | `regent.dev:os:codename`       | `os.codename`              | optional slug (jammy, bookworm) |
+ * | `regent.dev:package:<name>`    | `packages[<name>]`         | optional, one per package: the version |
+ * | `regent.dev:gpu:vendor`        | `gpu.vendor`               | NVIDIA, AMD or Intel; required when models or driver are given |
+ * | `regent.dev:gpu:models`        | `gpu.models`               | comma-separated model names (A100,H100) |
+ * | `regent.dev:gpu:driver`        | `gpu.driver`               | the driver version (535.104.05) |
+ * | `regent.dev:organization-id`   | `ownership.organizationId` | scopes a non-public image to an organization |
+ * | `regent.dev:project-id`        | `ownership.projectId`      | scopes it to a project (needs the organization) |
+ * | `regent.dev:virtualization`    | `virtualization`           | virtualized, baremetal or any (default any) |
+ * | `regent.dev:signature`         | (verification only)        | base64 signature of a public image (image-signature.ts) |
+ * | Glance `tags`                  | `tags`                     | as Glance lists them, sorted |
  *
  * Why a schema at all (spec caveat: "image metadata translation is powerful but fragile"): these strings are
  * written by hand by whoever uploads an image; an image whose properties do not say what they must is
@@ -38,17 +38,17 @@ export const PROP = {
   kernel: 'os_type',
   distro: 'os_distro',
   version: 'os_version',
-  family: 'regent:os:family',
-  variant: 'regent:os:variant',
-  codename: 'regent:os:codename',
-  packagePrefix: 'regent:package:',
-  gpuVendor: 'regent:gpu:vendor',
-  gpuModels: 'regent:gpu:models',
-  gpuDriver: 'regent:gpu:driver',
-  organization: 'regent:organization_id',
-  project: 'regent:project_id',
-  virtualization: 'regent:virtualization',
-  signature: 'regent:signature',
+  family: 'regent.dev:os:family',
+  variant: 'regent.dev:os:variant',
+  codename: 'regent.dev:os:codename',
+  packagePrefix: 'regent.dev:package:',
+  gpuVendor: 'regent.dev:gpu:vendor',
+  gpuModels: 'regent.dev:gpu:models',
+  gpuDriver: 'regent.dev:gpu:driver',
+  organization: 'regent.dev:organization-id',
+  project: 'regent.dev:project-id',
+  virtualization: 'regent.dev:virtualization',
+  signature: 'regent.dev:signature',
 } as const;
 
 /** Every property name the inventory reads (packages by prefix): the table above, as data. */
@@ -90,7 +90,7 @@ export const IMAGE_PROPERTY_SCHEMA = {
     [PROP.signature]: { type: 'string', pattern: '^[A-Za-z0-9+/]+={0,2}$' },
   },
   patternProperties: {
-    '^regent:package:': { type: 'string', pattern: VERSION },
+    '^regent\\.dev:package:': { type: 'string', pattern: VERSION },
   },
   dependentRequired: {
     [PROP.gpuModels]: [PROP.gpuVendor],
@@ -101,7 +101,7 @@ export const IMAGE_PROPERTY_SCHEMA = {
 
 /** What is wrong with one property, in words an operator can act on. */
 export interface PropertyProblem {
-  /** The Glance property at fault (`os_distro`, `regent:gpu:vendor`). */
+  /** The Glance property at fault (`os_distro`, `regent.dev:gpu:vendor`). */
   readonly property: string;
   readonly message: string;
 }

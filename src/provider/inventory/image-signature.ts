@@ -9,8 +9,8 @@
  *
  * The signed document (version 1), `canonicalImageDocument`: UTF-8 JSON, no whitespace, keys sorted:
  *   {"id":"<image id>","name":"<name>","properties":{<every property of the IMAGE_PROPERTIES table the image
- *    carries (packages by prefix), except regent:signature, key-sorted>},"tags":[<sorted>],"v":1}
- * The signature is base64 in the `regent:signature` property:
+ *    carries (packages by prefix), except regent.dev:signature, key-sorted>},"tags":[<sorted>],"v":1}
+ * The signature is base64 in the `regent.dev:signature` property:
  * - Ed25519 / Ed448 keys sign the document's bytes directly (they hash internally);
  * - ECDSA and RSA keys sign its SHA-256 (`crypto.sign('sha256', document, key)`; ECDSA in DER form).
  * `signImage` produces exactly that, for operators' tooling and tests.
@@ -55,7 +55,7 @@ export class InvalidSigningKey extends Error {
 
 export type SignatureVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
-/** Does `regent:signature` verify against the key over this image's canonical document? */
+/** Does `regent.dev:signature` verify against the key over this image's canonical document? */
 export const verifyImageSignature = (image: Pick<GlanceImageLike, 'id' | 'name' | 'tags' | 'properties'>, key: KeyObject): SignatureVerdict => {
   const signature = image.properties[PROP.signature];
   if (typeof signature !== 'string' || signature === '') return { ok: false, reason: `${PROP.signature} is missing: a public image must be signed by the Region's signing key` };
@@ -69,7 +69,7 @@ export const verifyImageSignature = (image: Pick<GlanceImageLike, 'id' | 'name' 
   return good ? { ok: true } : { ok: false, reason: `${PROP.signature} does not verify against the Region's signing key (the id, name, tags or a property changed since it was signed, or another key signed it)` };
 };
 
-/** The `regent:signature` value for an image, signed with a private key (PEM). */
+/** The `regent.dev:signature` value for an image, signed with a private key (PEM). */
 export const signImage = (image: Pick<GlanceImageLike, 'id' | 'name' | 'tags' | 'properties'>, privateKeyPem: string): string => {
   const key = createPrivateKey(privateKeyPem);
   return sign(digestFor(key), canonicalImageDocument(image), key).toString('base64');

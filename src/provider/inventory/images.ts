@@ -14,7 +14,7 @@
  * - Properties are validated against IMAGE_PROPERTY_SCHEMA (ajv 8); an invalid image is excluded, every
  *   problem named (`os_distro is missing (required)`), never exported with guessed metadata.
  * - Architecture: an explicit Glance `architecture` wins, else `defaultArchitecture`, else x86_64.
- * - With `signingKeyPem`, a public (or community) image is exported only when `regent:signature` verifies
+ * - With `signingKeyPem`, a public (or community) image is exported only when `regent.dev:signature` verifies
  *   over its canonical document; a missing or wrong signature excludes it with the reason. Non-public images
  *   are scoped to their owners and are not checked. Without a key nothing is checked and `signed` is false.
  * - With `cache: false`, query/get/create/delete/snapshot throw ImagesUnavailable (the spec's caveat: "when

@@ -31,7 +31,7 @@ describe('regent get images', function () {
       containerFormat: 'bare',
       diskFormat: 'qcow2',
       tags: ['gpu'],
-      properties: { os_type: 'linux', os_distro: 'ubuntu', os_version: '24.04', 'regent:os:codename': 'noble', 'regent:gpu:vendor': 'NVIDIA', 'regent:gpu:models': 'H100', 'regent:organization_id': 'org1', 'regent:package:cuda': '12.4' },
+      properties: { os_type: 'linux', os_distro: 'ubuntu', os_version: '24.04', 'regent.dev:os:codename': 'noble', 'regent.dev:gpu:vendor': 'NVIDIA', 'regent.dev:gpu:models': 'H100', 'regent.dev:organization-id': 'org1', 'regent.dev:package:cuda': '12.4' },
       data: Buffer.from('x'),
     });
     simCreateImage(sim.control.sim, { id: '0a0a0a0a-0000-4000-a000-0000000000bb', name: 'no-os', owner: 'p', visibility: 'public', containerFormat: 'bare', diskFormat: 'qcow2', properties: {}, data: Buffer.from('y') });

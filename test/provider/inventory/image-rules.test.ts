@@ -51,7 +51,7 @@ describe('image inventory: the pure rules', () => {
       ['a GPU vendor outside the set is refused', { ...OS, [PROP.gpuVendor]: 'nvidia' }, [`${PROP.gpuVendor} is "nvidia", expected one of NVIDIA, AMD, Intel`]],
       ['a project scope without its organization is refused', { ...OS, [PROP.project]: 'p1' }, [`${PROP.organization} is missing: ${PROP.project} requires it`]],
       ['an unknown virtualization is refused', { ...OS, [PROP.virtualization]: 'container' }, [`${PROP.virtualization} is "container", expected one of virtualized, baremetal, any`]],
-      ['a package version that is not version text is refused, naming the package property', { ...OS, 'regent:package:kubernetes': 'v1 .30' }, ['regent:package:kubernetes is "v1 .30", which does not match ^[0-9A-Za-z][0-9A-Za-z._+~-]{0,63}$']],
+      ['a package version that is not version text is refused, naming the package property', { ...OS, 'regent.dev:package:kubernetes': 'v1 .30' }, ['regent.dev:package:kubernetes is "v1 .30", which does not match ^[0-9A-Za-z][0-9A-Za-z._+~-]{0,63}$']],
       ['a non-string property value is refused', { ...OS, os_version: 22 }, ['os_version is number, expected a string']],
     ];
     for (const [title, properties, expected] of cases) {
@@ -75,8 +75,8 @@ describe('image inventory: the pure rules', () => {
       expect(i.os).to.deep.equal({ kernel: 'linux', family: 'debian', distro: 'ubuntu', variant: 'server', version: '22.04', codename: 'jammy' });
     });
 
-    it('packages: one regent:package:<name> property per package, name → version', () => {
-      const i = exported(classifyImage(image({ ...OS, 'regent:package:kubernetes': '1.30.2', 'regent:package:slurm': '23.11' }), {}));
+    it('packages: one regent.dev:package:<name> property per package, name → version', () => {
+      const i = exported(classifyImage(image({ ...OS, 'regent.dev:package:kubernetes': '1.30.2', 'regent.dev:package:slurm': '23.11' }), {}));
       expect(i.packages).to.deep.equal({ kubernetes: '1.30.2', slurm: '23.11' });
     });
 
@@ -157,8 +157,8 @@ describe('image inventory: the pure rules', () => {
     });
 
     it('a signed property changed after signing excludes the image', () => {
-      const i = signed({ ...OS, 'regent:package:cuda': '12.4' });
-      const tampered = { ...i, properties: { ...i.properties, 'regent:package:cuda': '12.5' } };
+      const i = signed({ ...OS, 'regent.dev:package:cuda': '12.4' });
+      const tampered = { ...i, properties: { ...i.properties, 'regent.dev:package:cuda': '12.5' } };
       expect(verifyImageSignature(i, key).ok).to.equal(true);
       expect(reasons(classifyImage(tampered, { signingKey: key }))[0]).to.match(/does not verify/);
     });
@@ -197,7 +197,7 @@ describe('image inventory: the pure rules', () => {
     it('property: a signature verifies for any table values, and fails once any signed property changes', () => {
       const value = fc.stringMatching(/^[a-z0-9][a-z0-9._-]{0,10}$/);
       fc.assert(
-        fc.property(fc.dictionary(fc.constantFrom(PROP.distro, PROP.version, PROP.variant, PROP.codename, 'regent:package:a', 'regent:package:b'), value), value, (props, changed) => {
+        fc.property(fc.dictionary(fc.constantFrom(PROP.distro, PROP.version, PROP.variant, PROP.codename, 'regent.dev:package:a', 'regent.dev:package:b'), value), value, (props, changed) => {
           const i = signed({ ...OS, ...props });
           expect(verifyImageSignature(i, key).ok).to.equal(true);
           const k = Object.keys(props)[0];
