@@ -158,6 +158,20 @@ describe('image inventory over HTTP (simulator Glance)', function () {
       expect(inv.cacheStatus()?.ageMs).to.equal(0);
     });
 
+    it('keepWarm refreshes an idle cache on a timer, so it does not reach the bound without a read', async () => {
+      // real time here: keepWarm is the timer the control plane runs
+      const inv = new ImageInventory({ glance: os.glance, config: { cache: { refreshAfterMs: 40, staleAfterMs: 400 } }, logger });
+      await inv.query();
+      const stop = inv.keepWarm();
+      try {
+        await settle(200);
+      } finally {
+        stop();
+      }
+      expect(inv.cacheStatus()?.stats.refreshes).to.be.at.least(3);
+      expect(listCalls()).to.equal(inv.cacheStatus()?.stats.refreshes);
+    });
+
     it('a failed refresh keeps serving the last good snapshot, logs it, and keeps the typed error in the status', async () => {
       const inv = inventory();
       const first = await inv.query();
