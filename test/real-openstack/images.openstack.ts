@@ -23,9 +23,11 @@ describe('image inventory against real Glance', function () {
   });
 
   it('discovers every image Glance lists: each one exported (translated) or excluded with reasons', async () => {
+    const fx = await run.fixtures(); // the run's two images, so the cloud is never empty
     const inventory = new ImageInventory({ glance: run.tenant.glance, config: { defaultArchitecture: 'x86_64' } });
     const { images, excluded } = await inventory.query({ activeOnly: false });
     const listed = await run.tenant.glance.listImages({}, { pageSize: 1000 });
+    expect(listed.map((i) => i.id)).to.include.members([fx.imageA]);
     expect(images.length + excluded.length).to.equal(listed.length);
     for (const e of excluded) expect(e.reasons, `image ${e.id}`).to.have.length.greaterThan(0);
     for (const i of images) {
