@@ -40,12 +40,6 @@ export interface ImageListing {
   readonly excluded: readonly (ExcludedImage & { readonly region: { readonly namespace: string; readonly name: string } })[];
 }
 
-/** The Region's ImageInventoryConfig from its spec: `openstack.defaultArchitecture` today (see docs/images.md for the fields to come). */
-export const imageConfigOf = (region: Region): ImageInventoryConfig => {
-  const arch = region.spec.openstack.defaultArchitecture;
-  return arch !== undefined ? { defaultArchitecture: arch } : {};
-};
-
 /** Each Region's exported images (by name) and excluded images; `name` keeps only the image with that id or name. */
 export const getImages = async (regions: readonly RegionImages[], options: { name?: string } = {}): Promise<ImageListing> => {
   const { ImageInventory } = await import('../../provider/inventory/images.js');
@@ -121,12 +115,13 @@ export interface GetImagesCommandOptions {
  * with its credentials Secret, then getImages; the table or document on stdout, exclusions on stderr.
  */
 export const getImagesCommand = async (name: string | undefined, options: GetImagesCommandOptions, print: { out: (s: string) => void; err: (s: string) => void } = { out: console.log, err: console.error }): Promise<void> => {
-  const [{ openResourceSource }, { connect }, { createLogger }, { RegionConnections }, { NotFound }] = await Promise.all([
+  const [{ openResourceSource }, { connect }, { createLogger }, { RegionConnections }, { NotFound }, { regionImageConfig }] = await Promise.all([
     import('../../kube/open.js'),
     import('../../openstack/session.js'),
     import('../../log/logger.js'),
     import('../../provider/regions/connections.js'),
     import('../../kube/errors.js'),
+    import('../../provider/inventory/region-images.js'),
   ]);
   const logger = createLogger();
   const spec = options.resources ?? process.env.REGENT_RESOURCES ?? 'embedded:./data/resources.db';
@@ -151,7 +146,7 @@ export const getImagesCommand = async (name: string | undefined, options: GetIma
       } catch (error) {
         throw new Error(`Region ${namespace}/${regionName}: ${(error as Error).message}`, { cause: error });
       }
-      if (connection) connected.push({ region: { namespace, name: regionName }, session: connection.session, config: imageConfigOf(region) });
+      if (connection) connected.push({ region: { namespace, name: regionName }, session: connection.session, config: regionImageConfig(region) });
     }
     const listing = await getImages(connected, name !== undefined ? { name } : {});
     for (const warning of exclusionWarnings(listing)) print.err(`Warning: ${warning}`);
