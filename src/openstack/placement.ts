@@ -74,7 +74,7 @@ export interface CandidateQuery {
   resources: Readonly<Record<string, number>>;
   required?: readonly string[];
   forbidden?: readonly string[];
-  /** Restrict to one provider tree (1.31+ only; omitted otherwise). */
+  /** Restrict to one provider tree (sent at microversion 1.31 or later, where in_tree appeared). */
   inTree?: string;
   limit?: number;
 }
@@ -90,9 +90,17 @@ export const candidateQuery = (q: CandidateQuery): Record<string, string | numbe
   };
 };
 
-// Placement API: List allocation candidates — GET /allocation_candidates (1.22)
+/** `in_tree` appeared in 1.31: a query restricted to one tree is sent at least there. */
+export const IN_TREE_VERSION = '1.31';
+const atLeast = (version: string, floor: string): string => {
+  const [a, b] = [version, floor].map((v) => v.split('.').map(Number)) as [number[], number[]];
+  return (a[0] ?? 0) > (b[0] ?? 0) || ((a[0] ?? 0) === (b[0] ?? 0) && (a[1] ?? 0) >= (b[1] ?? 0)) ? version : floor;
+};
+
+// Placement API: List allocation candidates — GET /allocation_candidates (1.22; 1.31 with in_tree)
 export const listAllocationCandidates = async (http: HttpSession, q: CandidateQuery): Promise<AllocationCandidates> => {
-  const response = await http.get('/allocation_candidates', candidateQuery(q), placementHeaders(http.microversions.placementCandidates));
+  const version = q.inTree === undefined ? http.microversions.placementCandidates : atLeast(http.microversions.placementCandidates, IN_TREE_VERSION);
+  const response = await http.get('/allocation_candidates', candidateQuery(q), placementHeaders(version));
   const body = decodeOrThrow(candidatesCodec, response.data, 'allocation candidates', contextOf(http, response));
   return {
     allocationRequests: body.allocation_requests.map((r) => Object.fromEntries(Object.entries(r.allocations).map(([rp, a]) => [rp, a.resources]))),

@@ -1,5 +1,5 @@
 // Placement: resource providers, inventories, traits (1.6), usages, allocations and
-// /allocation_candidates (1.10) with required and forbidden (1.22, `!TRAIT`) traits and `in:` (1.39).
+// /allocation_candidates (1.10) with required and forbidden (1.22, `!TRAIT`) traits, in_tree (1.31) and `in:` (1.39).
 import { requireAdmin } from '../auth.js';
 import { SimError, noContent, ok } from '../http.js';
 import { uuid } from '../ids.js';
@@ -343,7 +343,12 @@ export function registerPlacement(r: Registrar): void {
     if (rawLimit !== undefined && !atLeast(ctx.mv, '1.16')) throw perr(400, "Invalid query string parameters: Additional properties are not allowed ('limit' was unexpected)");
     if (rawLimit !== undefined && !/^[1-9]\d*$/.test(rawLimit)) throw perr(400, `Invalid query string parameters: Failed validating 'pattern' in schema['properties']['limit']: ${rawLimit}`);
     const limit = rawLimit !== undefined ? Number(rawLimit) : undefined;
-    const found = candidates(ctx.sim, resources, traits, limit);
+    // in_tree (1.31): only providers in the tree of the named one; an unknown provider answers no candidate
+    // (Placement catches its ResourceProviderNotFound: objects/allocation_candidate.py), not an error
+    const inTree = ctx.q('in_tree');
+    if (inTree !== undefined && !atLeast(ctx.mv, '1.31')) throw perr(400, "Invalid query string parameters: Additional properties are not allowed ('in_tree' was unexpected)");
+    const treeRoot = inTree === undefined ? undefined : (ctx.sim.placement.rps.get(inTree)?.rootUuid ?? null);
+    const found = candidates(ctx.sim, resources, traits).filter((rp) => treeRoot === undefined || rp.rootUuid === treeRoot).slice(0, limit);
     const dict = atLeast(ctx.mv, '1.12');
     const allocation_requests = found.map((rp) => (dict
       ? { allocations: { [rp.uuid]: { resources: { ...resources } } }, ...(atLeast(ctx.mv, '1.34') ? { mappings: { '': [rp.uuid] } } : {}) }
