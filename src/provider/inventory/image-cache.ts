@@ -142,10 +142,11 @@ export class ImageCache<T extends { readonly id: string }> {
       } catch (error) {
         this.lastError = error;
         this.counters.failedRefreshes++;
-        this.options.logger?.warn('image cache: refresh failed; still serving the last good snapshot', {
-          error: describeError(error),
-          ...(this.snapshot ? { snapshotAgeMs: this.now() - this.snapshot.loadedAt, images: this.snapshot.entries.size } : { cold: true }),
-        });
+        if (this.snapshot) {
+          this.options.logger?.warn('image cache: refresh failed; still serving the last good snapshot', { error: describeError(error), snapshotAgeMs: this.now() - this.snapshot.loadedAt, images: this.snapshot.entries.size });
+        } else {
+          this.options.logger?.warn('image cache: the first load failed; no snapshot to serve yet', { error: describeError(error) });
+        }
         throw error;
       } finally {
         this.journal = undefined;

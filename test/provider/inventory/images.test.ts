@@ -198,6 +198,7 @@ describe('image inventory over HTTP (simulator Glance)', function () {
       const error = await inventory().query().then(() => undefined, (e: unknown) => e);
       expect(error).to.be.instanceOf(ServerError);
       expect((error as ServerError).service).to.equal('image');
+      expect(logs.map((l) => l.message)).to.deep.equal(['image cache: the first load failed; no snapshot to serve yet']);
     });
 
     it('a get of an id the snapshot lacks asks Glance once (a miss) and holds what it found; an unknown id is NotFound', async () => {
