@@ -13,6 +13,7 @@ import { openEventStoreDbStore, toEsdbMetadata } from '../src/store/eventstoredb
 import type { NewEvent } from '../src/events/envelope.js';
 import type { EventStore } from '../src/store/port.js';
 import { startEsdbTestServer } from '../test/store/support/esdb-test-server.js';
+import { timeCatchUp } from './catch-up.js';
 
 export interface EsdbFigure {
   label: string;
@@ -83,19 +84,7 @@ export async function benchEventStoreDb(makeEvent: (n: number) => NewEvent): Pro
       return seconds(started);
     };
     const catchUpTotal = (await store.readAll({ filter: { streamPrefixes: [big] } })).length;
-    const adapterCatchUp = async (): Promise<number> => {
-      let seen = 0;
-      let finish: () => void = () => undefined;
-      const finished = new Promise<void>((resolve) => (finish = resolve));
-      const started = process.hrtime.bigint();
-      const subscription = store.subscribe({ filter: { streamPrefixes: [big] } }, () => {
-        if (++seen === catchUpTotal) finish();
-      });
-      await finished;
-      const elapsed = seconds(started);
-      await subscription.close();
-      return elapsed;
-    };
+    const adapterCatchUp = (): Promise<number> => timeCatchUp(store, catchUpTotal, { filter: { streamPrefixes: [big] } });
     const rawCatchUp = async (): Promise<number> => {
       const started = process.hrtime.bigint();
       let seen = 0;

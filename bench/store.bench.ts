@@ -20,6 +20,7 @@ import { SqliteEventStore } from '../src/store/sqlite/store.js';
 import { benchStoreAppend } from './store-append.js';
 import { benchReplay } from './replay.js';
 import { benchEventStoreDb } from './store-eventstoredb.js';
+import { timeCatchUp } from './catch-up.js';
 
 const append = await benchStoreAppend({ rounds: 5 });
 console.log(`sqlite appends (synchronous=${append.synchronous}, ${append.dataBytes} B data + ${append.metadataBytes} B metadata per event)`);
@@ -162,22 +163,7 @@ async function benchPostgres(url: string, sqliteAppends: readonly { scenario: st
     await readClient.query(`SELECT position, stream, revision, id, type, data, metadata FROM ${readTable} WHERE stream = $1 ORDER BY revision`, ['big']);
     return seconds(started);
   };
-  const adapterCatchUp = async (): Promise<number> => {
-    let seen = 0;
-    let finish: () => void = () => undefined;
-    const finished = new Promise<void>((resolve) => {
-      finish = resolve;
-    });
-    const started = process.hrtime.bigint();
-    const subscription = readStore.subscribe({}, () => {
-      seen += 1;
-      if (seen === 10_000) finish();
-    });
-    await finished;
-    const elapsed = seconds(started);
-    await subscription.close();
-    return elapsed;
-  };
+  const adapterCatchUp = (): Promise<number> => timeCatchUp(readStore, 10_000);
   const rawCatchUp = async (): Promise<number> => {
     const started = process.hrtime.bigint();
     let cursor = 0;
@@ -201,22 +187,7 @@ async function benchPostgres(url: string, sqliteAppends: readonly { scenario: st
     await sqlite.readStream('big');
     return seconds(started);
   };
-  const sqliteCatchUp = async (): Promise<number> => {
-    let seen = 0;
-    let finish: () => void = () => undefined;
-    const finished = new Promise<void>((resolve) => {
-      finish = resolve;
-    });
-    const started = process.hrtime.bigint();
-    const subscription = sqlite.subscribe({}, () => {
-      seen += 1;
-      if (seen === 10_000) finish();
-    });
-    await finished;
-    const elapsed = seconds(started);
-    await subscription.close();
-    return elapsed;
-  };
+  const sqliteCatchUp = (): Promise<number> => timeCatchUp(sqlite, 10_000);
 
   try {
     await adapterAppends(200, 1); // warm-up

@@ -28,6 +28,22 @@ const fixedClock = () => new Date('2026-11-29T10:00:00.000Z');
 const engineOn = (store: EventStore, handlers: Record<string, EffectHandler> = {}, extra: Partial<ConstructorParameters<typeof Engine>[0]> = {}) =>
   new Engine({ store, registry: new MachineRegistry([toyDefinition()]), handlers, now: fixedClock, ...extra });
 
+/** A store that lets another writer (`interfere`) append just before the first append made through it. */
+const racingStore = (store: EventStore, interfere: () => Promise<unknown>): EventStore => {
+  let interfered = false;
+  return Object.create(store, {
+    append: {
+      value: async (...args: Parameters<EventStore['append']>) => {
+        if (!interfered) {
+          interfered = true;
+          await interfere();
+        }
+        return store.append(...args);
+      },
+    },
+  }) as EventStore;
+};
+
 describe('engine: decide', () => {
   it('a stimulus that changes neither state nor context is not stored', async () => {
     const store = new MemoryEventStore();
@@ -105,19 +121,7 @@ describe('engine: decide', () => {
   it('on WrongExpectedVersion the engine reloads and re-decides on the state the other writer left', async () => {
     const store = new MemoryEventStore();
     const other = engineOn(store);
-    let interfered = false;
-    // A store that lets another writer append just before this engine's first append.
-    const racing: EventStore = Object.create(store, {
-      append: {
-        value: async (...args: Parameters<EventStore['append']>) => {
-          if (!interfered) {
-            interfered = true;
-            await other.decide(STREAM, reconcile(false, 'from-other'));
-          }
-          return store.append(...args);
-        },
-      },
-    });
+    const racing = racingStore(store, () => other.decide(STREAM, reconcile(false, 'from-other')));
     const engine = engineOn(racing);
     const decision = await engine.decide(STREAM, reconcile(false, 'mine'));
     const events = await store.readStream(STREAM);
@@ -150,18 +154,7 @@ describe('engine: decide', () => {
     await other.decide(STREAM, reconcile(false));
     await other.decide(STREAM, reconcile(false)); // submitting: an observation of presence would change it
     const readAt = await store.lastPosition();
-    let interfered = false;
-    const racing: EventStore = Object.create(store, {
-      append: {
-        value: async (...args: Parameters<EventStore['append']>) => {
-          if (!interfered) {
-            interfered = true;
-            await other.decide(STREAM, reconcile(false));
-          }
-          return store.append(...args);
-        },
-      },
-    });
+    const racing = racingStore(store, () => other.decide(STREAM, reconcile(false)));
     const decision = await engineOn(racing).decide(STREAM, { ...observed(true), readAfterPosition: readAt });
     expect(decision.stale).to.equal(true);
     expect((await store.readStream(STREAM)).map((e) => e.metadata.source)).to.deep.equal(['reconciler', 'reconciler', 'reconciler']);
