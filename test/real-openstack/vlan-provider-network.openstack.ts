@@ -3,6 +3,7 @@
  * network created with the allocated segmentation id on the sandbox's physical network (ML2:
  * `network_vlan_ranges = physnet1:100:199`, provider networks need admin), read back with that id; a second
  * create on the same id refused by Neutron (the case V4 keeps the id for); delete, then release.
+ * A tenant (member) create with the same attributes is refused 403: the create needs admin credentials.
  * The Region range used here is a slice of the sandbox's (190-199) so it cannot meet other tests' networks.
  */
 import { expect } from 'chai';
@@ -75,5 +76,18 @@ describe('VLAN provider network on real Neutron', function () {
     await neutron.deleteNetwork(created.id);
     expect(await allocator.release(region, 'physnet1', 'net-a')).to.equal(a.segmentationId);
     expect((await allocator.allocate(region, settings, 'net-c')).segmentationId).to.equal(a.segmentationId);
+  });
+
+  it("a tenant's credentials (the Identity's project) may not set provider attributes: Neutron's default policy refuses them", async () => {
+    const a = await allocator.allocate(region, settings, 'net-tenant');
+    const refused = await run.tenant.neutron.createNetwork({ name: run.name('vlan-tenant'), ...neutronSegmentation(a) }).then(
+      (n) => {
+        run.cleanup.add('network vlan-tenant', () => run.admin!.neutron.deleteNetwork(n.id));
+        return undefined;
+      },
+      (error: unknown) => error,
+    );
+    expect(refused).to.be.instanceOf(OpenStackError);
+    expect((refused as OpenStackError).status).to.equal(403);
   });
 });
