@@ -32,14 +32,18 @@ export const registerVlanCommands = (program: Command, globals: () => GlobalOpti
     .option('--resources <url>', 'resource source: embedded:<path> (default embedded:./data/resources.db, or $REGENT_RESOURCES) | kubernetes[:<context>]')
     .action(async (options: { output: string; resources?: string }) => {
       if (!['table', 'json'].includes(options.output)) throw new UsageError(`-o ${options.output}: expected table or json`);
-      const [{ openExistingStore, buildRegistry }, { Engine }, { VlanAllocator, vlanLeaks }, { openResourceSource }, { resourcesUrlOf }] = await Promise.all([
-        import('../context.js'), import('../../engine/engine.js'), import('../../provider/inventory/vlan.js'), import('../../kube/open.js'), import('./resources.js'),
+      const [{ openExistingStore, buildRegistry }, { Engine }, { VlanAllocator, vlanLeaks }, { openResourceSource, parseSourceSpec }, { resourcesUrlOf }, { existsSync }] = await Promise.all([
+        import('../context.js'), import('../../engine/engine.js'), import('../../provider/inventory/vlan.js'), import('../../kube/open.js'), import('./resources.js'), import('node:fs'),
       ]);
+      // a missing resource store would read as "no network exists" and report every allocation as a leak
+      const spec = resourcesUrlOf(options);
+      const location = parseSourceSpec(spec);
+      if (location.kind === 'embedded' && location.path !== ':memory:' && !existsSync(location.path)) throw new UsageError(`no resource store at ${location.path} (pass --resources embedded:<path> or kubernetes)`);
       const store = await openExistingStore(globals());
       try {
         const allocator = new VlanAllocator(new Engine({ store, registry: await buildRegistry(globals()) }));
         const ledgers = await allocator.ledgers();
-        const source = await openResourceSource(resourcesUrlOf(options));
+        const source = await openResourceSource(spec);
         let existing: string[];
         try {
           existing = (await source.list('Network')).items.map((n) => n.metadata.uid);

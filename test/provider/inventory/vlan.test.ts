@@ -216,3 +216,60 @@ const runRacer = (args: readonly string[]) => {
       }),
   };
 };
+
+describe('regent vlan leaks (the registered command, over a sqlite store and an embedded resource source)', function () {
+  this.timeout(60_000);
+  it('prints the held ids whose Network resource is gone, and exits 1; none left, exit 0', async () => {
+    const { Command } = await import('commander');
+    const { registerVlanCommands } = await import('../../../src/cli/commands/vlan.js');
+    const { openEmbeddedSource } = await import('../../../src/kube/embedded/store.js');
+    const { applyManifests } = await import('../../../src/kube/cli/manifests.js');
+    const dir = mkdtempSync(join(tmpdir(), 'regent-vlan-cli-'));
+    const storeUrl = `sqlite:${join(dir, 'regent.db')}`;
+    const resources = `embedded:${join(dir, 'resources.db')}`;
+    try {
+      const source = openEmbeddedSource({ path: join(dir, 'resources.db') });
+      await applyManifests(source, 'apiVersion: regent.dev/v1alpha1\nkind: Network\nmetadata: { name: net-a }\nspec: { identityRef: { name: acme }, prefix: 10.0.0.0/24 }\n');
+      const uid = (await source.get('Network', 'default', 'net-a'))!.metadata.uid;
+      await source.close();
+      const store = await openStore(storeUrl);
+      const allocator = new VlanAllocator(new Engine({ store, registry: createProductRegistry() }));
+      await allocator.allocate(REGION, settings, uid, 'default/net-a');
+      await allocator.allocate(REGION, settings, 'gone-uid', 'default/net-gone');
+      await store.close();
+
+      const run = async () => {
+        const program = new Command('regent').option('--store <url>').exitOverride();
+        registerVlanCommands(program, () => program.opts());
+        const printed: string[] = [];
+        const log = console.log;
+        console.log = (line: string) => printed.push(line);
+        process.exitCode = undefined;
+        try {
+          await program.parseAsync(['--store', storeUrl, 'vlan', 'leaks', '--resources', resources, '-o', 'json'], { from: 'user' });
+        } finally {
+          console.log = log;
+        }
+        const code = process.exitCode;
+        process.exitCode = undefined;
+        return { leaks: JSON.parse(printed.join('\n')) as Array<{ network: string; segmentationId: number }>, code };
+      };
+      const first = await run();
+      expect(first.leaks.map((l) => [l.network, l.segmentationId])).to.deep.equal([['gone-uid', 101]]);
+      expect(first.code).to.equal(1);
+      const again = await openStore(storeUrl);
+      await new VlanAllocator(new Engine({ store: again, registry: createProductRegistry() })).release(REGION, 'physnet1', 'gone-uid');
+      await again.close();
+      const second = await run();
+      expect(second.leaks).to.deep.equal([]);
+      expect(second.code).to.equal(undefined);
+      // a missing resource store is an error, never "every allocation leaks"
+      const program = new Command('regent').option('--store <url>').exitOverride();
+      registerVlanCommands(program, () => program.opts());
+      const missing = await program.parseAsync(['--store', storeUrl, 'vlan', 'leaks', '--resources', `embedded:${join(dir, 'nope.db')}`], { from: 'user' }).then(() => undefined, (e: unknown) => e);
+      expect((missing as Error).message).to.equal(`no resource store at ${join(dir, 'nope.db')} (pass --resources embedded:<path> or kubernetes)`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
