@@ -17,7 +17,7 @@ import { applyManifests } from '../../../src/kube/cli/manifests.js';
 import { RegionConnections } from '../../../src/provider/regions/connections.js';
 import { connect } from '../../../src/openstack/session.js';
 import type { Region } from '../../../src/resources/region.js';
-import { formatFlavors, type RegionFlavor } from '../../../src/cli/commands/get-flavors.js';
+import { formatFlavors, runGetFlavors, type RegionFlavor } from '../../../src/cli/commands/get-flavors.js';
 
 describe('Flavor inventory against the simulator over HTTP', function () {
   this.timeout(60_000);
@@ -228,5 +228,22 @@ ${openstack
       expect(JSON.parse(formatFlavors([row()], 'json', { single: true }))).to.deep.equal(row());
     });
     it('no flavor is "No resources found."', () => expect(formatFlavors([], 'table')).to.equal('No resources found.'));
+    it('runGetFlavors (what `regent get flavors` dispatches to) reads the Region from the resource store and prints its flavors', async () => {
+      const printed: string[] = [];
+      const warned: string[] = [];
+      const [log, error] = [console.log, console.error];
+      console.log = (line: string) => printed.push(line);
+      console.error = (line: string) => warned.push(line);
+      try {
+        await runGetFlavors(undefined, { output: 'json', region: 'selected', resources: `embedded:${join(dir, 'resources.db')}` });
+      } finally {
+        [console.log, console.error] = [log, error];
+      }
+      const listed = JSON.parse(printed.join('\n')) as { items: RegionFlavor[] };
+      expect(listed.items.map((f) => [f.region.name, f.id])).to.deep.equal([['selected', '1']]);
+      expect(warned).to.deep.equal([]);
+      const missing = await runGetFlavors(undefined, { output: 'table', resources: `embedded:${join(dir, 'nope.db')}` }).then(() => undefined, (e: unknown) => e);
+      expect((missing as Error).message).to.contain('no resource store at');
+    });
   });
 });
