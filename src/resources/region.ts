@@ -11,6 +11,21 @@ import { defineKind, standardColumns, type ResourceObject } from './kind.js';
 
 export const SecretReference = struct('SecretReference', { name: ObjectName }, { namespace: DnsLabel });
 
+const Architecture = enumOf('Architecture', ['x86_64', 'aarch64']);
+
+/** A Placement trait name (standard or CUSTOM_). */
+const TraitName = str('TraitName', { minLength: 1, maxLength: 255, pattern: '^[A-Z0-9_]+$' });
+
+/** Per-flavor enrichment of what Nova reports (issue 16, flavors): keyed by flavor id. */
+export const FlavorMetadata = struct(
+  'FlavorMetadata',
+  { id: DisplayName },
+  {
+    cpu: struct('FlavorCpu', {}, { architecture: Architecture }),
+    gpu: struct('FlavorGpu', {}, { vendor: enumOf('GpuVendor', ['NVIDIA', 'AMD', 'Intel']), model: DisplayName, count: int('GpuCount', { minimum: 1, maximum: 64 }) }),
+  },
+);
+
 export const ComputeSettings = struct(
   'ComputeSettings',
   {},
@@ -21,6 +36,36 @@ export const ComputeSettings = struct(
     baremetalFlavorIDs: list('BaremetalFlavorIDs', DisplayName, { maxItems: 64, listType: 'set' }),
     /** Flavors exported to users; omitted exports every flavor. */
     flavorSelector: struct('FlavorSelector', { ids: list('FlavorIDs', DisplayName, { maxItems: 256, listType: 'set' }) }, {}),
+    /** Traits every pinned host must have (the Placement preflight adds them to the flavor's). */
+    requiredTraits: list('RequiredTraits', TraitName, { maxItems: 32, listType: 'set' }),
+    /** Architecture and GPU of flavors, overriding what is derived from Nova. */
+    flavorMetadata: list('FlavorMetadataList', FlavorMetadata, { maxItems: 256, listType: 'map', mapKeys: ['id'] }),
+  },
+);
+
+const CacheSeconds = int('CacheSeconds', { minimum: 1, maximum: 86400 });
+
+/** The image inventory (issue 16, images): signature verification of public images and the refresh-ahead cache. */
+export const ImageSettings = struct(
+  'ImageSettings',
+  {},
+  {
+    /** A PEM public key (not a secret): public images must carry a valid signature by it. */
+    signingKey: str('SigningKey', { minLength: 1, maxLength: 16384 }),
+    cache: struct(
+      'ImageCacheSettings',
+      {},
+      { enabled: bool, refreshAfterSeconds: CacheSeconds, staleAfterSeconds: CacheSeconds },
+      {
+        rules: [
+          {
+            fieldPath: '.staleAfterSeconds',
+            message: 'staleAfterSeconds must be greater than refreshAfterSeconds',
+            check: (c) => c.refreshAfterSeconds === undefined || c.staleAfterSeconds === undefined || c.staleAfterSeconds > c.refreshAfterSeconds,
+          },
+        ],
+      },
+    ),
   },
 );
 
@@ -100,8 +145,9 @@ export const OpenStackRegionSettings = struct(
     domainID: DisplayName,
     /** The roles every Identity's user is granted on its project (default manager, member, load-balancer_member). */
     managedRoles: list('ManagedRoles', DisplayName, { minItems: 1, maxItems: 16, listType: 'set' }),
-    defaultArchitecture: enumOf('Architecture', ['x86_64', 'aarch64']),
+    defaultArchitecture: Architecture,
     compute: ComputeSettings,
+    images: ImageSettings,
     network: NetworkSettings,
     blockStorage: BlockStorageSettings,
   },

@@ -15,6 +15,20 @@ const base = objectOf('Region', {
 const os = (edit: (o: Json) => void): Json => variant(base, (x) => edit((x.spec as Json).openstack as Json));
 
 export const regionCases: AgreementCase[] = [
+  {
+    title: 'issue 16 inventory settings: requiredTraits, per-flavor metadata, the image signing key and cache',
+    object: os((o) => {
+      o.compute = { requiredTraits: ['CUSTOM_RAID1', 'HW_CPU_X86_AVX2'], flavorMetadata: [{ id: 'g1', cpu: { architecture: 'aarch64' }, gpu: { vendor: 'NVIDIA', model: 'A100', count: 2 } }, { id: 'm1.small' }] };
+      o.images = { signingKey: '-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA\n-----END PUBLIC KEY-----', cache: { enabled: true, refreshAfterSeconds: 60, staleAfterSeconds: 300 } };
+    }),
+    expect: 'valid',
+  },
+  { title: 'a required trait is an upper-case Placement trait name', object: os((o) => (o.compute = { requiredTraits: ['custom_raid'] })), expect: ['spec.openstack.compute.requiredTraits[0]'] },
+  { title: 'required traits do not repeat (a set)', object: os((o) => (o.compute = { requiredTraits: ['CUSTOM_A', 'CUSTOM_A'] })), expect: ['spec.openstack.compute.requiredTraits[1]'] },
+  { title: 'flavor metadata: an architecture of the enum, a known GPU vendor, a count of at least 1', object: os((o) => (o.compute = { flavorMetadata: [{ id: 'g1', cpu: { architecture: 'riscv' }, gpu: { vendor: 'Matrox', count: 0 } }] })), expect: ['spec.openstack.compute.flavorMetadata[0].cpu.architecture', 'spec.openstack.compute.flavorMetadata[0].gpu.vendor', 'spec.openstack.compute.flavorMetadata[0].gpu.count'] },
+  { title: 'flavor metadata is keyed by id: an id is required', object: os((o) => (o.compute = { flavorMetadata: [{ cpu: { architecture: 'x86_64' } }] })), expect: ['spec.openstack.compute.flavorMetadata[0].id'] },
+  { title: 'the image cache goes stale only after it refreshes', object: os((o) => (o.images = { cache: { refreshAfterSeconds: 300, staleAfterSeconds: 300 } })), expect: ['spec.openstack.images.cache.staleAfterSeconds'] },
+  { title: 'an empty signing key is refused', object: os((o) => (o.images = { signingKey: '' })), expect: ['spec.openstack.images.signingKey'] },
   { title: 'a fully configured OpenStack region is valid', object: base, expect: 'valid' },
   { title: 'only the openstack provider exists', object: variant(base, (x) => ((x.spec as Json).provider = 'aws')), expect: ['spec.provider'] },
   { title: 'the Keystone endpoint is an http(s) URL', object: os((o) => (o.endpoint = 'keystone:5000')), expect: ['spec.openstack.endpoint'] },
