@@ -24,8 +24,8 @@
  *   keeps the last good snapshot (image-cache.ts invariant 3). Deleting an image Glance no longer has is
  *   success (already absent).
  *
- * Configuration is this module's own input (`ImageInventoryConfig`); the Region fields that will carry it
- * are named in docs/images.md.
+ * Configuration is this module's own input (`ImageInventoryConfig`); region-images.ts reads it from the
+ * Region's `spec.openstack` (defaultArchitecture, images.signingKey, images.cache), docs/images.md.
  */
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from '../../log/logger.js';

@@ -4,23 +4,43 @@
  * Region's generation or its credentials Secret's version moves (the key RegionConnections uses, as
  * VolumeClassInventory does). A Region that is gone gives undefined; `forget` drops its inventory.
  *
- * The Region → ImageInventoryConfig mapping is a parameter (`configOf`) because the Region fields that carry
- * the signing key and cache settings are not in the CRD yet (docs/images.md names them); until then
- * `regionImageConfig` reads `openstack.defaultArchitecture` only.
+ * The Region → ImageInventoryConfig mapping is `regionImageConfig` (a parameter, `configOf`, for tests).
  */
 import type { Logger } from '../../log/logger.js';
 import type { Region } from '../../resources/region.js';
 import type { RegionConnection } from '../regions/connections.js';
 import { ImageInventory, type ImageInventoryConfig } from './images.js';
+import { DEFAULT_REFRESH_AFTER_MS, DEFAULT_STALE_AFTER_MS } from './image-cache.js';
 
 export interface RegionConnectionSource {
   region(namespace: string, name: string): Promise<RegionConnection | undefined>;
 }
 
-/** What a Region says about its images today: the default architecture. */
+/**
+ * The Region's `spec.openstack` → ImageInventoryConfig: `defaultArchitecture`; `images.signingKey` (PEM) →
+ * signingKeyPem; `images.cache.enabled: false` → cache disabled (ImagesUnavailable); the cache's seconds →
+ * ms. When only one of the two bounds is given, the other keeps refresh-ahead before the bound: a missing
+ * refreshAfter is min(60 s, staleAfter / 2), a missing staleAfter is max(300 s, refreshAfter × 2). Pure.
+ */
 export const regionImageConfig = (region: Region): ImageInventoryConfig => {
-  const arch = region.spec.openstack.defaultArchitecture;
-  return arch !== undefined ? { defaultArchitecture: arch } : {};
+  const o = region.spec.openstack;
+  const images = o.images;
+  const c = images?.cache;
+  let cache: ImageInventoryConfig['cache'];
+  if (c?.enabled === false) cache = false;
+  else if (c?.refreshAfterSeconds !== undefined || c?.staleAfterSeconds !== undefined) {
+    const refresh = c.refreshAfterSeconds !== undefined ? c.refreshAfterSeconds * 1000 : undefined;
+    const stale = c.staleAfterSeconds !== undefined ? c.staleAfterSeconds * 1000 : undefined;
+    cache = {
+      refreshAfterMs: refresh ?? Math.min(DEFAULT_REFRESH_AFTER_MS, (stale ?? DEFAULT_STALE_AFTER_MS) / 2),
+      staleAfterMs: stale ?? Math.max(DEFAULT_STALE_AFTER_MS, (refresh ?? DEFAULT_REFRESH_AFTER_MS) * 2),
+    };
+  }
+  return {
+    ...(o.defaultArchitecture !== undefined ? { defaultArchitecture: o.defaultArchitecture } : {}),
+    ...(images?.signingKey !== undefined ? { signingKeyPem: images.signingKey } : {}),
+    ...(cache !== undefined ? { cache } : {}),
+  };
 };
 
 const keyOf = (c: RegionConnection): string => `${c.region.metadata.uid}:${c.region.metadata.generation ?? 1}:${c.secretVersion}`;

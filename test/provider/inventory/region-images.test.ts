@@ -13,7 +13,28 @@ import { openEmbeddedSource, type EmbeddedResourceSource } from '../../../src/ku
 import { applyManifests } from '../../../src/kube/cli/manifests.js';
 import { RegionConnections } from '../../../src/provider/regions/connections.js';
 import { connect } from '../../../src/openstack/session.js';
-import { RegionImageInventories } from '../../../src/provider/inventory/region-images.js';
+import { RegionImageInventories, regionImageConfig } from '../../../src/provider/inventory/region-images.js';
+import { ImagesUnavailable } from '../../../src/provider/inventory/images.js';
+import type { Region } from '../../../src/resources/region.js';
+
+const regionWith = (openstack: Record<string, unknown>): Region => ({ spec: { openstack } }) as unknown as Region;
+
+describe('regionImageConfig: the Region fields → ImageInventoryConfig', () => {
+  const cases: Array<[string, Record<string, unknown>, unknown]> = [
+    ['nothing configured: defaults everywhere', {}, {}],
+    ['defaultArchitecture is carried', { defaultArchitecture: 'aarch64' }, { defaultArchitecture: 'aarch64' }],
+    ['images.signingKey is the PEM the signatures are checked against', { images: { signingKey: 'PEM' } }, { signingKeyPem: 'PEM' }],
+    ['images.cache.enabled false disables the cache (and the image operations)', { images: { cache: { enabled: false, refreshAfterSeconds: 5 } } }, { cache: false }],
+    ['both bounds in seconds become ms', { images: { cache: { refreshAfterSeconds: 30, staleAfterSeconds: 120 } } }, { cache: { refreshAfterMs: 30_000, staleAfterMs: 120_000 } }],
+    ['only refreshAfter, beyond the default bound: the bound moves to twice it', { images: { cache: { refreshAfterSeconds: 600 } } }, { cache: { refreshAfterMs: 600_000, staleAfterMs: 1_200_000 } }],
+    ['only staleAfter, below the default refresh: refresh-ahead at half of it', { images: { cache: { staleAfterSeconds: 20 } } }, { cache: { refreshAfterMs: 10_000, staleAfterMs: 20_000 } }],
+  ];
+  for (const [title, openstack, expected] of cases) {
+    it(title, () => {
+      expect(regionImageConfig(regionWith(openstack))).to.deep.equal(expected);
+    });
+  }
+});
 
 describe('image inventories per Region connection', function () {
   let sim: RunningSimulator;
@@ -23,7 +44,7 @@ describe('image inventories per Region connection', function () {
 
   const listCalls = () => sim.calls({ method: 'GET', pathIncludes: '/v2/images' }).filter((c) => /\/v2\/images$/.test(c.path)).length;
   const putSecret = (extra: Record<string, string> = {}) => source.secrets.put('default', 'region-one-credentials', { 'clouds.yaml': sim.cloudsYaml(), cloud: 'sim-admin', ...extra });
-  const applyRegion = (arch: string) =>
+  const applyRegion = (arch: string, images = '') =>
     applyManifests(
       source,
       `apiVersion: regent.dev/v1alpha1
@@ -36,7 +57,7 @@ spec:
     region: RegionOne
     credentialsSecretRef: { name: region-one-credentials }
     defaultArchitecture: ${arch}
-`,
+${images}`,
     );
 
   before(async () => {
@@ -82,6 +103,14 @@ spec:
     expect(after).to.not.equal(before);
     await after?.query();
     expect(listCalls()).to.equal(lists + 1);
+  });
+
+  it('a Region with images.cache.enabled false gets an inventory whose operations say they are unavailable', async () => {
+    await applyRegion('x86_64', '    images: { cache: { enabled: false } }\n');
+    const inventory = await inventories.forRegion('default', 'region-one');
+    const error = await inventory?.query().then(() => undefined, (e: unknown) => e);
+    expect(error).to.be.instanceOf(ImagesUnavailable);
+    await applyRegion('x86_64');
   });
 
   it('a Region that does not exist has no inventory', async () => {
