@@ -15,6 +15,7 @@ import { registerAuditCommands } from '../audit/commands.js';
 import { registerResourceCommands } from './commands/resources.js';
 import { registerSimulator } from './commands/simulator.js';
 import { registerRegionCommands } from './commands/region.js';
+import { registerVlanCommands } from './commands/vlan.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -35,6 +36,7 @@ export const buildProgram = (): Command => {
   registerResourceCommands(program, globals);
   registerSimulator(program);
   registerRegionCommands(program);
+  registerVlanCommands(program, globals);
   registerAuditCommands(program, globals);
   for (const command of program.commands) command.exitOverride();
   return program;

@@ -121,7 +121,7 @@ spec:
   });
 
   it('--region with another kind is a usage error: exit 2, one line', async () => {
-    expect(await regent(['get', 'regions', '--region', 'region-one', '--resources', `embedded:${db}`])).to.deep.equal({ code: 2, out: '', err: 'regent: --region applies to volumeclasses only, not regions\n' });
+    expect(await regent(['get', 'regions', '--region', 'region-one', '--resources', `embedded:${db}`])).to.deep.equal({ code: 2, out: '', err: 'regent: --region applies to volumeclasses, flavors and images only, not regions\n' });
   });
 
   it('no Region in the namespace: "No resources found."', async () => {

@@ -20,6 +20,9 @@ const kube = () => Promise.all([import('../../kube/open.js'), import('../../kube
 const isSecretKind = (kind: string): boolean => ['secret', 'secrets'].includes(kind.toLowerCase());
 /** The names of Region-exported VolumeClasses (kube/cli/volume-classes.ts isVolumeClassKind; not imported, same reason). */
 const isVolumeClassKind = (kind: string): boolean => ['volumeclass', 'volumeclasses', 'vc'].includes(kind.toLowerCase());
+/** Region-exported flavors and images (get-flavors.ts isFlavorKind; get-images.ts): not stored kinds either. */
+const isFlavorKind = (kind: string): boolean => ['flavor', 'flavors', 'fl'].includes(kind.toLowerCase());
+const isImageKind = (kind: string): boolean => ['image', 'images', 'img'].includes(kind.toLowerCase());
 
 /**
  * `create: false` for commands that only read or remove: opening a missing embedded store would
@@ -82,15 +85,19 @@ export const registerResourceCommands = (program: Command, _globals: () => Globa
     });
   program
     .command('get <kind> [name]')
-    .description('list resources of a kind, or show one (secrets: names and keys, never values; volumeclasses: what each Region exports, read from its cloud)')
+    .description('list resources of a kind, or show one (secrets: names and keys, never values; volumeclasses, flavors, images: what each Region exports, read from its cloud)')
     .option('-n, --namespace <ns>', 'namespace (default: all for lists, default for one)')
     .option('-o, --output <format>', 'table | yaml | json', 'table')
-    .option('--region <name>', 'volumeclasses only: the classes of this Region (in -n, default: default)')
+    .option('--region <name>', 'volumeclasses, flavors and images only: what this Region exports (in -n, default: default)')
     .option('--resources <url>', 'resource source (see apply)')
     .action(async (kind: string, name: string | undefined, options: { namespace?: string; output: string; region?: string; resources?: string }) => {
       if (!['table', 'yaml', 'json'].includes(options.output)) throw new UsageError(`-o ${options.output}: expected table, yaml or json`);
-      if (options.region !== undefined && !isVolumeClassKind(kind)) throw new UsageError(`--region applies to volumeclasses only, not ${kind}`);
+      const inventory = isVolumeClassKind(kind) || isFlavorKind(kind) || isImageKind(kind);
+      if (options.region !== undefined && !inventory) throw new UsageError(`--region applies to volumeclasses, flavors and images only, not ${kind}`);
       if (isVolumeClassKind(kind)) return getVolumeClasses(name, options);
+      // the Region inventories (issue 16): loaded on use, so the other commands start fast
+      if (isFlavorKind(kind)) return (await import('./get-flavors.js')).runGetFlavors(name, options);
+      if (isImageKind(kind)) return (await import('./get-images.js')).getImagesCommand(name, options);
       const [, { getResources }, { formatObjects }, { getSecrets, formatSecrets }] = await kube();
       await withSource(options, { create: false }, async (source) => {
         if (isSecretKind(kind)) {
