@@ -13,9 +13,12 @@
  *
  * | SpecRealized | True / AllFieldsRealized; False / FieldsNotImplemented naming each set field Regent does not act on yet |
  *
- * The inventory settings defaultArchitecture, compute and network.providerNetworks are accepted and kept, but no
- * controller reads them yet: SpecRealized names each one that is set, so they are never silently dropped
- * behind Available=True. blockStorage is acted on since issue 12 (the VolumeClass allowlist decides which
+ * The inventory settings (issue 16): defaultArchitecture, compute.flavorSelector, compute.flavorMetadata and images
+ * are read by the Region's flavor and image exports (`regent get flavors`, `regent get images`), and
+ * compute.baremetalFlavorIDs by the monitor too (Queued/Building from Ironic). compute.placementPreflight and
+ * compute.requiredTraits feed the pinned create's Placement preflight, which nothing calls yet (no pinned create),
+ * and network.providerNetworks the VLAN allocator, which the Network controller does not use yet: SpecRealized
+ * names each of those that is set, so they are never silently dropped behind Available=True. blockStorage is acted on since issue 12 (the VolumeClass allowlist decides which
  * classes a Volume may use, and their capacity bounds its size), except a class's `supportedFlavors`:
  * exported (`regent get volumeclasses`), not enforced when a Server attaches a Volume — named when set.
  *
@@ -52,8 +55,11 @@ const availability = (context: RegionContext | undefined, endpoint: string): { c
     : available('True', 'Provisioned', `${who}; no managed domain: Identities use the region credentials' own project (regent region register creates one)`, 'Ready');
 };
 
-/** The spec.openstack settings no controller acts on yet (the inventory issue will). */
-const NOT_ACTED_ON = ['defaultArchitecture', 'compute'] as const;
+/** The spec.openstack.compute settings nothing acts on yet, and what does not happen. */
+const COMPUTE_NOT_ACTED_ON: ReadonlyArray<[string, string]> = [
+  ['placementPreflight', 'accepted, not acted on yet: no pinned create (Server spec.infrastructureRef) runs the Placement preflight'],
+  ['requiredTraits', 'accepted, not acted on yet: no pinned create (Server spec.infrastructureRef) runs the Placement preflight'],
+];
 
 interface UnrealizedRegionField {
   field: string;
@@ -61,10 +67,11 @@ interface UnrealizedRegionField {
 }
 
 const unrealized = (openstack: Readonly<Record<string, unknown>> | undefined): UnrealizedRegionField[] => {
-  const out: UnrealizedRegionField[] = NOT_ACTED_ON.filter((key) => openstack?.[key] !== undefined).map((key) => ({ field: `spec.openstack.${key}`, why: 'accepted, not acted on yet (no inventory export)' }));
+  const compute = openstack?.compute as Readonly<Record<string, unknown>> | undefined;
+  const out: UnrealizedRegionField[] = COMPUTE_NOT_ACTED_ON.filter(([key]) => compute?.[key] !== undefined && !(Array.isArray(compute[key]) && (compute[key] as unknown[]).length === 0) && compute[key] !== false).map(([key, why]) => ({ field: `spec.openstack.compute.${key}`, why }));
   // network.externalNetworkID is acted on (a LoadBalancer's floating IP, issue 13); provider networks are not
   if ((openstack?.network as { providerNetworks?: unknown } | undefined)?.providerNetworks !== undefined) {
-    out.push({ field: 'spec.openstack.network.providerNetworks', why: 'accepted, not acted on yet (no inventory export)' });
+    out.push({ field: 'spec.openstack.network.providerNetworks', why: 'accepted, not acted on yet: Networks are created without a VLAN segment (the allocator is not wired into the Network controller)' });
   }
   const metadata = ((openstack?.blockStorage as { volumeClasses?: { metadata?: unknown } } | undefined)?.volumeClasses?.metadata ?? []) as Array<{ supportedFlavors?: { ids?: unknown[] } }>;
   metadata.forEach((m, i) => {

@@ -22,13 +22,25 @@ describe('Region status', () => {
     expect(conditionOf('Available', openstack)).to.include({ status: 'True', reason: 'Provisioned' });
   });
 
-  it('inventory settings are accepted but named in SpecRealized=False/FieldsNotImplemented, each one that is set', () => {
-    const openstack = { endpoint: 'e', region: 'r', credentialsSecretRef: { name: 's' }, compute: { placementPreflight: true }, blockStorage: {}, defaultArchitecture: 'x86_64' };
-    expect(unrealizedRegionFields(openstack)).to.deep.equal(['spec.openstack.defaultArchitecture', 'spec.openstack.compute']);
+  it('the pinned-create settings (placementPreflight, requiredTraits) are accepted but named in SpecRealized=False/FieldsNotImplemented, each one that is set', () => {
+    const openstack = { endpoint: 'e', region: 'r', credentialsSecretRef: { name: 's' }, compute: { placementPreflight: true, requiredTraits: ['CUSTOM_A'] }, blockStorage: {}, defaultArchitecture: 'x86_64' };
+    expect(unrealizedRegionFields(openstack)).to.deep.equal(['spec.openstack.compute.placementPreflight', 'spec.openstack.compute.requiredTraits']);
     const condition = conditionOf('SpecRealized', openstack);
     expect(condition).to.include({ status: 'False', reason: 'FieldsNotImplemented' });
-    for (const field of ['spec.openstack.compute', 'spec.openstack.defaultArchitecture']) expect(condition?.message).to.include(field);
+    expect(condition?.message).to.include('no pinned create');
     expect(condition?.message).to.not.include('spec.openstack.network');
+    // a preflight switched off, or no required trait, asks for nothing
+    expect(unrealizedRegionFields({ ...openstack, compute: { placementPreflight: false, requiredTraits: [] } })).to.deep.equal([]);
+  });
+
+  it('the inventory exports are acted on (issue 16): defaultArchitecture, the flavor selector and metadata, baremetal flavors, images', () => {
+    const openstack = {
+      endpoint: 'e', region: 'r', credentialsSecretRef: { name: 's' }, defaultArchitecture: 'aarch64',
+      compute: { flavorSelector: { ids: ['1'] }, flavorMetadata: [{ id: '1' }], baremetalFlavorIDs: ['bm'] },
+      images: { signingKey: 'k', cache: { enabled: true } },
+    };
+    expect(unrealizedRegionFields(openstack)).to.deep.equal([]);
+    expect(conditionOf('SpecRealized', openstack)).to.include({ status: 'True', reason: 'AllFieldsRealized' });
   });
 
   it('network: externalNetworkID is acted on (floating IPs of LoadBalancers, issue 13); providerNetworks is named', () => {
