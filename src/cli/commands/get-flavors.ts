@@ -46,8 +46,8 @@ export interface GetFlavorsOptions {
 export interface FlavorDependencies {
   readonly connect: (cloud: CloudConfig) => Promise<OpenStackSession>;
   readonly secretNamespace?: string;
-  /** Per-flavor metadata of a Region, until the Region carries it. */
-  readonly metadataOf?: (region: Region) => readonly FlavorMetadata[];
+  /** Per-flavor metadata of a Region in place of its `compute.flavorMetadata`. */
+  readonly metadataOf?: (region: Region) => readonly FlavorMetadata[] | undefined;
 }
 
 const regionName = (r: Region): string => `${r.metadata.namespace}/${r.metadata.name}`;

@@ -14,7 +14,7 @@
  * - F1 selector: `compute.flavorSelector.ids` omitted exports every flavor Nova lists; present, only the
  *   listed IDs Nova has, in the selector's order. A listed ID Nova does not have is a problem, not an error.
  *   (Same rule as volume-classes.ts `regionFlavorIDs`, which resolves VolumeClass allowlists.)
- * - F2 architecture: per-flavor `cpu.architecture`, else the Region's `defaultArchitecture`, else x86_64
+ * - F2 architecture: per-flavor `cpu.architecture` (`compute.flavorMetadata[]`), else the Region's `defaultArchitecture`, else x86_64
  *   (the legacy fallback for objects that bypass CRD defaulting). Nova's extra specs are NOT read for it
  *   (not `hw:architecture`, not `capabilities:cpu_arch`): the spec makes it Region configuration.
  * - F3 baremetal: true exactly when the flavor ID is in `compute.baremetalFlavorIDs`; never inferred
@@ -27,7 +27,7 @@
  *     `resources:VGPU` = `<count>` (a Placement resource request) → kind `vgpu`, count, no model or vendor.
  *     When both are present, passthrough is reported and the vGPU request is a problem (ambiguous).
  *     An unparseable value (no count, not a positive whole number) is a problem and is ignored.
- *   - per-flavor configuration `gpu: {vendor, model, count}`: vendor and model override, count overrides
+ *   - per-flavor configuration (`compute.flavorMetadata[].gpu: {vendor, model, count}`): vendor and model override, count overrides
  *     (a count differing from the extra specs' is reported as a problem, the configuration still wins);
  *     a configured GPU on a flavor whose extra specs request none is exported as kind `configured`.
  * - F5 per-flavor metadata for a flavor that is not exported (not selected, or unknown to Nova) is a problem.
@@ -63,7 +63,7 @@ export interface Flavor {
   readonly gpu?: FlavorGpu;
 }
 
-/** Per-flavor configuration (not yet a Region field: see the report of issue 16, "Region fields needed"). */
+/** Per-flavor configuration: the Region's `spec.openstack.compute.flavorMetadata` (src/resources/region.ts FlavorMetadata). */
 export interface FlavorMetadata {
   readonly id: string;
   readonly cpu?: { readonly architecture?: Architecture };
@@ -78,7 +78,7 @@ export interface FlavorInventoryConfig {
   readonly baremetalFlavorIDs?: readonly string[];
   /** `spec.openstack.compute.flavorSelector`; omitted exports every flavor. */
   readonly flavorSelector?: { readonly ids: readonly string[] };
-  /** Per-flavor enrichment keyed by flavor id. */
+  /** `spec.openstack.compute.flavorMetadata`: per-flavor enrichment keyed by flavor id. */
   readonly metadata?: readonly FlavorMetadata[];
 }
 
@@ -100,8 +100,8 @@ const COMPUTE_FIELD = 'spec.openstack.compute';
 export const PCI_ALIAS_SPEC = 'pci_passthrough:alias';
 export const VGPU_SPEC = 'resources:VGPU';
 
-/** The Region fields the CRD has today; `metadata` comes from elsewhere until the Region carries it. */
-export const flavorInventoryConfigOf = (openstack: RegionSpec['openstack'], metadata: readonly FlavorMetadata[] = []): FlavorInventoryConfig => ({
+/** The Region's fields; `metadata` given explicitly replaces `compute.flavorMetadata`. */
+export const flavorInventoryConfigOf = (openstack: RegionSpec['openstack'], metadata: readonly FlavorMetadata[] = openstack.compute?.flavorMetadata ?? []): FlavorInventoryConfig => ({
   ...(openstack.defaultArchitecture !== undefined ? { defaultArchitecture: openstack.defaultArchitecture } : {}),
   ...(openstack.compute?.baremetalFlavorIDs !== undefined ? { baremetalFlavorIDs: openstack.compute.baremetalFlavorIDs } : {}),
   ...(openstack.compute?.flavorSelector !== undefined ? { flavorSelector: openstack.compute.flavorSelector } : {}),
@@ -165,20 +165,22 @@ export const resolveFlavors = (nova: readonly NovaFlavorLike[], config: FlavorIn
   (config.baremetalFlavorIDs ?? []).forEach((id, i) => {
     if (!byId.has(id)) problems.push({ field: `${COMPUTE_FIELD}.baremetalFlavorIDs[${i}]`, message: `Nova has no flavor ${id}: nothing is marked baremetal by it` });
   });
-  const metadata = new Map<string, FlavorMetadata>();
+  const metadata = new Map<string, { entry: FlavorMetadata; field: string }>();
   const exported = new Set(selected.map((f) => f.id));
   (config.metadata ?? []).forEach((m, i) => {
+    const field = `${COMPUTE_FIELD}.flavorMetadata[${i}]`;
     // F5: configuration that exports nothing must be visible, not silently ignored
-    if (!exported.has(m.id)) problems.push({ field: `flavor metadata[${i}].id`, message: `metadata for flavor ${m.id}, which is not exported: ignored` });
-    else if (metadata.has(m.id)) problems.push({ field: `flavor metadata[${i}].id`, message: `second metadata entry for flavor ${m.id}: ignored (the first wins)` });
-    else metadata.set(m.id, m);
+    if (!exported.has(m.id)) problems.push({ field: `${field}.id`, message: `metadata for flavor ${m.id}, which is not exported: ignored` });
+    else if (metadata.has(m.id)) problems.push({ field: `${field}.id`, message: `second metadata entry for flavor ${m.id}: ignored (the first wins)` });
+    else metadata.set(m.id, { entry: m, field });
   });
 
   const flavors = selected.map((f): Flavor => {
-    const m = metadata.get(f.id);
+    const found = metadata.get(f.id);
+    const m = found?.entry;
     const fromSpecs = gpuFromExtraSpecs(f.id, f.extra_specs);
     problems.push(...fromSpecs.problems);
-    const gpu = mergeGpu(f.id, fromSpecs.gpu, m?.gpu, problems);
+    const gpu = mergeGpu(found?.field ?? '', fromSpecs.gpu, m?.gpu, problems);
     return {
       id: f.id,
       name: f.name,
@@ -196,17 +198,17 @@ export const resolveFlavors = (nova: readonly NovaFlavorLike[], config: FlavorIn
 };
 
 /** F4: configuration wins field by field over what the extra specs say. */
-const mergeGpu = (flavorId: string, discovered: FlavorGpu | undefined, configured: FlavorMetadata['gpu'], problems: FlavorProblem[]): FlavorGpu | undefined => {
+const mergeGpu = (field: string, discovered: FlavorGpu | undefined, configured: FlavorMetadata['gpu'], problems: FlavorProblem[]): FlavorGpu | undefined => {
   if (!configured) return discovered;
   if (!discovered) {
     if (configured.count === undefined || configured.count < 1) {
-      problems.push({ field: `flavor metadata for ${flavorId}: gpu.count`, message: 'a configured GPU on a flavor whose extra specs request none needs a positive count: no GPU exported' });
+      problems.push({ field: `${field}.gpu.count`, message: 'a configured GPU on a flavor whose extra specs request none needs a positive count: no GPU exported' });
       return undefined;
     }
     return { kind: 'configured', ...(configured.vendor ? { vendor: configured.vendor } : {}), ...(configured.model ? { model: configured.model } : {}), count: configured.count };
   }
   if (configured.count !== undefined && configured.count !== discovered.count) {
-    problems.push({ field: `flavor metadata for ${flavorId}: gpu.count`, message: `configured ${configured.count}, Nova's extra specs request ${discovered.count}: the configured count is exported` });
+    problems.push({ field: `${field}.gpu.count`, message: `configured ${configured.count}, Nova's extra specs request ${discovered.count}: the configured count is exported` });
   }
   const vendor = configured.vendor ?? discovered.vendor;
   const model = configured.model ?? discovered.model;
@@ -225,8 +227,8 @@ export interface ConnectionSource {
 }
 
 export interface FlavorInventoryOptions {
-  /** Per-flavor metadata of a Region (until the Region carries it): none by default. */
-  readonly metadataOf?: (region: Region) => readonly FlavorMetadata[];
+  /** Per-flavor metadata of a Region in place of its `compute.flavorMetadata` (tests, tools); undefined: the Region's. */
+  readonly metadataOf?: (region: Region) => readonly FlavorMetadata[] | undefined;
 }
 
 const keyOf = (c: RegionConnection): string => `${c.region.metadata.uid}:${c.region.metadata.generation ?? 1}:${c.secretVersion}`;
@@ -252,7 +254,7 @@ export class FlavorInventory {
     if (!connection) return undefined;
     const region = connection.region;
     const nova = await this.discover(connection);
-    const config = flavorInventoryConfigOf(region.spec.openstack, this.options.metadataOf?.(region) ?? []);
+    const config = flavorInventoryConfigOf(region.spec.openstack, this.options.metadataOf?.(region) ?? region.spec.openstack.compute?.flavorMetadata ?? []);
     const resolution = resolveFlavors(nova, config);
     return { region, flavors: resolution.flavors, problems: resolution.problems };
   }

@@ -62,7 +62,7 @@ ${openstack
     const options = { retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } };
     connections = new RegionConnections({ source, connect: (cloud) => connect(cloud, options) });
     metadata = {};
-    inventory = new FlavorInventory(connections, { metadataOf: (r: Region) => metadata[r.metadata.name] ?? [] });
+    inventory = new FlavorInventory(connections, { metadataOf: (r: Region) => metadata[r.metadata.name] });
     await source.secrets.put('default', 'region-one-credentials', { 'clouds.yaml': sim.cloudsYaml(), cloud: 'sim-admin' });
     await region('plain', '');
     // GPU flavors, created through Nova's admin API with the Region's own (admin) session
@@ -160,7 +160,7 @@ ${openstack
       metadata.plain = [{ id: 'g1', gpu: { vendor: 'NVIDIA', model: 'A100-80GB', count: 1 } }];
       const { flavors, problems } = await exported('plain');
       expect(byId(flavors, 'g1').gpu).to.deep.equal({ kind: 'passthrough', vendor: 'NVIDIA', model: 'A100-80GB', count: 1 });
-      expect(problems).to.deep.include({ field: 'flavor metadata for g1: gpu.count', message: "configured 1, Nova's extra specs request 2: the configured count is exported" });
+      expect(problems).to.deep.include({ field: 'spec.openstack.compute.flavorMetadata[0].gpu.count', message: "configured 1, Nova's extra specs request 2: the configured count is exported" });
       delete metadata.plain;
     });
     it('F4 configuration alone can give a flavor a GPU (kind configured); without a count it gives none', async () => {
@@ -168,7 +168,7 @@ ${openstack
       const { flavors, problems } = await exported('plain');
       expect(byId(flavors, '4').gpu).to.deep.equal({ kind: 'configured', vendor: 'AMD', model: 'MI300', count: 8 });
       expect(byId(flavors, '5')).to.not.have.property('gpu');
-      expect(problems.map((p) => p.field)).to.include('flavor metadata for 5: gpu.count');
+      expect(problems.map((p) => p.field)).to.include('spec.openstack.compute.flavorMetadata[1].gpu.count');
       delete metadata.plain;
     });
     it('F4 passthrough and vGPU on one flavor: passthrough is exported, the vGPU request reported', () => {
@@ -185,12 +185,29 @@ ${openstack
     it('F5 metadata for a flavor that is not selected is reported and ignored', async () => {
       metadata.selected = [{ id: '2', cpu: { architecture: 'aarch64' } }];
       const { problems } = await exported('selected');
-      expect(problems).to.deep.include({ field: 'flavor metadata[0].id', message: 'metadata for flavor 2, which is not exported: ignored' });
+      expect(problems).to.deep.include({ field: 'spec.openstack.compute.flavorMetadata[0].id', message: 'metadata for flavor 2, which is not exported: ignored' });
       delete metadata.selected;
     });
   });
 
-  describe('the Region fields the CRD has today are read', () => {
+  describe("the Region's fields are read", () => {
+    it('compute.flavorMetadata (validated by the Region codec) gives per-flavor architecture and GPU', async () => {
+      await region('meta', `defaultArchitecture: aarch64
+compute:
+  flavorSelector: { ids: [g1, c1, "3"] }
+  flavorMetadata:
+    - { id: g1, gpu: { vendor: NVIDIA, model: A100-80GB } }
+    - { id: c1, cpu: { architecture: x86_64 } }
+    - { id: "3", gpu: { vendor: Intel, model: Max-1550, count: 1 } }`);
+      const { flavors, problems } = await exported('meta');
+      expect(flavors.map((f) => [f.id, f.architecture, f.gpu])).to.deep.equal([
+        ['g1', 'aarch64', { kind: 'passthrough', vendor: 'NVIDIA', model: 'A100-80GB', count: 2 }],
+        ['c1', 'x86_64', undefined],
+        ['3', 'aarch64', { kind: 'configured', vendor: 'Intel', model: 'Max-1550', count: 1 }],
+      ]);
+      expect(problems).to.deep.equal([]);
+    });
+
     it('defaultArchitecture, compute.baremetalFlavorIDs and compute.flavorSelector reach the configuration', async () => {
       await region('all', 'defaultArchitecture: aarch64\ncompute: { baremetalFlavorIDs: [bm.gold], flavorSelector: { ids: [bm.gold] } }');
       const r = (await connections.region('default', 'all'))!;
