@@ -21,8 +21,8 @@ describe('e2e: a baremetal Server reads Queued, then Building, from Ironic throu
   let dir: string;
   let plane: ControlPlane | undefined;
   beforeEach(async () => {
-    // a slow build: scheduling (no node yet) and the claimed node's wait are Queued for 6 s, the deploy 2 s
-    sim = await startSimulator({ clock: 'real', delays: { serverBuild: 8_000, rebuildStep: 100, serverDelete: 100, serverAction: 100 } });
+    // a slow build: scheduling (no node yet) and the claimed node's wait are Queued for 9 s, the deploy 3 s
+    sim = await startSimulator({ clock: 'real', delays: { serverBuild: 12_000, rebuildStep: 100, serverDelete: 100, serverAction: 100 } });
     dir = mkdtempSync(join(tmpdir(), 'regent-baremetal-'));
   });
   afterEach(async () => {

@@ -149,24 +149,30 @@ describe('VLAN allocator on a sqlite store', function () {
 
   it('never two networks with one id: two processes race on one sqlite store until the range is exhausted', async () => {
     // warm the file (schema) so both children open an existing store
-    await open();
-    const range = { min: 1, max: 150 };
-    const racers = ['left', 'right'].map((name) => runRacer([url, REGION, 'physnet1', String(range.min), String(range.max), name, '100']));
-    await Promise.all(racers.map((r) => r.line((l) => l === 'ready')));
-    racers.forEach((r) => r.send('go'));
-    const reports = await Promise.all(racers.map(async (r) => JSON.parse(await r.line((l) => l.startsWith('{'))) as { name: string; allocations: { network: string; id: number }[]; exhausted: number; conflicts: number }));
-    const all = reports.flatMap((r) => r.allocations);
-    // 200 creates for 150 ids: every id handed out exactly once, the other 50 creates told the range is exhausted
-    expect(all.length).to.equal(150);
-    expect(new Set(all.map((a) => a.id)).size).to.equal(150);
-    expect(reports.reduce((n, r) => n + r.exhausted, 0)).to.equal(50);
-    // the ledger agrees with what the processes were told
     const { allocator } = await open();
-    const held = await allocator.holdings(REGION, 'physnet1');
-    expect(Object.fromEntries(held.map((h) => [h.network, h.id]))).to.deep.equal(Object.fromEntries(all.map((a) => [a.network, a.id])));
-    // proof that they raced rather than took turns
-    expect(reports.every((r) => r.allocations.length > 0), JSON.stringify(reports.map((r) => r.allocations.length))).to.equal(true);
-    expect(reports.reduce((n, r) => n + r.conflicts, 0), `lost append races: ${JSON.stringify(reports.map((r) => [r.name, r.conflicts, r.allocations.length]))}`).to.be.greaterThan(0);
+    const range = { min: 1, max: 150 };
+    // Every attempt must be correct; at least one must show the processes raced (an append lost to the other),
+    // which scheduling on a busy machine does not promise for any single attempt. Each attempt is its own ledger.
+    const attempts: string[] = [];
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const region = `${REGION}-race-${attempt}`;
+      const racers = ['left', 'right'].map((name) => runRacer([url, region, 'physnet1', String(range.min), String(range.max), name, '100']));
+      await Promise.all(racers.map((r) => r.line((l) => l === 'ready')));
+      racers.forEach((r) => r.send('go'));
+      const reports = await Promise.all(racers.map(async (r) => JSON.parse(await r.line((l) => l.startsWith('{'))) as { name: string; allocations: { network: string; id: number }[]; exhausted: number; conflicts: number }));
+      const all = reports.flatMap((r) => r.allocations);
+      // 200 creates for 150 ids: every id handed out exactly once, the other 50 creates told the range is exhausted
+      expect(all.length, `attempt ${attempt}`).to.equal(150);
+      expect(new Set(all.map((a) => a.id)).size, `attempt ${attempt}`).to.equal(150);
+      expect(reports.reduce((n, r) => n + r.exhausted, 0), `attempt ${attempt}`).to.equal(50);
+      // the ledger agrees with what the processes were told
+      const held = await allocator.holdings(region, 'physnet1');
+      expect(Object.fromEntries(held.map((h) => [h.network, h.id])), `attempt ${attempt}`).to.deep.equal(Object.fromEntries(all.map((a) => [a.network, a.id])));
+      attempts.push(JSON.stringify(reports.map((r) => [r.name, r.conflicts, r.allocations.length])));
+      // proof that they raced rather than took turns: both allocated, and appends were lost to the other
+      if (reports.every((r) => r.allocations.length > 0) && reports.reduce((n, r) => n + r.conflicts, 0) > 0) return;
+    }
+    expect.fail(`three attempts and the two processes never raced (name, lost appends, allocations): ${attempts.join(' ')}`);
   });
 });
 
