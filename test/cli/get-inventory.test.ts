@@ -5,7 +5,7 @@
  * `regent vlan leaks` on an empty event store. The modules have their own tests; this one proves the dispatch.
  */
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, SEED, type RunningSimulator } from '../../src/simulator/index.js';
@@ -74,6 +74,16 @@ spec:
     const warned = [SEED.images.cirros, SEED.images.ubuntu, SEED.images.debian].filter((id) => run.err.includes(id));
     expect([...listed, ...warned].filter((id) => Object.values(SEED.images).includes(id as never)).sort(), 'every seeded image exported or excluded').to.deep.equal(Object.values(SEED.images).sort());
     expect(await regent(['get', 'servers', '--region', 'region-one', '--resources', `embedded:${db}`])).to.deep.include({ code: 2 });
+  });
+
+  it('get flavors and get images on a resource store that does not exist: a usage error naming it, and no store left behind', async () => {
+    for (const kind of ['flavors', 'images']) {
+      const missing = join(dir, `typo-${kind}`, 'resources.db');
+      const run = await regent(['get', kind, '--resources', `embedded:${missing}`]);
+      expect(run.code, `${kind}: ${run.err}`).to.equal(2);
+      expect(run.err).to.include(`no resource store at ${missing}`);
+      expect(existsSync(missing), kind).to.equal(false);
+    }
   });
 
   it('vlan leaks: no event store yet is a usage error naming it; a store with no allocation has none, exit 0', async () => {

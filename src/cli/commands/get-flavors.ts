@@ -11,6 +11,7 @@
  * Dispatch (src/cli/commands/resources.ts, in `get`, beside volumeclasses; not wired here):
  *   if (isFlavorKind(kind)) return (await import('./get-flavors.js')).runGetFlavors(name, options);
  */
+import { selectRegions } from '../../kube/cli/regions.js';
 import { stringify } from 'yaml';
 import type { CloudConfig } from '../../openstack/keystone/clouds-config.js';
 import type { OpenStackSession } from '../../openstack/session.js';
@@ -20,7 +21,6 @@ import { RegionConnections } from '../../provider/regions/connections.js';
 import { RegionUnusable } from '../../provider/regions/credentials.js';
 import type { Region } from '../../resources/region.js';
 import type { ResourceSource } from '../../kube/port.js';
-import { NotFound } from '../../kube/errors.js';
 import { alignColumns, type OutputFormat } from '../../kube/cli/output.js';
 
 /** The names the CLI accepts for the kind: flavor, flavors, fl (any case). */
@@ -56,15 +56,7 @@ const regionName = (r: Region): string => `${r.metadata.namespace}/${r.metadata.
 export const getFlavors = async (source: ResourceSource, deps: FlavorDependencies, options: GetFlavorsOptions = {}): Promise<FlavorListing> => {
   const connections = new RegionConnections({ source, connect: deps.connect, ...(deps.secretNamespace !== undefined ? { secretNamespace: deps.secretNamespace } : {}) });
   const inventory = new FlavorInventory(connections, deps.metadataOf ? { metadataOf: deps.metadataOf } : {});
-  let regions: Region[];
-  if (options.region !== undefined) {
-    const namespace = options.namespace ?? 'default';
-    const region = (await source.get('Region', namespace, options.region)) as Region | undefined;
-    if (!region) throw new NotFound('Region', namespace, options.region);
-    regions = [region];
-  } else {
-    regions = (await source.list('Region', options.namespace)).items as Region[];
-  }
+  const regions = await selectRegions(source, options);
   const flavors: RegionFlavor[] = [];
   const warnings: string[] = [];
   for (const region of regions) {
@@ -115,16 +107,9 @@ export const formatFlavors = (flavors: readonly RegionFlavor[], format: OutputFo
 
 /** The `get flavors` action: what resources.ts dispatches to (loaded on use, so other commands start fast). */
 export const runGetFlavors = async (name: string | undefined, options: { namespace?: string; output: string; region?: string; resources?: string }): Promise<void> => {
-  const [{ openResourceSource, parseSourceSpec }, session, { createLogger }, { resourcesUrlOf }, { existsSync }, { UsageError }] = await Promise.all([
-    import('../../kube/open.js'), import('../../openstack/session.js'), import('../../log/logger.js'), import('./resources.js'), import('node:fs'), import('../errors.js'),
-  ]);
-  const spec = resourcesUrlOf(options);
-  const location = parseSourceSpec(spec);
-  // a read must not create a missing embedded store (same rule as resources.ts withSource)
-  if (location.kind === 'embedded' && location.path !== ':memory:' && !existsSync(location.path)) throw new UsageError(`no resource store at ${location.path} (apply a manifest with \`regent apply -f\`, or pass --resources embedded:<path>)`);
+  const [{ withSource }, session, { createLogger }] = await Promise.all([import('./with-source.js'), import('../../openstack/session.js'), import('../../log/logger.js')]);
   const logger = createLogger();
-  const source = await openResourceSource(spec);
-  try {
+  await withSource(options, { create: false }, async (source) => {
     const listing = await getFlavors(
       source,
       { connect: (cloud) => session.connect(cloud, { logger }) },
@@ -132,7 +117,5 @@ export const runGetFlavors = async (name: string | undefined, options: { namespa
     );
     for (const warning of listing.warnings) console.error(`Warning: ${warning}`);
     console.log(formatFlavors(listing.flavors, options.output as OutputFormat, { single: name !== undefined, showNamespace: options.namespace === undefined && options.region === undefined }));
-  } finally {
-    await source.close();
-  }
+  });
 };

@@ -16,7 +16,6 @@
  */
 import { stringify } from 'yaml';
 import type { OpenStackSession } from '../../openstack/session.js';
-import type { Region } from '../../resources/region.js';
 import type { ImageInventoryConfig, ExcludedImage } from '../../provider/inventory/images.js';
 import type { NeutralImage } from '../../provider/inventory/image-properties.js';
 
@@ -115,27 +114,17 @@ export interface GetImagesCommandOptions {
  * with its credentials Secret, then getImages; the table or document on stdout, exclusions on stderr.
  */
 export const getImagesCommand = async (name: string | undefined, options: GetImagesCommandOptions, print: { out: (s: string) => void; err: (s: string) => void } = { out: console.log, err: console.error }): Promise<void> => {
-  const [{ openResourceSource }, { connect }, { createLogger }, { RegionConnections }, { NotFound }, { regionImageConfig }] = await Promise.all([
-    import('../../kube/open.js'),
+  const [{ withSource }, { selectRegions }, { connect }, { createLogger }, { RegionConnections }, { regionImageConfig }] = await Promise.all([
+    import('./with-source.js'),
+    import('../../kube/cli/regions.js'),
     import('../../openstack/session.js'),
     import('../../log/logger.js'),
     import('../../provider/regions/connections.js'),
-    import('../../kube/errors.js'),
     import('../../provider/inventory/region-images.js'),
   ]);
   const logger = createLogger();
-  const spec = options.resources ?? process.env.REGENT_RESOURCES ?? 'embedded:./data/resources.db';
-  const source = await openResourceSource(spec);
-  try {
-    let regions: Region[];
-    if (options.region !== undefined) {
-      const namespace = options.namespace ?? 'default';
-      const region = (await source.get('Region', namespace, options.region)) as Region | undefined;
-      if (!region) throw new NotFound('Region', namespace, options.region);
-      regions = [region];
-    } else {
-      regions = (await source.list('Region', options.namespace)).items as Region[];
-    }
+  await withSource(options, { create: false }, async (source) => {
+    const regions = await selectRegions(source, options);
     const connections = new RegionConnections({ source, connect: (cloud) => connect(cloud, { logger }) });
     const connected: RegionImages[] = [];
     for (const region of regions) {
@@ -151,7 +140,5 @@ export const getImagesCommand = async (name: string | undefined, options: GetIma
     const listing = await getImages(connected, name !== undefined ? { name } : {});
     for (const warning of exclusionWarnings(listing)) print.err(`Warning: ${warning}`);
     print.out(await formatImages(listing, options.output as ImagesOutput, { showNamespace: options.namespace === undefined && options.region === undefined }));
-  } finally {
-    await source.close();
-  }
+  });
 };

@@ -4,15 +4,15 @@
  * a value; `delete secret <name>`). `get volumeclasses` is not a stored kind: it reads each Region's
  * exported VolumeClasses from its cloud (src/kube/cli/volume-classes.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { OutputFormat } from '../../kube/cli/output.js';
-import type { ResourceSource } from '../../kube/port.js';
 import type { GlobalOptions } from '../context.js';
 import { UsageError } from '../errors.js';
+import { withSource } from './with-source.js';
 
-/** Same default as src/kube/open.ts DEFAULT_SOURCE (not imported: this module must load fast). */
-export const resourcesUrlOf = (options: { resources?: string }): string => options.resources ?? process.env.REGENT_RESOURCES ?? 'embedded:./data/resources.db';
+// re-exported: region.ts and start.ts read the URL from here
+export { resourcesUrlOf } from './with-source.js';
 
 const kube = () => Promise.all([import('../../kube/open.js'), import('../../kube/cli/manifests.js'), import('../../kube/cli/output.js'), import('../../kube/cli/secrets.js')]);
 
@@ -24,25 +24,6 @@ const isVolumeClassKind = (kind: string): boolean => ['volumeclass', 'volumeclas
 const isFlavorKind = (kind: string): boolean => ['flavor', 'flavors', 'fl'].includes(kind.toLowerCase());
 const isImageKind = (kind: string): boolean => ['image', 'images', 'img'].includes(kind.toLowerCase());
 
-/**
- * `create: false` for commands that only read or remove: opening a missing embedded store would
- * create it (and its folders), so a typo in --resources left an empty store behind and answered
- * "No resources found." Same rule, and same exit 2, as a missing event store (context.ts).
- */
-const withSource = async <T>(options: { resources?: string }, access: { create: boolean }, work: (source: ResourceSource) => Promise<T>): Promise<T> => {
-  const { openResourceSource, parseSourceSpec } = await import('../../kube/open.js');
-  const spec = resourcesUrlOf(options);
-  const location = parseSourceSpec(spec);
-  if (!access.create && location.kind === 'embedded' && location.path !== ':memory:' && !existsSync(location.path)) {
-    throw new UsageError(`no resource store at ${location.path} (apply a manifest with \`regent apply -f\`, start Regent with \`npm start\`, or pass --resources embedded:<path>)`);
-  }
-  const source = await openResourceSource(spec);
-  try {
-    return await work(source);
-  } finally {
-    await source.close();
-  }
-};
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 

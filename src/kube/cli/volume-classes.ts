@@ -9,6 +9,7 @@
  * settings) fails the command with one line naming the Region; what the inventory reports as a
  * problem (a selected ID Cinder does not have, …) is a warning, and the rest is still printed.
  */
+import { selectRegions } from './regions.js';
 import { stringify } from 'yaml';
 import type { CloudConfig } from '../../openstack/keystone/clouds-config.js';
 import type { OpenStackSession } from '../../openstack/session.js';
@@ -17,7 +18,6 @@ import { VolumeClassConfigInvalid, VolumeClassInventory, type VolumeClass } from
 import { RegionConnections } from '../../provider/regions/connections.js';
 import { RegionUnusable } from '../../provider/regions/credentials.js';
 import type { Region } from '../../resources/region.js';
-import { NotFound } from '../errors.js';
 import type { ResourceSource } from '../port.js';
 import { alignColumns, type OutputFormat } from './output.js';
 
@@ -57,15 +57,7 @@ const regionName = (r: Region): string => `${r.metadata.namespace}/${r.metadata.
 export const getVolumeClasses = async (source: ResourceSource, deps: VolumeClassDependencies, options: GetVolumeClassesOptions = {}): Promise<VolumeClassListing> => {
   const connections = new RegionConnections({ source, connect: deps.connect, ...(deps.secretNamespace !== undefined ? { secretNamespace: deps.secretNamespace } : {}) });
   const inventory = new VolumeClassInventory(connections);
-  let regions: Region[];
-  if (options.region !== undefined) {
-    const namespace = options.namespace ?? 'default';
-    const region = (await source.get('Region', namespace, options.region)) as Region | undefined;
-    if (!region) throw new NotFound('Region', namespace, options.region);
-    regions = [region];
-  } else {
-    regions = (await source.list('Region', options.namespace)).items as Region[];
-  }
+  const regions = await selectRegions(source, options);
   const classes: RegionVolumeClass[] = [];
   const warnings: string[] = [];
   for (const region of regions) {
