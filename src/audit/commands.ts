@@ -13,8 +13,9 @@
  */
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { buildRegistry, openExistingStore, type GlobalOptions } from '../cli/context.js';
-import { UsageError } from '../cli/errors.js';
+import { openExistingStore, type StoreSelection } from '../store/open-existing.js';
+import { buildRegistry, type MachineModuleSelection } from '../machine-registry/build.js';
+import { UsageError } from '../errors/usage.js';
 import type { MachineDefinition } from '../../machines/definition.js';
 import type { MachineRegistry } from '../../machines/registry.js';
 import { statechartOfDefinition } from './graph/statechart.js';
@@ -30,6 +31,9 @@ import { assetText } from './web/routes.js';
 import { startAuditServer } from './web/server.js';
 import { streamEvents } from '../engine/pages.js';
 
+/** The `regent` program's global options these commands read (src/cli/context.ts's GlobalOptions is this shape). */
+export type AuditGlobals = StoreSelection & MachineModuleSelection;
+
 /** `serverRebuild` → current version; `serverRebuild@2` → that version. */
 export const machineArg = (registry: MachineRegistry, arg: string): MachineDefinition => {
   const m = /^(.+?)(?:@(\d+))?$/.exec(arg);
@@ -42,7 +46,7 @@ const emit = async (out: string | undefined, text: string, what: string) => {
   console.log(`wrote ${out} (${what})`);
 };
 
-const withStore = async <T>(globals: () => GlobalOptions, work: (store: Awaited<ReturnType<typeof openExistingStore>>) => Promise<T>): Promise<T> => {
+const withStore = async <T>(globals: () => AuditGlobals, work: (store: Awaited<ReturnType<typeof openExistingStore>>) => Promise<T>): Promise<T> => {
   const store = await openExistingStore(globals());
   try {
     return await work(store);
@@ -66,7 +70,7 @@ const streamHtml = async (views: AuditViews, store: Awaited<ReturnType<typeof op
   return streamPage({ overview, chains, pageSize: 200, rows, omitted: from }, { base: '', assets: { css: assetText('app.css'), js: assetText('app.js') } });
 };
 
-export const registerAuditCommands = (program: Command, globals: () => GlobalOptions): void => {
+export const registerAuditCommands = (program: Command, globals: () => AuditGlobals): void => {
   program
     .command('viz [machine]')
     .description("draw a machine's statechart as SVG (offline Graphviz), or with --stream overlay one resource's history as an HTML page")
@@ -151,7 +155,7 @@ export const registerAuditCommands = (program: Command, globals: () => GlobalOpt
 };
 
 /** `regent serve --audit-only`: the audit pages alone, over an existing store, until interrupted. */
-export const serveAuditPagesOnly = async (globals: () => GlobalOptions, host: string, port: number): Promise<void> => {
+export const serveAuditPagesOnly = async (globals: () => AuditGlobals, host: string, port: number): Promise<void> => {
   const registry = await buildRegistry(globals());
   await withStore(globals, async (store) => {
     const server = await startAuditServer({ port, host, store, registry });

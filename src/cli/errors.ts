@@ -9,11 +9,10 @@ import { InvalidSourceSpec, KubeConfigError, ResourceError } from '../kube/error
 import { ListenError } from '../app/http-server.js';
 import { SimulatorOwnerUnreachable } from '../app/openstack-target.js';
 import { InvalidEvidence } from '../audit/evidence/open.js';
+import { UsageError } from '../errors/usage.js';
 
-/** The user asked for something that cannot be done as asked (bad argument, missing store). */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+// UsageError lives below the CLI (src/errors/usage.ts) so that the audit code raises it without importing the CLI.
+export { UsageError };
 
 /** Failures the user fixes by changing the invocation or its environment (a URL, a path, a kubeconfig): exit 2. */
 const USAGE = [UsageError, InvalidStoreUrl, InvalidSourceSpec, KubeConfigError];
