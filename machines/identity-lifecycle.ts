@@ -11,7 +11,11 @@
  *
  *   I1 project absent → create it          I2 user absent → create it (password into the Secret)
  *   I3 managed roles missing → grant them  I4 no credential, or Keystone refused it → issue one
- *   I5 everything present → realized       (a credential Keystone refuses later is re-issued: I4 again)
+ *   I3s the region credentials' own user lacks its service roles on the project → grant them (so region
+ *       credentials can be bound to the project for privileged project-scoped work: pinned creates)
+ *   I6 a quota of the project differs from what the Region applies → set the drifted keys
+ *   I5 everything present, quotas verified → realized (a credential Keystone refuses later is re-issued,
+ *      a quota changed behind Regent's back is set again: I4/I6 again)
  *
  * Deletion (finalizer-gated, write-ahead like every delete here):
  *   D1 dependents remain (Networks, Servers, Volumes, LoadBalancers of this identity) → wait, naming them
@@ -44,16 +48,31 @@ export const CredentialState = t.union([
 ]);
 export type CredentialState = t.TypeOf<typeof CredentialState>;
 
-export const IdentityObservation = t.type({
-  project: Part,
-  user: Part,
-  /** Managed role names the user does not hold on the project (empty when project or user is absent). */
-  missingRoles: t.array(t.string),
-  credential: CredentialState,
-});
+/** One quota key whose value on the project differs from what the Region applies (src/provider/identity/quotas.ts). */
+export const QuotaDriftEntry = t.intersection([
+  t.type({ service: t.keyof({ compute: null, network: null, volume: null }), key: t.string, want: t.number }),
+  t.partial({ have: t.number }),
+]);
+export type QuotaDriftEntry = t.TypeOf<typeof QuotaDriftEntry>;
+
+export const IdentityObservation = t.intersection([
+  t.type({
+    project: Part,
+    user: Part,
+    /** Managed role names the user does not hold on the project (empty when project or user is absent). */
+    missingRoles: t.array(t.string),
+    credential: CredentialState,
+  }),
+  t.partial({
+    /** Service role names the region credentials' own user does not hold on the project (absent: none, or no project). */
+    missingServiceRoles: t.array(t.string),
+    /** The project's quota keys that differ from the Region's (absent: none, or no project). */
+    quotaDrift: t.array(QuotaDriftEntry),
+  }),
+]);
 export type IdentityObservation = t.TypeOf<typeof IdentityObservation>;
 
-export const IdentityStep = t.keyof({ project: null, user: null, roles: null, credential: null, deleteCredential: null, deleteUser: null, deleteProject: null });
+export const IdentityStep = t.keyof({ project: null, user: null, roles: null, serviceRoles: null, credential: null, quotas: null, deleteCredential: null, deleteUser: null, deleteProject: null });
 export type IdentityStep = t.TypeOf<typeof IdentityStep>;
 
 export const identityStimulus = () =>
@@ -86,6 +105,8 @@ export const identityStimulus = () =>
           region: t.string,
           secret: t.string,
         }),
+        /** The region credentials' own user: it is granted the service roles on the project (I3s). */
+        service: t.type({ userId: t.string, roles: t.array(t.string) }),
       }),
     ]),
     t.type({ type: t.literal('specRejected'), source: t.literal('reconciler'), generation: t.number, problems: t.array(t.string) }),
@@ -129,6 +150,8 @@ export const STEP_EFFECT = {
   project: 'keystone.createProject',
   user: 'keystone.createUser',
   roles: 'keystone.grantRoles',
+  serviceRoles: 'keystone.grantServiceRoles',
+  quotas: 'quotas.apply',
   credential: 'keystone.issueCredential',
   deleteCredential: 'keystone.deleteCredential',
   deleteUser: 'keystone.deleteUser',
@@ -145,7 +168,7 @@ const stepParams = (name: IdentityStep, context: IdentityContext, event: Identit
   const desired = pass(event).desired;
   // every step names the Region that does it and the identity's Secret (references, never secrets)
   const where = { region: desired?.region ?? null, secret: desired?.secret ?? null };
-  return { ...where, ...stepSpecifics(name, o, context, projectId, userId, desired) };
+  return { ...where, ...stepSpecifics(name, o, context, projectId, userId, desired, pass(event).service) };
 };
 
 const stepSpecifics = (
@@ -155,6 +178,7 @@ const stepSpecifics = (
   projectId: string | null,
   userId: string | null,
   desired: Reconcile['desired'],
+  service: Reconcile['service'],
 ): Record<string, unknown> => {
   switch (name) {
     case 'project':
@@ -163,6 +187,11 @@ const stepSpecifics = (
       return { domainId: desired?.domainId ?? null, name: desired?.userName ?? null, projectId };
     case 'roles':
       return { projectId, userId, roles: o.missingRoles };
+    case 'serviceRoles':
+      return { projectId, userId: service?.userId ?? null, roles: o.missingServiceRoles ?? [] };
+    case 'quotas':
+      // only the drifted keys, with what the Region wants (numbers, never credentials)
+      return { projectId, drift: (o.quotaDrift ?? []).map((d) => ({ service: d.service, key: d.key, want: d.want })) };
     case 'credential':
       // rotation: the refused credential is deleted by the handler once the new one is stored; the
       // sequence number keeps every credential's name new (Keystone names are unique per user)
@@ -193,6 +222,8 @@ export const buildIdentityMachine = () =>
       'keystone.createProject': declaredAction<Record<string, unknown>>(),
       'keystone.createUser': declaredAction<Record<string, unknown>>(),
       'keystone.grantRoles': declaredAction<Record<string, unknown>>(),
+      'keystone.grantServiceRoles': declaredAction<Record<string, unknown>>(),
+      'quotas.apply': declaredAction<Record<string, unknown>>(),
       'keystone.issueCredential': declaredAction<Record<string, unknown>>(),
       'keystone.deleteCredential': declaredAction<Record<string, unknown>>(),
       'keystone.deleteUser': declaredAction<Record<string, unknown>>(),
@@ -260,10 +291,14 @@ export const buildIdentityMachine = () =>
       projectAbsent: ({ event }) => observedOf(event).project.kind === 'absent',
       userAbsent: ({ event }) => observedOf(event).user.kind === 'absent',
       rolesMissing: ({ event }) => observedOf(event).missingRoles.length > 0,
+      // I3s: without the service roles the region credentials cannot be bound to the project
+      serviceRolesMissing: ({ event }) => (observedOf(event).missingServiceRoles ?? []).length > 0,
+      // I6: "the quota the Region applies to each identity project … applied and verified"
+      quotasDrifted: ({ event }) => (observedOf(event).quotaDrift ?? []).length > 0,
       credentialMissingOrRefused: ({ event }) => observedOf(event).credential.kind !== 'valid',
       // A refused create waits for a new generation: retrying as-is would be refused again.
       refusedForThisGeneration: ({ context, event }) => context.refusal !== null && pass(event).generation <= context.refusal.generation,
-      createRefused: ({ event }) => event.type === 'stepRefused' && ['project', 'user', 'roles', 'credential'].includes(event.step),
+      createRefused: ({ event }) => event.type === 'stepRefused' && ['project', 'user', 'roles', 'serviceRoles', 'credential', 'quotas'].includes(event.step),
     },
   }).createMachine({
     id: 'identityLifecycle',
@@ -301,7 +336,9 @@ export const buildIdentityMachine = () =>
             { guard: 'projectAbsent', actions: ['notePass', 'clearRefusal', step('project'), outcome('projectRequested')] }, // I1
             { guard: 'userAbsent', actions: ['notePass', 'clearRefusal', step('user'), outcome('userRequested')] }, // I2
             { guard: 'rolesMissing', actions: ['notePass', 'clearRefusal', step('roles'), outcome('rolesRequested')] }, // I3
+            { guard: 'serviceRolesMissing', actions: ['notePass', 'clearRefusal', step('serviceRoles'), outcome('serviceRolesRequested')] }, // I3s
             { guard: 'credentialMissingOrRefused', actions: ['notePass', 'clearRefusal', step('credential'), outcome('credentialRequested')] }, // I4
+            { guard: 'quotasDrifted', actions: ['notePass', 'clearRefusal', step('quotas'), outcome('quotasRequested')] }, // I6
             { target: 'realized', actions: ['notePass', 'clearRefusal', outcome('realized')] }, // I5
           ],
         },
@@ -316,7 +353,10 @@ export const buildIdentityMachine = () =>
             { guard: 'projectAbsent', target: 'realizing', actions: ['notePass', step('project'), outcome('projectRequested')] },
             { guard: 'userAbsent', target: 'realizing', actions: ['notePass', step('user'), outcome('userRequested')] },
             { guard: 'rolesMissing', target: 'realizing', actions: ['notePass', step('roles'), outcome('rolesRequested')] },
+            { guard: 'serviceRolesMissing', target: 'realizing', actions: ['notePass', step('serviceRoles'), outcome('serviceRolesRequested')] },
             { guard: 'credentialMissingOrRefused', target: 'realizing', actions: ['notePass', step('credential'), outcome('credentialRotating')] },
+            // a quota changed behind Regent's back, or the Region's quotas changed: set it again
+            { guard: 'quotasDrifted', target: 'realizing', actions: ['notePass', step('quotas'), outcome('quotasRequested')] },
             { actions: ['notePass', outcome('realized')] },
           ],
         },
@@ -373,11 +413,12 @@ const intentOf = (snapshot: AnyMachineSnapshot) => {
   return typeof value === 'object' && value !== null && (value as { deleting?: string }).deleting === 'armed' ? { target: 'identity', state: 'deleteArmed' } : null;
 };
 
-const parts = (project: boolean, user: boolean, credential: CredentialState['kind'], missingRoles: string[] = []): IdentityObservation => ({
+const parts = (project: boolean, user: boolean, credential: CredentialState['kind'], missingRoles: string[] = [], extra: Partial<IdentityObservation> = {}): IdentityObservation => ({
   project: project ? { kind: 'present', id: 'p' } : { kind: 'absent' },
   user: user ? { kind: 'present', id: 'u' } : { kind: 'absent' },
   missingRoles: project && user ? missingRoles : [],
   credential: credential === 'absent' ? { kind: 'absent' } : { kind: credential, id: 'c' },
+  ...(project ? extra : {}),
 });
 
 const identityAudit = (): MachineAudit => ({
@@ -387,21 +428,27 @@ const identityAudit = (): MachineAudit => ({
       for (const user of [false, true])
         for (const credential of ['absent', 'valid', 'refused'] as const)
           for (const missing of [[], ['member']]) observations.push(parts(project, user, credential, missing));
+    // the service roles and the quotas, on an otherwise complete identity and on one still issuing its credential
+    for (const credential of ['absent', 'valid'] as const) {
+      observations.push(parts(true, true, credential, [], { missingServiceRoles: ['manager'] }));
+      observations.push(parts(true, true, credential, [], { quotaDrift: [{ service: 'compute', key: 'cores', want: -1, have: 20 }] }));
+    }
     const passes: Stimulus[] = [];
     for (const observed of observations)
       for (const deletionRequested of [false, true])
         for (const dependents of [[], ['Network/net-a']])
           for (const generation of [1, 2]) {
-            passes.push({ type: 'reconcile', source: 'reconciler', generation, deletionRequested, mode: 'managed', observed, dependents, desired: { domainId: 'd', projectName: 'regent-x', userName: 'regent-x', roles: ['member'], region: 'default/region-one', secret: 'default/regent-identity-x' } });
+            passes.push({ type: 'reconcile', source: 'reconciler', generation, deletionRequested, mode: 'managed', observed, dependents, desired: { domainId: 'd', projectName: 'regent-x', userName: 'regent-x', roles: ['member'], region: 'default/region-one', secret: 'default/regent-identity-x' }, service: { userId: 'region-user', roles: ['manager'] } });
             if (!observed.user.kind.startsWith('p') && observed.credential.kind === 'absent') passes.push({ type: 'reconcile', source: 'reconciler', generation, deletionRequested, mode: 'unmanaged', observed, dependents });
           }
-    const steps: IdentityStep[] = ['project', 'user', 'roles', 'credential', 'deleteCredential', 'deleteUser', 'deleteProject'];
+    const steps: IdentityStep[] = ['project', 'user', 'roles', 'serviceRoles', 'credential', 'quotas', 'deleteCredential', 'deleteUser', 'deleteProject'];
     return [
       ...passes,
       { type: 'specRejected', source: 'reconciler', generation: 1, problems: ['spec.x: invalid'] },
       { type: 'regionUnavailable', source: 'reconciler', generation: 1, reason: 'CredentialsInvalid', message: 'Keystone refused the region credentials' },
       ...steps.map((s): Stimulus => ({ type: 'stepDone', source: 'effect', step: s, id: 'x', secretRef: 'identity-x', digest: 'sha256:abc' })),
       { type: 'stepRefused', source: 'effect', step: 'project', status: 403, reason: 'forbidden', message: 'policy' },
+      { type: 'stepRefused', source: 'effect', step: 'quotas', status: 403, reason: 'forbidden', message: "Policy doesn't allow os_compute_api:os-quota-sets:update to be performed." },
     ];
   },
   // ids, counters and messages are data
@@ -424,6 +471,6 @@ export const identityLifecycleDefinition: MachineDefinition = {
   effects: Object.values(STEP_EFFECT),
   destructiveEffects: ['keystone.deleteCredential', 'keystone.deleteUser', 'keystone.deleteProject'],
   input: () => ({}),
-  description: "An Identity's Keystone project, user, managed roles and application credential in the Region's managed domain (issue 11).",
+  description: "An Identity's Keystone project, user, managed roles, the region user's service roles, application credential and quotas in the Region's managed domain (issues 11, 16).",
   audit: identityAudit(),
 };

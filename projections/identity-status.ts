@@ -33,8 +33,22 @@ export interface IdentityView {
 const STATE_MESSAGES: Record<string, string> = {
   project: 'creating its Keystone project',
   user: 'creating its Keystone user',
-  roles: 'granting its managed roles',
+  roles: "granting its managed roles and the region user's service roles, and setting its quotas",
   credential: 'issuing its application credential',
+};
+
+/** What refused a step, in the words of the service that refused it. */
+const refusedTo = (step: string): string => {
+  switch (step) {
+    case 'roles':
+      return 'Keystone refused to grant its roles';
+    case 'serviceRoles':
+      return "Keystone refused to grant the region credentials' user its service roles on the project";
+    case 'quotas':
+      return "the services' quota APIs refused to set its quotas";
+    default:
+      return `Keystone refused to create its ${step}`;
+  }
 };
 
 const availability = (view: IdentityView | undefined): { condition: ConditionInput; phase: string } => {
@@ -47,12 +61,12 @@ const availability = (view: IdentityView | undefined): { condition: ConditionInp
   }
   if (c.specProblems) return available('False', 'InvalidSpec', `the spec is invalid: ${c.specProblems.problems.join('; ')}`, 'Error');
   if (c.regionProblem) return available('False', c.regionProblem.reason === 'CredentialsInvalid' ? 'CredentialsInvalid' : 'Errored', c.regionProblem.message, 'Error');
-  if (state === 'failed' && c.refusal) return available('False', 'Errored', `Keystone refused to ${c.refusal.step === 'roles' ? 'grant its roles' : `create its ${c.refusal.step}`}: ${c.refusal.message} (HTTP ${c.refusal.status})`, 'Error');
+  if (state === 'failed' && c.refusal) return available('False', 'Errored', `${refusedTo(c.refusal.step)}: ${c.refusal.message} (HTTP ${c.refusal.status})`, 'Error');
   if (state === 'realized') {
     if (c.userId === null && c.credential === null) {
       return available('True', 'Provisioned', `uses the region credentials' own project ${c.projectId ?? '?'}: the Region has no managed domain, so this identity is not isolated from others in it`, 'Ready');
     }
-    return available('True', 'Provisioned', `project ${c.projectId}, user ${c.userId}, application credential ${c.credential?.id} (${c.credential?.digest})`, 'Ready');
+    return available('True', 'Provisioned', `project ${c.projectId}, user ${c.userId}, application credential ${c.credential?.id} (${c.credential?.digest}); roles and quotas verified`, 'Ready');
   }
   const next = c.projectId === null ? 'project' : c.userId === null ? 'user' : c.credential === null ? 'credential' : 'roles';
   return available('False', 'Provisioning', STATE_MESSAGES[next] ?? 'provisioning', 'Provisioning');

@@ -6,7 +6,7 @@
 import type * as t from 'io-ts';
 import { Conditions, DisplayName, DnsLabel, Generation, ObjectName, Phase, Uuid } from './codec/common.js';
 import { bool, enumOf, int, str } from './codec/primitives.js';
-import { list, struct } from './codec/structure.js';
+import { list, record, struct } from './codec/structure.js';
 import { defineKind, standardColumns, type ResourceObject } from './kind.js';
 
 export const SecretReference = struct('SecretReference', { name: ObjectName }, { namespace: DnsLabel });
@@ -68,6 +68,12 @@ export const ImageSettings = struct(
     ),
   },
 );
+
+const QuotaLimit = int('QuotaLimit', { minimum: -1, maximum: 2147483647 });
+const QuotaValues = (name: string) => record(name, QuotaLimit, { maxProperties: 64 });
+
+/** Per-service quota overrides (Nova os-quota-sets, Neutron quotas, Cinder os-quota-sets keys). */
+export const IdentityQuotas = struct('IdentityQuotas', {}, { compute: QuotaValues('ComputeQuotas'), network: QuotaValues('NetworkQuotas'), volume: QuotaValues('VolumeQuotas') });
 
 export const VlanRange = struct(
   'VlanRange',
@@ -145,6 +151,13 @@ export const OpenStackRegionSettings = struct(
     domainID: DisplayName,
     /** The roles every Identity's user is granted on its project (default manager, member, load-balancer_member). */
     managedRoles: list('ManagedRoles', DisplayName, { minItems: 1, maxItems: 16, listType: 'set' }),
+    /**
+     * The roles the region credentials' own user is granted on every Identity's project (default manager), so
+     * that region credentials can be bound to that project for the privileged project-scoped work (pinned creates).
+     */
+    serviceRoles: list('ServiceRoles', DisplayName, { minItems: 1, maxItems: 16, listType: 'set' }),
+    /** Quotas applied to every Identity's project, per service and key, over Regent's defaults (-1 = unlimited). */
+    quotas: IdentityQuotas,
     defaultArchitecture: Architecture,
     compute: ComputeSettings,
     images: ImageSettings,

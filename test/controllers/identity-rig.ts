@@ -44,7 +44,7 @@ export interface IdentityRig {
   /** The managed domain created for the rig's Region. */
   domainId: string;
   /** Applies Region region-one on the simulator with the admin credentials in its Secret (and the managed domain unless `unmanaged`). */
-  applyRegion(options?: { unmanaged?: boolean; cloud?: string; managedRoles?: readonly string[] }): Promise<void>;
+  applyRegion(options?: { unmanaged?: boolean; cloud?: string; managedRoles?: readonly string[]; /** more lines under spec.openstack (4-space indented YAML) */ openstackYaml?: string }): Promise<void>;
   applyIdentity(name?: string): Promise<void>;
   regionPass(): Promise<Disposition>;
   identityPass(name?: string): Promise<Disposition>;
@@ -99,7 +99,7 @@ spec:
     endpoint: ${sim.url}/identity/v3
     region: RegionOne
     credentialsSecretRef: { name: region-one-credentials }
-${o.unmanaged ? '' : `    domainID: ${domain.id}\n`}${o.managedRoles ? `    managedRoles: [${o.managedRoles.join(', ')}]\n` : ''}`);
+${o.unmanaged ? '' : `    domainID: ${domain.id}\n`}${o.managedRoles ? `    managedRoles: [${o.managedRoles.join(', ')}]\n` : ''}${o.openstackYaml ?? ''}`);
     },
     applyIdentity: async (name = 'acme-web') => {
       await applyManifests(source, `apiVersion: regent.dev/v1alpha1

@@ -14,7 +14,8 @@ import { OpenStackError, RequestFailed, ServerError, Timeout, Unauthorized } fro
 import { identityLifecycleStream, type IdentityContext, type IdentityObservation } from '../../../machines/identity-lifecycle.js';
 import { RegionUnusable } from '../../provider/regions/credentials.js';
 import type { RegionConnections } from '../../provider/regions/connections.js';
-import { DEFAULT_IDENTITY_ROLES, identityProjectName, identitySecretName, identityUserName } from '../../provider/identity/names.js';
+import { DEFAULT_IDENTITY_ROLES, DEFAULT_SERVICE_ROLES, identityProjectName, identitySecretName, identityUserName } from '../../provider/identity/names.js';
+import { desiredQuotas, quotaDrift, readQuotas } from '../../provider/identity/quotas.js';
 import { observeIdentity } from '../../provider/identity/observe.js';
 import { done, park, yieldFor, type Disposition } from '../disposition.js';
 import { identityDependents } from './dependents.js';
@@ -73,12 +74,19 @@ export const reconcileIdentity = async (deps: IdentityControllerDeps, namespace:
   const secret = { namespace: deps.connections.secretNamespaceFor(namespace), name: identitySecretName(uid) };
   // the Region may override the managed roles (spec.openstack.managedRoles)
   const roles = region.spec.openstack.managedRoles ?? DEFAULT_IDENTITY_ROLES;
+  // the region credentials' own user gets its service roles on the project (spec.openstack.serviceRoles)
+  const serviceUserId = connection.session.initialToken.user.id;
+  const service = { userId: serviceUserId, roles: [...(region.spec.openstack.serviceRoles ?? DEFAULT_SERVICE_ROLES)] };
+  // and the project gets the Region's quotas (Regent's defaults, overridden key by key: spec.openstack.quotas)
+  const quotas = desiredQuotas(region.spec.openstack.quotas);
+  const session = connection.session;
+  const drift = async (projectId: string) => quotaDrift(quotas, await readQuotas(session, projectId, quotas)).map((d) => ({ service: d.service, key: d.key, want: d.want, ...(d.have !== undefined ? { have: d.have } : {}) }));
   let observed: IdentityObservation;
   try {
     observed = domainId
       ? await observeIdentity(
-          { admin: connection.session.identityAdmin, identityHttp: connection.session.http('identity'), secrets: deps.source.secrets, regionCloud: connection.cloud },
-          { domainId, projectName: identityProjectName(uid), userName: identityUserName(uid), roles, secret },
+          { admin: connection.session.identityAdmin, identityHttp: connection.session.http('identity'), secrets: deps.source.secrets, regionCloud: connection.cloud, quotaDrift: drift },
+          { domainId, projectName: identityProjectName(uid), userName: identityUserName(uid), roles, service, secret },
         )
       : {
           // an unmanaged region: the identity stands on the region credentials' own project
@@ -103,7 +111,7 @@ export const reconcileIdentity = async (deps: IdentityControllerDeps, namespace:
       dependents,
       at: (deps.now ?? (() => new Date()))().toISOString(),
       ...(domainId
-        ? { desired: { domainId, projectName: identityProjectName(uid), userName: identityUserName(uid), roles: [...roles], region: `${namespace}/${regionName}`, secret: `${secret.namespace}/${secret.name}` } }
+        ? { desired: { domainId, projectName: identityProjectName(uid), userName: identityUserName(uid), roles: [...roles], region: `${namespace}/${regionName}`, secret: `${secret.namespace}/${secret.name}` }, service }
         : {}),
     },
     actor,

@@ -19,6 +19,7 @@ import { isRefusal } from '../effect-results.js';
 import type { RegionConnections } from '../regions/connections.js';
 import { STEP_EFFECT, type IdentityStep } from '../../../machines/identity-lifecycle.js';
 import { identityCredentialName, SECRET_KEYS } from './names.js';
+import { applyQuotas, type QuotaService } from './quotas.js';
 
 export interface IdentityHandlerDeps {
   connections: RegionConnections;
@@ -89,6 +90,19 @@ export const identityHandlers = (deps: IdentityHandlerDeps): Record<string, Effe
     }
   };
 
+  const grantRoles = async (effect: Record<string, unknown>): Promise<Record<string, unknown>> => {
+    const { session } = await adminOf(effect);
+    const projectId = text(effect.projectId, 'a project');
+    const userId = text(effect.userId, 'a user');
+    for (const name of (effect.roles as string[] | undefined) ?? []) {
+      const role = await session.identityAdmin.findRoleByName(name);
+      // Region configuration names a role this Keystone does not have: retrying will not help
+      if (!role) return { refusal: { status: 400, reason: 'bad-request', message: `Keystone has no role named ${name}` } };
+      await session.identityAdmin.grantProjectRole({ projectId, userId, roleId: role.id });
+    }
+    return {};
+  };
+
   return {
     [STEP_EFFECT.project]: guarded('project', async (effect) => {
       const { session } = await adminOf(effect);
@@ -109,16 +123,15 @@ export const identityHandlers = (deps: IdentityHandlerDeps): Record<string, Effe
       });
       return { id: user.id };
     }),
-    [STEP_EFFECT.roles]: guarded('roles', async (effect) => {
+    [STEP_EFFECT.roles]: guarded('roles', (effect) => grantRoles(effect)),
+    // I3s: the same grants, to the region credentials' own user
+    [STEP_EFFECT.serviceRoles]: guarded('serviceRoles', (effect) => grantRoles(effect)),
+    // I6: only the drifted keys, with the region credentials (the quota APIs are admin-only by default)
+    [STEP_EFFECT.quotas]: guarded('quotas', async (effect) => {
       const { session } = await adminOf(effect);
       const projectId = text(effect.projectId, 'a project');
-      const userId = text(effect.userId, 'a user');
-      for (const name of (effect.roles as string[] | undefined) ?? []) {
-        const role = await session.identityAdmin.findRoleByName(name);
-        // Region configuration names a role this Keystone does not have: retrying will not help
-        if (!role) return { refusal: { status: 400, reason: 'bad-request', message: `Keystone has no role named ${name}` } };
-        await session.identityAdmin.grantProjectRole({ projectId, userId, roleId: role.id });
-      }
+      const drift = ((effect.drift as Array<{ service: QuotaService; key: string; want: number }> | undefined) ?? []).map((d) => ({ ...d, have: undefined }));
+      await applyQuotas(session, projectId, drift);
       return {};
     }),
     [STEP_EFFECT.credential]: guarded('credential', async (effect) => {

@@ -16,6 +16,12 @@ export const identitySecretName = (identityUid: string): string => `regent-ident
 
 /** The managed roles an identity's user holds on its project (Region configuration may override them). */
 export const DEFAULT_IDENTITY_ROLES: readonly string[] = ['manager', 'member', 'load-balancer_member'];
+/**
+ * The roles the region credentials' own user gets on every identity project unless the Region names its
+ * `serviceRoles`: enough to bind region credentials to that project (a pinned create still needs Nova's policy
+ * to let that role request a destination; under Nova's defaults that is `admin`).
+ */
+export const DEFAULT_SERVICE_ROLES: readonly string[] = ['manager'];
 
 /** Keys of the identity Secret. */
 export const SECRET_KEYS = {

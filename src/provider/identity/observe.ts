@@ -1,7 +1,9 @@
 /**
  * The fresh observation an Identity pass decides on (machines/identity-lifecycle.ts): its project and
- * user by exact name in the managed domain, the managed roles the user lacks on the project, and whether
- * Keystone accepts the application credential stored in the identity's Secret (a token issue: a read).
+ * user by exact name in the managed domain, the managed roles the user lacks on the project, the service
+ * roles the region credentials' own user lacks there, the project's quota keys that differ from the
+ * Region's, and whether Keystone accepts the application credential stored in the identity's Secret (a
+ * token issue: a read).
  */
 import type { SecretStore } from '../../kube/secrets.js';
 import type { KeystoneAdminClient } from '../../openstack/keystone/admin/index.js';
@@ -9,7 +11,7 @@ import { issueToken } from '../../openstack/keystone/auth.js';
 import type { CloudConfig } from '../../openstack/keystone/clouds-config.js';
 import type { HttpSession } from '../../openstack/http.js';
 import { Unauthorized } from '../../openstack/errors.js';
-import type { IdentityObservation } from '../../../machines/identity-lifecycle.js';
+import type { IdentityObservation, QuotaDriftEntry } from '../../../machines/identity-lifecycle.js';
 import { SECRET_KEYS } from './names.js';
 
 export interface IdentityTarget {
@@ -17,6 +19,8 @@ export interface IdentityTarget {
   projectName: string;
   userName: string;
   roles: readonly string[];
+  /** The region credentials' own user and the roles it must hold on the project (I3s). */
+  service?: { userId: string; roles: readonly string[] };
   /** Where the identity's Secret lives. */
   secret: { namespace: string; name: string };
 }
@@ -38,20 +42,31 @@ export const identityCloudConfig = (region: CloudConfig, data: Readonly<Record<s
 };
 
 export const observeIdentity = async (
-  deps: { admin: KeystoneAdminClient; identityHttp: HttpSession; secrets: SecretStore; regionCloud: CloudConfig },
+  deps: {
+    admin: KeystoneAdminClient;
+    identityHttp: HttpSession;
+    secrets: SecretStore;
+    regionCloud: CloudConfig;
+    /** The project's quota keys that differ from what the Region applies (read with the region credentials). */
+    quotaDrift?: (projectId: string) => Promise<QuotaDriftEntry[]>;
+  },
   target: IdentityTarget,
 ): Promise<IdentityObservation> => {
   const { admin } = deps;
   const project = await admin.findProject({ domainId: target.domainId, name: target.projectName });
   const user = await admin.findUser({ domainId: target.domainId, name: target.userName });
-  const missingRoles: string[] = [];
-  if (project && user) {
-    for (const name of target.roles) {
+  // a role Keystone does not have is "missing": the grant step reports it as refused
+  const lacking = async (projectId: string, userId: string, roles: readonly string[]) => {
+    const missing: string[] = [];
+    for (const name of roles) {
       const role = await admin.findRoleByName(name);
-      // a role Keystone does not have is "missing": the grant step reports it as refused
-      if (!role || !(await admin.hasProjectRole({ projectId: project.id, userId: user.id, roleId: role.id }))) missingRoles.push(name);
+      if (!role || !(await admin.hasProjectRole({ projectId, userId, roleId: role.id }))) missing.push(name);
     }
-  }
+    return missing;
+  };
+  const missingRoles = project && user ? await lacking(project.id, user.id, target.roles) : [];
+  const missingServiceRoles = project && target.service ? await lacking(project.id, target.service.userId, target.service.roles) : [];
+  const quotaDrift = project && deps.quotaDrift ? await deps.quotaDrift(project.id) : [];
   const stored = await deps.secrets.get(target.secret.namespace, target.secret.name);
   const cloud = identityCloudConfig(deps.regionCloud, stored?.data);
   let credential: IdentityObservation['credential'] = { kind: 'absent' };
@@ -71,5 +86,7 @@ export const observeIdentity = async (
     user: user ? { kind: 'present', id: user.id } : { kind: 'absent' },
     missingRoles,
     credential,
+    ...(missingServiceRoles.length > 0 ? { missingServiceRoles } : {}),
+    ...(quotaDrift.length > 0 ? { quotaDrift } : {}),
   };
 };

@@ -16,6 +16,17 @@ const os = (edit: (o: Json) => void): Json => variant(base, (x) => edit((x.spec 
 
 export const regionCases: AgreementCase[] = [
   {
+    title: 'issue 16 quotas and service roles: per-service quota keys, -1 unlimited',
+    object: os((o) => {
+      o.serviceRoles = ['manager', 'admin'];
+      o.quotas = { compute: { instances: -1, cores: 64 }, network: { floatingip: 3 }, volume: { gigabytes: 2000 } };
+    }),
+    expect: 'valid',
+  },
+  { title: 'a quota below -1 is invalid (-1 means unlimited)', object: os((o) => (o.quotas = { compute: { cores: -2 } })), expect: ['spec.openstack.quotas.compute[cores]'] },
+  { title: 'a quota is an integer', object: os((o) => (o.quotas = { volume: { gigabytes: 'lots' } })), expect: ['spec.openstack.quotas.volume[gigabytes]'] },
+  { title: 'service roles do not repeat and are not empty', object: os((o) => (o.serviceRoles = [])), expect: ['spec.openstack.serviceRoles'] },
+  {
     title: 'issue 16 inventory settings: requiredTraits, per-flavor metadata, the image signing key and cache',
     object: os((o) => {
       o.compute = { requiredTraits: ['CUSTOM_RAID1', 'HW_CPU_X86_AVX2'], flavorMetadata: [{ id: 'g1', cpu: { architecture: 'aarch64' }, gpu: { vendor: 'NVIDIA', model: 'A100', count: 2 } }, { id: 'm1.small' }] };
