@@ -28,7 +28,7 @@
  * L8 a dropped delete is sent again: while deleting (or recreating), a fresh observation of the same
  * resource after the decided delete's backoff (DELETE_RETRY_BACKOFF) decides the delete again. The
  * deletion was armed and read back before the first delete, so the re-sent one is still write-ahead.
- * L9 a desired request that cannot be resolved (no image or flavor by that name, or two) is recorded
+ * L9 a desired request that cannot be resolved (no image or flavor by that name, or two; no free VLAN id) is recorded
  * (desiredUnresolvable) and nothing else happens; the next pass that resolves it clears the record.
  */
 import * as t from 'io-ts';
@@ -48,8 +48,12 @@ export const Observed = t.union([
 ]);
 export type Observed = t.TypeOf<typeof Observed>;
 
-/** Why the desired request could not be resolved (L9): a name that matches nothing, or more than one. */
-export const UnresolvableReason = t.keyof({ ImageNotFound: null, ImageAmbiguous: null, FlavorNotFound: null, FlavorAmbiguous: null });
+/**
+ * Why the desired request could not be resolved (L9): a name that matches nothing, or more than one; or
+ * (Networks, issue 16) no VLAN id is free in the Region's provider-network range, so nothing can be created
+ * until one is freed or the range widened.
+ */
+export const UnresolvableReason = t.keyof({ ImageNotFound: null, ImageAmbiguous: null, FlavorNotFound: null, FlavorAmbiguous: null, VlanRangeExhausted: null });
 export type UnresolvableReason = t.TypeOf<typeof UnresolvableReason>;
 
 /** A refusal the cloud answered to a create or delete: its HTTP status, Regent's closed reason, and the fault message (redacted). */

@@ -4,7 +4,7 @@
  * | lifecycle | Available | provisioningStatus |
  * |---|---|---|
  * | spec refused | False / InvalidSpec (the fields that are wrong) | error |
- * | desired unresolvable (L9) | False / ImageNotFound, ImageAmbiguous, FlavorNotFound, FlavorAmbiguous | error |
+ * | desired unresolvable (L9) | False / ImageNotFound, ImageAmbiguous, FlavorNotFound, FlavorAmbiguous; VlanRangeExhausted (the allocator's message) | error |
  * | absent, creating | False / Provisioning | pending, provisioning |
  * | present | (the kind decides; True / Provisioned by default) | provisioned |
  * | failed: create refused | False / QuotaExceeded (403/413 naming a quota or limit), CreateRejected (the cloud's message, HTTP status) | error |
@@ -78,7 +78,9 @@ export const lifecycleAvailability = (lifecycle: LifecycleView | undefined, what
     return { available: availableFalse('InvalidSpec', `the spec is invalid: ${lifecycle.context.specProblems.problems.join('; ')}`), provisioningStatus: 'error' };
   }
   if (lifecycle?.context.unresolvable) {
-    return { available: availableFalse(lifecycle.context.unresolvable.reason, `the spec cannot be resolved: ${lifecycle.context.unresolvable.message}`), provisioningStatus: 'error' };
+    const { reason, message } = lifecycle.context.unresolvable;
+    // an exhausted VLAN range is the Region's condition, not the spec's: the allocator's message says which range
+    return { available: availableFalse(reason, reason === 'VlanRangeExhausted' ? `waiting for a VLAN id: ${message}` : `the spec cannot be resolved: ${message}`), provisioningStatus: 'error' };
   }
   switch (lifecycle?.state) {
     case undefined:

@@ -1,4 +1,7 @@
-/** A Network resource's status from its lifecycle: Available, and the Neutron network id once present. */
+/**
+ * A Network resource's status from its lifecycle: Available, the Neutron network id once present, and the
+ * VLAN id of a VLAN provider network (issue 16): the segment its last decided create request carried.
+ */
 import { mergeConditions, type Condition } from './conditions.js';
 import { lifecycleAvailability, type LifecycleView } from './lifecycle-status.js';
 
@@ -7,9 +10,17 @@ export interface NetworkResourceStatus {
   phase: string;
   conditions: Condition[];
   networkID?: string;
+  vlanID?: number;
 }
 
-export const renderNetworkResource = (input: { lifecycle: LifecycleView | undefined; generation: number; at: string; previous?: NetworkResourceStatus }): NetworkResourceStatus => {
+export const renderNetworkResource = (input: {
+  lifecycle: LifecycleView | undefined;
+  generation: number;
+  at: string;
+  previous?: NetworkResourceStatus;
+  /** The segmentation id of the last decided request that carried one (networkVlanIdOf). */
+  vlanID?: number | undefined;
+}): NetworkResourceStatus => {
   const early = lifecycleAvailability(input.lifecycle, 'Neutron network');
   const decided = input.lifecycle?.context.decidedGeneration ?? null;
   // a spec generation no pass has decided on yet is not Ready, whatever the last one achieved
@@ -26,5 +37,20 @@ export const renderNetworkResource = (input: { lifecycle: LifecycleView | undefi
     conditions: mergeConditions(input.previous?.conditions, [notDecided ?? available], observedGeneration, input.at),
   };
   if (!early && input.lifecycle?.context.resourceId) status.networkID = input.lifecycle.context.resourceId;
+  // shown while it is held, also on a refused create (V4: the id stays with the network) and while deleting
+  if (input.vlanID !== undefined) status.vlanID = input.vlanID;
   return status;
+};
+
+/**
+ * The VLAN id of a Network from its lifecycle events, newest first: the `segmentationId` of the last
+ * reconcile stimulus with a create request (a deleting pass carries none and is skipped). Pure.
+ */
+export const networkVlanIdOf = (eventsNewestFirst: ReadonlyArray<{ data: unknown }>): number | undefined => {
+  for (const event of eventsNewestFirst) {
+    const data = event.data as { type?: string; desired?: { uid?: unknown; segmentationId?: unknown } } | undefined;
+    if (data?.type !== 'reconcile' || data.desired?.uid === undefined) continue;
+    return typeof data.desired.segmentationId === 'number' ? data.desired.segmentationId : undefined;
+  }
+  return undefined;
 };

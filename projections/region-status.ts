@@ -17,8 +17,8 @@
  * are read by the Region's flavor and image exports (`regent get flavors`, `regent get images`), and
  * compute.baremetalFlavorIDs by the monitor too (Queued/Building from Ironic). compute.placementPreflight and
  * compute.requiredTraits feed the pinned create's Placement preflight, which nothing calls yet (no pinned create),
- * and network.providerNetworks the VLAN allocator, which the Network controller does not use yet: SpecRealized
- * names each of those that is set, so they are never silently dropped behind Available=True. blockStorage is acted on since issue 12 (the VolumeClass allowlist decides which
+ * (network.providerNetworks is acted on: the Network controller allocates a VLAN id from it for every Network of
+ * the Region and creates a VLAN provider network, docs/network.md): SpecRealized names each of those that is set, so they are never silently dropped behind Available=True. blockStorage is acted on since issue 12 (the VolumeClass allowlist decides which
  * classes a Volume may use, and their capacity bounds its size), except a class's `supportedFlavors`:
  * exported (`regent get volumeclasses`), not enforced when a Server attaches a Volume — named when set.
  *
@@ -69,10 +69,7 @@ interface UnrealizedRegionField {
 const unrealized = (openstack: Readonly<Record<string, unknown>> | undefined): UnrealizedRegionField[] => {
   const compute = openstack?.compute as Readonly<Record<string, unknown>> | undefined;
   const out: UnrealizedRegionField[] = COMPUTE_NOT_ACTED_ON.filter(([key]) => compute?.[key] !== undefined && !(Array.isArray(compute[key]) && (compute[key] as unknown[]).length === 0) && compute[key] !== false).map(([key, why]) => ({ field: `spec.openstack.compute.${key}`, why }));
-  // network.externalNetworkID is acted on (a LoadBalancer's floating IP, issue 13); provider networks are not
-  if ((openstack?.network as { providerNetworks?: unknown } | undefined)?.providerNetworks !== undefined) {
-    out.push({ field: 'spec.openstack.network.providerNetworks', why: 'accepted, not acted on yet: Networks are created without a VLAN segment (the allocator is not wired into the Network controller)' });
-  }
+  // network.externalNetworkID (a LoadBalancer's floating IP, issue 13) and providerNetworks (the VLAN segment of every Network, issue 16) are acted on
   const metadata = ((openstack?.blockStorage as { volumeClasses?: { metadata?: unknown } } | undefined)?.volumeClasses?.metadata ?? []) as Array<{ supportedFlavors?: { ids?: unknown[] } }>;
   metadata.forEach((m, i) => {
     if (Array.isArray(m?.supportedFlavors?.ids) && m.supportedFlavors.ids.length > 0) {

@@ -7,7 +7,25 @@
  */
 import type { ObjectOf, KindName } from '../resources/index.js';
 import type { NovaClient } from '../openstack/nova/index.js';
+import type { OpenStackSession } from '../openstack/session.js';
 import { IdentityNotReady, type IdentityScope, type IdentitySessions } from '../provider/identity/sessions.js';
+import type { RegionConnections } from '../provider/regions/connections.js';
+import { providerNetworkSettingsOf, type ProviderNetworkSettings } from '../provider/inventory/vlan.js';
+import type { NeutronTarget } from '../provider/networks.js';
+
+/**
+ * A Network's Region, for VLAN provider networks (issue 16, docs/network.md): the Region's own (admin)
+ * session — Neutron keeps provider attributes to admins — working in the Network's Identity's project.
+ */
+export interface NetworkRegion {
+  /** The Region resource's uid: the VLAN ledger is keyed by it. */
+  uid: string;
+  session: OpenStackSession;
+  /** The Identity's project, where the network is created. */
+  intoProject: string;
+  /** The Region's `providerNetworks`; undefined: Networks of this Region get no VLAN segment. */
+  settings: ProviderNetworkSettings | undefined;
+}
 
 export interface ScopeLookups {
   /** The informer caches: objects of a kind. */
@@ -22,7 +40,35 @@ export class Scopes {
   constructor(
     private readonly sessions: IdentitySessions,
     private readonly lookups: ScopeLookups,
+    /** The Regions' own connections (VLAN provider networks); without them every Network is a plain one. */
+    private readonly connections?: Pick<RegionConnections, 'region'>,
   ) {}
+
+  /** The Network's Region (its Identity's `regionRef`) with its own session; undefined without connections or Region. */
+  async networkRegion(network: ObjectOf<KindName>): Promise<NetworkRegion | undefined> {
+    if (!this.connections) return undefined;
+    const scope = await this.network(network);
+    const connection = await this.connections.region(scope.identity.metadata.namespace ?? ns(network), scope.identity.spec.regionRef.name);
+    if (!connection) return undefined;
+    return { uid: connection.region.metadata.uid, session: connection.session, intoProject: scope.projectId, settings: providerNetworkSettingsOf(connection.region.spec.openstack) };
+  }
+
+  /**
+   * The Neutron a network effect of `stream` (network-lifecycle-<uid>) works with: for a VLAN provider
+   * network the Region's session into the Identity's project, else the Identity's own session. `vlan`: the
+   * effect's request carries a segment (a create: decided from the event); undefined: the Region configures
+   * `providerNetworks` now (a delete, an observation).
+   */
+  async networkNeutron(stream: string, vlan?: boolean): Promise<NeutronTarget> {
+    const uid = stream.startsWith('network-lifecycle-') ? stream.slice('network-lifecycle-'.length) : '';
+    const network = this.lookups.list('Network').find((o) => o.metadata.uid === uid);
+    if (!network) throw new IdentityNotReady('?', `no Network of this control plane owns the stream ${stream}`);
+    const scope = await this.network(network);
+    const region = await this.networkRegion(network);
+    if (region && (vlan ?? region.settings !== undefined)) return { neutron: region.session.neutron, intoProject: region.intoProject };
+    if (vlan) throw new IdentityNotReady(`${ns(scope.identity)}/${scope.identity.metadata.name}`, `the Region of Network ${network.metadata.name} cannot be reached to create its VLAN provider network`);
+    return { neutron: scope.session.neutron };
+  }
 
   /** A Network works in its Identity's project. */
   network(network: ObjectOf<KindName>): Promise<IdentityScope> {

@@ -34,6 +34,12 @@ export interface LifecyclePassInput<K extends KindName> {
   desired: () => Promise<Record<string, unknown>>;
   /** The pass's clock (tests inject one); it reaches the machine as the stimulus's `at`. */
   now?: () => Date;
+  /**
+   * Runs once the machine has seen the cloud resource gone (`deleted`), before the finalizer is dropped, so
+   * what the resource held elsewhere (a Network's VLAN id) is freed while the resource still exists: a crash
+   * in between repeats it on the next pass (it must be idempotent), never skips it.
+   */
+  onDeleted?: () => Promise<unknown>;
 }
 
 export interface LifecyclePassResult {
@@ -107,6 +113,7 @@ export const runLifecyclePass = async <K extends KindName>(input: LifecyclePassI
   const context = last.snapshot.context as LifecycleContext;
   const result = (disposition: Disposition): LifecyclePassResult => ({ disposition, state, context, decisions, unresolvable: false });
   if (state === 'deleted') {
+    await input.onDeleted?.();
     if ((meta.finalizers ?? []).includes(finalizer)) await source.removeFinalizer(kind, namespace, meta.name, finalizer);
     return result(done('cloud resource gone; finalizer removed'));
   }

@@ -21,7 +21,7 @@ import { serverRebuildStream } from '../../machines/server-rebuild.js';
 import { renderServerResource } from '../../projections/server-resource-status.js';
 import { unrealizedServerFields } from '../../projections/server-unrealized.js';
 import type { ServerSpec } from '../resources/server.js';
-import { renderNetworkResource } from '../../projections/network-status.js';
+import { networkVlanIdOf, renderNetworkResource } from '../../projections/network-status.js';
 import { renderUnserved } from '../../projections/unserved-status.js';
 import { renderRegionResource } from '../../projections/region-status.js';
 import { renderIdentityResource } from '../../projections/identity-status.js';
@@ -48,7 +48,7 @@ interface ResourceRef {
 /** Status keys a projection owns: absent from a render means "remove" (merge patch null). */
 const OWNED_OPTIONAL_KEYS: Record<string, readonly string[]> = {
   Server: ['rebuild', 'provisionedAt', 'macAddress', 'serverID', 'volumes'],
-  Network: ['networkID'],
+  Network: ['networkID', 'vlanID'],
   Identity: ['openstack', 'credentialsSecretRef'],
   Volume: ['volumeID', 'size', 'state', 'volumeClassID'],
   LoadBalancer: ['loadBalancerID', 'vipAddress', 'publicIP', 'provisioningStatus', 'listeners'],
@@ -207,9 +207,13 @@ export class StatusRunner {
   private async renderNetwork(ref: ResourceRef): Promise<void> {
     const object = await this.options.source.get('Network', ref.namespace, ref.name);
     if (!object) return;
-    const lifecycle = await this.options.engine.load(networkLifecycleStream(object.metadata.uid));
+    const stream = networkLifecycleStream(object.metadata.uid);
+    const lifecycle = await this.options.engine.load(stream);
+    // status.vlanID: the segment the last decided request carried (a few events: a network's stream is short)
+    const vlanID = lifecycle.revision === undefined ? undefined : networkVlanIdOf(await this.options.store.readStream(stream, { direction: 'backwards' }));
     const status = renderNetworkResource({
       lifecycle: lifecycle.revision === undefined ? undefined : { state: String(lifecycle.snapshot.value), context: lifecycle.snapshot.context as LifecycleContext },
+      vlanID,
       generation: object.metadata.generation ?? 1,
       at: lifecycle.last?.metadata.recordedAt ?? this.now(),
       previous: object.status as never,

@@ -43,10 +43,10 @@ describe('Region status', () => {
     expect(conditionOf('SpecRealized', openstack)).to.include({ status: 'True', reason: 'AllFieldsRealized' });
   });
 
-  it('network: externalNetworkID is acted on (floating IPs of LoadBalancers, issue 13); providerNetworks is named', () => {
+  it('network: externalNetworkID is acted on (floating IPs of LoadBalancers, issue 13); providerNetworks too (VLAN provider networks, issue 16)', () => {
     const base = { endpoint: 'e', region: 'r', credentialsSecretRef: { name: 's' } };
     expect(unrealizedRegionFields({ ...base, network: { externalNetworkID: 'n' } })).to.deep.equal([]);
-    expect(unrealizedRegionFields({ ...base, network: { externalNetworkID: 'n', providerNetworks: { physicalNetwork: 'p', vlan: {} } } })).to.deep.equal(['spec.openstack.network.providerNetworks']);
+    expect(unrealizedRegionFields({ ...base, network: { externalNetworkID: 'n', providerNetworks: { physicalNetwork: 'p', vlan: {} } } })).to.deep.equal([]);
   });
 
   it('blockStorage is acted on (issue 12: the VolumeClass allowlist and capacity bounds), except a supportedFlavors selector, which is named', () => {

@@ -156,10 +156,19 @@ export function registerNetworks(r: Registrar): void {
       .filter((k) => b[k] !== undefined && !(k.endsWith('_id') && b[k] === ctx.auth.projectId));
     if (!ctx.auth.isAdmin && privileged.length) throw nerr(403, 'PolicyNotAuthorized', `(rule:create_network and rule:create_network:${privileged[0] ?? ''}) is disallowed by policy`);
     const projectId = optStr(b, 'project_id') ?? optStr(b, 'tenant_id') ?? ctx.auth.projectId ?? '';
+    const providerType = optStr(b, 'provider:network_type');
+    const physnet = optNullableStr(b, 'provider:physical_network');
+    const segment = optInt(b, 'provider:segmentation_id');
+    if (providerType === 'vlan' && segment !== undefined) {
+      // ML2's type_vlan: one network per (physical network, VLAN id); a taken one is a 409 (docs/simulator-differences.md §18)
+      if (segment < 1 || segment > 4094) throw nerr(400, 'InvalidInput', `Invalid input for operation: segmentation_id out of range (1 through 4094).`);
+      const taken = [...ctx.sim.neutron.networks.values()].some((o) => o.providerType === 'vlan' && o.providerPhysnet === physnet && o.providerSegment === segment);
+      if (taken) throw nerr(409, 'VlanIdInUse', `Unable to create the network. The VLAN ${segment} on physical network ${physnet ?? ''} is in use.`);
+    }
     const n = createNetwork(ctx.sim, {
       name: optStr(b, 'name', 255) ?? '', projectId, shared: optBool(b, 'shared'), external: optBool(b, 'router:external'),
-      mtu: optInt(b, 'mtu', 68), description: optStr(b, 'description', 255), providerType: optStr(b, 'provider:network_type'),
-      physnet: optNullableStr(b, 'provider:physical_network'), segment: optInt(b, 'provider:segmentation_id'),
+      mtu: optInt(b, 'mtu', 68), description: optStr(b, 'description', 255), providerType,
+      physnet, segment,
       portSecurity: optBool(b, 'port_security_enabled'), adminStateUp: optBool(b, 'admin_state_up'),
     });
     return oneResponse(ctx, 'network', networkView(ctx.sim, n, ctx.auth.isAdmin), 201);
