@@ -5,10 +5,12 @@ import { bindClient } from '../bind.js';
 import { createVolume, deleteVolume, findVolumeByName, getVolume, listVolumes, lookupVolumeByName, resetVolumeStatus, extendVolume } from './volumes.js';
 import { getVolumeType, listVolumeTypes } from './types.js';
 import { getAttachment, listAttachments } from './attachments.js';
+import { getQuotaSet, updateQuotaSet } from './quotas.js';
 
 const cinderFunctions = {
   listVolumes, getVolume, findVolumeByName, lookupVolumeByName, createVolume, deleteVolume, resetVolumeStatus, extendVolume,
   listVolumeTypes, getVolumeType, listAttachments, getAttachment,
+  getQuotaSet, updateQuotaSet,
 };
 export type CinderClient = BoundClient<typeof cinderFunctions>;
 export const createCinderClient = (http: HttpSession): CinderClient => bindClient(http, cinderFunctions);
@@ -16,3 +18,4 @@ export const createCinderClient = (http: HttpSession): CinderClient => bindClien
 export * from './volumes.js';
 export * from './types.js';
 export * from './attachments.js';
+export * from './quotas.js';

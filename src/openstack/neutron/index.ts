@@ -14,6 +14,7 @@ import {
 import { associateFloatingIp, createFloatingIp, deleteFloatingIp, getFloatingIp, listFloatingIps } from './floating-ips.js';
 import { addTag, listTags, removeTag, replaceTags } from './tags.js';
 import { addRouterInterface, createRouter, deleteRouter, findRouterByName, getRouter, listRouters, removeRouterInterface, updateRouter } from './routers.js';
+import { getQuota, updateQuota } from './quotas.js';
 
 const neutronFunctions = {
   listNetworks, getNetwork, findNetworkByName, lookupNetworkByName, createNetwork, updateNetwork, deleteNetwork,
@@ -24,6 +25,7 @@ const neutronFunctions = {
   listFloatingIps, getFloatingIp, createFloatingIp, associateFloatingIp, deleteFloatingIp,
   listTags, replaceTags, addTag, removeTag,
   listRouters, getRouter, findRouterByName, createRouter, updateRouter, deleteRouter, addRouterInterface, removeRouterInterface,
+  getQuota, updateQuota,
 };
 export type NeutronClient = BoundClient<typeof neutronFunctions>;
 export const createNeutronClient = (http: HttpSession): NeutronClient => bindClient(http, neutronFunctions);
@@ -34,3 +36,4 @@ export * from './security-groups.js';
 export * from './floating-ips.js';
 export * from './tags.js';
 export * from './routers.js';
+export * from './quotas.js';

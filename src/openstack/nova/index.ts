@@ -12,6 +12,7 @@ import { createServerGroup, deleteServerGroup, findServerGroupByName, getServerG
 import { listComputeServices } from './services.js';
 import { getHypervisor, listHypervisors } from './hypervisors.js';
 import { addAggregateHost, createAggregate, deleteAggregate, findAggregateByName, getAggregate, listAggregates, removeAggregateHost, setAggregateMetadata } from './aggregates.js';
+import { getQuotaSet, updateQuotaSet } from './quotas.js';
 
 const novaFunctions = {
   listServers, getServer, findServerByName, lookupServerByName, createServer, deleteServer, mergeServerMetadata, replaceServerMetadata,
@@ -23,6 +24,7 @@ const novaFunctions = {
   listServerGroups, getServerGroup, findServerGroupByName, createServerGroup, deleteServerGroup,
   listComputeServices, listHypervisors, getHypervisor,
   listAggregates, getAggregate, findAggregateByName, createAggregate, deleteAggregate, addAggregateHost, removeAggregateHost, setAggregateMetadata,
+  getQuotaSet, updateQuotaSet,
 };
 
 export type NovaClient = BoundClient<typeof novaFunctions>;
@@ -39,3 +41,4 @@ export * from './server-groups.js';
 export * from './services.js';
 export * from './hypervisors.js';
 export * from './aggregates.js';
+export * from './quotas.js';

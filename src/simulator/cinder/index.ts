@@ -1,5 +1,6 @@
 import type { Router } from '../router.js';
 import { registerAttachments } from './attachments.js';
+import { registerQuotas } from './quotas.js';
 import { registerTypes } from './types.js';
 import { registerVolumeActions, registerVolumes } from './volumes.js';
 
@@ -9,4 +10,5 @@ export function registerCinder(router: Router): void {
   registerVolumeActions(r);
   registerAttachments(r);
   registerTypes(r);
+  registerQuotas(r);
 }

@@ -22,8 +22,10 @@ export interface CinderState {
   types: Map<string, VolumeType>;
   defaultTypeId: string;
   nextSeq: number;
+  /** Per-project quota overrides set by PUT /os-quota-sets/{project_id} (defaults in quotas.ts). */
+  quotas: Map<string, Record<string, number>>;
 }
 
 export const createCinderState = (): CinderState => ({
-  volumes: new Map(), attachments: new Map(), types: new Map(), defaultTypeId: '', nextSeq: 1,
+  volumes: new Map(), attachments: new Map(), types: new Map(), defaultTypeId: '', nextSeq: 1, quotas: new Map(),
 });

@@ -14,6 +14,7 @@ import { imageVisible } from '../glance/images.js';
 import { attachmentsOf } from './attachments.js';
 import { checkUrlProject, findVolume, volumeLinks, volumeView } from './common.js';
 import type { Volume } from './model.js';
+import { checkVolumeQuota } from './quotas.js';
 
 export interface NewVolume {
   projectId: string; userId: string; size: number; name?: string | null; description?: string | null; typeId?: string;
@@ -149,6 +150,7 @@ export function registerVolumes(r: Registrar): void {
       if (!img || !imageVisible(ctx.auth, img) || img.status !== 'active') throw new SimError(400, 'Invalid image identifier or unable to access requested image.');
       if ((img.minDisk ?? 0) > size) throw new SimError(400, `Invalid input received: Volume size ${size}GB cannot be smaller than the image minDisk size ${img.minDisk}GB.`);
     }
+    checkVolumeQuota(ctx.sim, ctx.auth.projectId ?? '', size);
     const v = createVolume(ctx.sim, {
       projectId: ctx.auth.projectId ?? '', userId: ctx.auth.userId, size, name: optNullableStr(b, 'name') ?? null,
       description: optNullableStr(b, 'description') ?? null, typeId: resolveType(ctx, optStr(b, 'volume_type') ?? source?.typeId),

@@ -3,6 +3,7 @@ import type { Router } from '../router.js';
 import { registerL3 } from './l3.js';
 import { registerNetworks } from './networks.js';
 import { registerPorts } from './ports.js';
+import { registerQuotas } from './quotas.js';
 import { registerSecurityGroups } from './security-groups.js';
 
 const EXTENSIONS = [
@@ -16,6 +17,7 @@ const EXTENSIONS = [
   ['project-id', 'Extension that indicates that project_id is enabled.'], ['pagination', 'Extension that indicates that pagination is enabled.'],
   ['sorting', 'Extension that indicates that sorting is enabled.'], ['fip-port-details', 'Add port_details attribute to Floating IP resource'],
   ['filter-validation', 'Provides validation on filtering parameters.'], ['net-mtu', 'Provides MTU attribute for a network resource.'],
+  ['quotas', 'Expose functions for quotas management per project'],
 ];
 
 export function registerNeutron(router: Router): void {
@@ -24,6 +26,7 @@ export function registerNeutron(router: Router): void {
   registerPorts(r);
   registerSecurityGroups(r);
   registerL3(r);
+  registerQuotas(r);
   const ext = (alias: string, description: string) => ({ alias, name: alias, description, updated: '2023-01-01T10:00:00-00:00', links: [] });
   r.get('/extensions', () => ok({ extensions: EXTENSIONS.map(([a, d]) => ext(a as string, d as string)) }));
   r.get('/extensions/:alias', (ctx) => {

@@ -50,9 +50,11 @@ export interface NeutronState {
   floatingIps: Map<string, FloatingIp>;
   routers: Map<string, Router>;
   macs: Set<string>;
+  /** Per-project quota overrides set by PUT /quotas/{project_id} (defaults in quotas.ts). */
+  quotas: Map<string, Record<string, number>>;
 }
 
 export const createNeutronState = (): NeutronState => ({
   networks: new Map(), subnets: new Map(), ports: new Map(), securityGroups: new Map(), rules: new Map(),
-  floatingIps: new Map(), routers: new Map(), macs: new Set(),
+  floatingIps: new Map(), routers: new Map(), macs: new Set(), quotas: new Map(),
 });

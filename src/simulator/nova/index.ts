@@ -3,6 +3,7 @@ import { registerActions } from './actions.js';
 import { registerAdmin } from './admin.js';
 import { registerFlavors } from './flavors.js';
 import { registerMisc } from './misc.js';
+import { registerQuotas } from './quotas.js';
 import { registerServerExtras } from './server-extras.js';
 import { registerServers } from './servers.js';
 import { registerVolumeAttachments } from './volume-attachments.js';
@@ -15,5 +16,6 @@ export function registerNova(router: Router): void {
   registerVolumeAttachments(r);
   registerFlavors(r);
   registerMisc(r);
+  registerQuotas(r);
   registerAdmin(r);
 }

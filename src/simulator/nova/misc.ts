@@ -1,4 +1,4 @@
-// Keypairs, server groups, limits, quota sets, availability zones.
+// Keypairs, server groups, limits, availability zones (quota sets: quotas.ts).
 import { requireAdmin, requireWriter } from '../auth.js';
 import { SimError, noContent, ok } from '../http.js';
 import { isoMicros, md5, uuid } from '../ids.js';
@@ -8,7 +8,7 @@ import { isObj, member, optStr, optStrList, reqStr } from '../validate.js';
 import { generateKeyPairSync } from 'node:crypto';
 import { quotaOf } from './create.js';
 import { usageOf } from './lifecycle.js';
-import { DEFAULT_QUOTAS, keypairKey } from './model.js';
+import { keypairKey } from './model.js';
 import type { Keypair, ServerGroup } from './model.js';
 
 function fingerprint(publicKey: string): string {
@@ -124,37 +124,6 @@ export function registerMisc(r: Registrar): void {
       maxTotalKeypairs: q.key_pairs, maxServerGroups: q.server_groups, maxServerGroupMembers: q.server_group_members,
       totalInstancesUsed: u.instances, totalCoresUsed: u.cores, totalRAMUsed: u.ram, totalServerGroupsUsed: groups,
     } } });
-  });
-  const quotaBody = (ctx: Ctx, pid: string) => {
-    const q = quotaOf(ctx.sim, pid);
-    return { quota_set: { id: pid, instances: q.instances, cores: q.cores, ram: q.ram, key_pairs: q.key_pairs, metadata_items: q.metadata_items,
-      server_groups: q.server_groups, server_group_members: q.server_group_members, injected_files: q.injected_files,
-      injected_file_content_bytes: q.injected_file_content_bytes, injected_file_path_bytes: q.injected_file_path_bytes } };
-  };
-  r.get('/os-quota-sets/:project', (ctx) => {
-    if (ctx.p('project') !== ctx.auth.projectId) requireAdmin(ctx.auth, 'os_compute_api:os-quota-sets:show');
-    return ok(quotaBody(ctx, ctx.p('project')));
-  });
-  r.get('/os-quota-sets/:project/defaults', (ctx) => ok({ quota_set: { id: ctx.p('project'), ...DEFAULT_QUOTAS } }));
-  r.put('/os-quota-sets/:project', (ctx) => {
-    requireAdmin(ctx.auth, 'os_compute_api:os-quota-sets:update');
-    const b = member(ctx.req.body, 'quota_set');
-    const cur = ctx.sim.nova.quotas.get(ctx.p('project')) ?? {};
-    for (const [k, v] of Object.entries(b)) {
-      if (k === 'force') continue;
-      if (!(k in DEFAULT_QUOTAS)) throw new SimError(400, `Invalid input for field/attribute quota_set. Additional properties are not allowed ('${k}' was unexpected)`);
-      if (typeof v !== 'number' || !Number.isInteger(v) || v < -1) throw new SimError(400, `Invalid input for field/attribute ${k}. Value: ${String(v)}.`);
-      cur[k] = v;
-    }
-    ctx.sim.nova.quotas.set(ctx.p('project'), cur);
-    const body = quotaBody(ctx, ctx.p('project'));
-    delete (body.quota_set as Record<string, unknown>).id;
-    return ok(body);
-  });
-  r.del('/os-quota-sets/:project', (ctx) => {
-    requireAdmin(ctx.auth, 'os_compute_api:os-quota-sets:delete');
-    ctx.sim.nova.quotas.delete(ctx.p('project'));
-    return { status: 202 };
   });
   r.get('/os-availability-zone', () => ok({ availabilityZoneInfo: [{ zoneName: 'nova', zoneState: { available: true }, hosts: null }] }));
 }
