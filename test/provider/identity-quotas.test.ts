@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import {
-  applyQuotas, DEFAULT_IDENTITY_QUOTAS, desiredQuotas, quotaDrift, quotaProblems, readQuotas, type QuotaSettings,
+  applyQuotas, DEFAULT_IDENTITY_QUOTAS, desiredQuotas, quotaDrift, quotaProblems, readQuotas, type QuotaDrift, type QuotaSettings,
 } from '../../src/provider/identity/quotas.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { SEED } from '../../src/simulator/seed.js';
@@ -186,6 +186,48 @@ describe('identity quotas: read and apply through Nova, Neutron and Cinder (simu
       { service: 'volume', key: 'volume', want: 1, have: undefined },
     ] as const) {
       expect(await rejectionOf(applyQuotas(admin, project, [drift])), `${drift.service}.${drift.key}`).to.be.instanceOf(BadRequest);
+    }
+  });
+
+  it('the 400s and 403s carry the words the real Zed services use (test/real-openstack/quotas.openstack.ts)', async () => {
+    const cases: Array<[QuotaDrift, string]> = [
+      [{ service: 'compute', key: 'floating_ips', want: 1, have: undefined }, "Invalid input for field/attribute quota_set. Value: {'floating_ips': 1}. Additional properties are not allowed ('floating_ips' was unexpected)"],
+      [{ service: 'compute', key: 'injected_files', want: 1, have: undefined }, "Invalid input for field/attribute quota_set. Value: {'injected_files': 1}. Additional properties are not allowed ('injected_files' was unexpected)"],
+      [{ service: 'compute', key: 'instances', want: -2, have: undefined }, 'Invalid input for field/attribute instances. Value: -2. -2 is less than the minimum of -1'],
+      [{ service: 'network', key: 'floatingips', want: 1, have: undefined }, "Unrecognized attribute(s) 'floatingips'"],
+      [{ service: 'network', key: 'floatingip', want: -2, have: undefined }, "Invalid input for floatingip. Reason: '-2' is too small - must be at least '-1'."],
+      [{ service: 'volume', key: 'volume', want: 1, have: undefined }, 'Invalid input received: Bad key(s) in quota set: volume'],
+      [{ service: 'volume', key: 'volumes', want: -2, have: undefined }, 'volumes must be >= -1'],
+    ];
+    for (const [drift, fault] of cases) {
+      const error = await rejectionOf(applyQuotas(admin, project, [drift]));
+      expect(error, `${drift.service}.${drift.key}`).to.be.instanceOf(BadRequest);
+      expect((error as BadRequest).fault, `${drift.service}.${drift.key}`).to.equal(fault);
+    }
+    const own = sim.credentials.demo.projectId;
+    const refused: Array<[QuotaDrift, string]> = [
+      [{ service: 'compute', key: 'instances', want: 1, have: 200 }, "Policy doesn't allow os_compute_api:os-quota-sets:update to be performed."],
+      [{ service: 'network', key: 'floatingip', want: 1, have: 50 }, 'rule:update_quota is disallowed by policy'],
+      [{ service: 'volume', key: 'volumes', want: 1, have: 10 }, "Policy doesn't allow volume_extension:quotas:update to be performed."],
+    ];
+    for (const [drift, fault] of refused) expect(((await rejectionOf(applyQuotas(demo, own, [drift]))) as Forbidden).fault, drift.service).to.equal(fault);
+    const unknown = randomUUID().replace(/-/g, '');
+    expect(((await rejectionOf(admin.nova.getQuotaSet(unknown))) as BadRequest).fault).to.equal(`Project ID ${unknown} is not a valid project.`);
+    expect(await admin.neutron.getQuota(unknown)).to.include({ floatingip: 50, port: 500 });
+    expect(await admin.cinder.getQuotaSet(unknown)).to.include({ volumes: 10, gigabytes: 1000 });
+  });
+
+  it("Nova refuses a limit below the project's usage (server groups), and takes it with force", async () => {
+    const own = sim.credentials.demo.projectId;
+    const group = await demo.nova.createServerGroup(`q-${randomUUID().slice(0, 8)}`, 'anti-affinity');
+    try {
+      const used = (await demo.nova.listServerGroups()).length;
+      const error = await rejectionOf(applyQuotas(admin, own, [{ service: 'compute', key: 'server_groups', want: used - 1, have: undefined }]));
+      expect((error as BadRequest).fault).to.equal(`Quota limit ${used - 1} for server_groups must be greater than or equal to already used and reserved ${used}.`);
+      expect((await admin.nova.updateQuotaSet(own, { server_groups: used - 1, force: true } as unknown as Record<string, number>)).server_groups).to.equal(used - 1);
+    } finally {
+      await admin.http('compute').delete(`/os-quota-sets/${own}`);
+      await demo.nova.deleteServerGroup(group.id);
     }
   });
 

@@ -27,6 +27,17 @@ const view = (ctx: Ctx, values: Record<string, number>): Record<string, number> 
 
 const py = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
+/** Python's repr of a JSON value, as Nova's schema errors quote the body (`{'foo': 1}`). */
+const pyRepr = (v: unknown): string => {
+  if (v === null) return 'None';
+  if (v === true) return 'True';
+  if (v === false) return 'False';
+  if (typeof v === 'string') return `'${v}'`;
+  if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
+  if (isObj(v)) return `{${Object.entries(v).map(([k, x]) => `'${k}': ${pyRepr(x)}`).join(', ')}}`;
+  return String(v);
+};
+
 /** The value a PUT sets, validated like Nova's JSON schema (integer or /^-?[0-9]+$/ string, minimum -1). */
 function quotaValue(key: string, v: unknown): number {
   if (typeof v === 'number' && !Number.isInteger(v) || (typeof v !== 'number' && typeof v !== 'string')) {
@@ -63,7 +74,7 @@ export function registerQuotas(r: Registrar): void {
     const allowed = keysAt(ctx);
     const unknown = Object.keys(b).filter((k) => k !== 'force' && !allowed.includes(k));
     if (unknown.length > 0) {
-      throw new SimError(400, `Invalid input for field/attribute quota_set. Value: ${JSON.stringify(b)}. Additional properties are not allowed (${unknown.map((k) => `'${k}'`).join(', ')} ${unknown.length === 1 ? 'was' : 'were'} unexpected)`);
+      throw new SimError(400, `Invalid input for field/attribute quota_set. Value: ${pyRepr(b)}. Additional properties are not allowed (${unknown.map((k) => `'${k}'`).join(', ')} ${unknown.length === 1 ? 'was' : 'were'} unexpected)`);
     }
     if (Object.keys(b).length === 0) throw new SimError(400, 'Invalid input for field/attribute quota_set. Value: {}. {} does not have enough properties');
     const force = b.force === true || b.force === 'True' || b.force === 'true';
