@@ -109,6 +109,18 @@ describe('audit web: routes', function () {
       expect(text).to.include('<script src="/audit/assets/app.js" defer></script>');
       expect(text).to.include('"api":"/audit/api/streams/server-rebuild-srv-1"');
       expect((await fetch(`${base}/audit/`)).status).to.equal(200);
+      // Below its base path every path is the audit's own: an unknown one is its 404 page, linking back under the base.
+      const missing = await fetch(`${base}/audit/no/such/page`);
+      expect(missing.status).to.equal(404);
+      expect(missing.headers.get('content-type')).to.match(/^text\/html/);
+      const missingText = await missing.text();
+      expect(missingText).to.include('<a id="link-home" href="/audit/">');
+      expect(missingText).to.include('<a id="link-resources" href="/audit/#streams">');
+      expect(missingText).to.include('<link rel="icon" type="image/svg+xml" href="/audit/assets/favicon.svg">');
+      expect((await fetch(`${base}/audit/favicon.ico`)).status).to.equal(200);
+      const api = await fetch(`${base}/audit/api/streams/server-rebuild-nope/timeline`);
+      expect(api.status).to.equal(404);
+      expect(await api.json()).to.deep.equal({ error: 'no stream server-rebuild-nope' });
       expect((await fetch(`${base}/healthz`)).status).to.equal(418);
       expect((await fetch(`${base}/auditx`)).status).to.equal(418);
     } finally {

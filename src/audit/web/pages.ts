@@ -31,11 +31,14 @@ const machineHref = (o: PageOptions, id: string, version?: number) => `${o.base}
 
 export const layout = (title: string, header: string, body: string, o: PageOptions, script = ''): string => {
   const css = o.assets === 'linked' ? `<link rel="stylesheet" href="${o.base}/assets/app.css">` : `<style>${o.assets.css}</style>`;
+  // A served page names its icon, so the browser never asks for /favicon.ico (routes.ts answers that
+  // too); a static file links nothing (opened from disk, nothing asks for an icon).
+  const iconLink = o.assets === 'linked' ? `<link rel="icon" type="image/svg+xml" href="${o.base}/assets/favicon.svg">` : '';
   const js = !script ? '' : o.assets === 'linked' ? `${script}<script src="${o.base}/assets/app.js" defer></script>` : `${script}<script>${o.assets.js.replace(/<\/script/gi, '<\\/script')}</script>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; connect-src 'self'">
-<title>${esc(title)}</title>${css}</head>
+<title>${esc(title)}</title>${iconLink}${css}</head>
 <body><header class="top">${header}</header><main>${body}</main>${js}</body></html>`;
 };
 
@@ -146,3 +149,16 @@ ${data.api ? '<section class="panel" id="state-panel" data-revision=""><h3>State
 <div class="summary">current state <b id="current-state">${state(v.state)}</b> · ${v.head + 1} event(s) · ${v.fired.length} transition(s) fired · ${v.destructiveDecisions} destructive decision(s)</div>${banners.join('')}`;
   return layout(`${v.stream} — Regent audit`, header, body, o, `<script type="application/json" id="regent-data">${scriptJson(config)}</script>`);
 };
+
+/**
+ * A path or a resource the audit pages do not have: what was asked for, why not, and the way back
+ * (the machine and resource lists). Served with status 404 by routes.ts and server.ts.
+ */
+export const notFoundPage = (what: string, reason: string, o: PageOptions): string =>
+  layout(
+    'Not found — Regent audit',
+    `<h1>Not found</h1><div class="crumbs"><a href="${o.base}/">Regent audit</a> › not found</div>`,
+    `<section class="not-found"><p id="not-found-what"><code>${esc(what)}</code>: ${esc(reason)}.</p>
+<p>Back to:</p><ul id="not-found-links"><li><a id="link-home" href="${o.base}/">Regent audit home</a></li><li><a id="link-resources" href="${o.base}/#streams">the resource list</a> (every stream with its current state)</li><li><a id="link-machines" href="${o.base}/#machines">the machine list</a> (statecharts and static checks)</li></ul></section>`,
+    o,
+  );

@@ -10,7 +10,12 @@
  *   GET /api/streams/<stream>/timeline?from=R&limit=N     a timeline page (at most 1000)
  *   GET /api/streams/<stream>/state?at=R   state, context, last observation and decision as of R
  *   GET /api/streams/<stream>/chains       authorization chains of destructive effects
- *   GET /assets/app.js, /assets/app.css
+ *   GET /assets/app.js, /assets/app.css, /assets/favicon.svg (also as /favicon.ico)
+ *
+ * An unknown machine or stream answers 404 with an HTML page linking back (JSON under /api/). Any
+ * other path: when mounted under a base path, everything below it is the audit's own and answers the
+ * same 404 page; at the root the handler returns false and the host answers (server.ts answers with
+ * `notFoundPage` too).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -22,7 +27,7 @@ import { statechartOfDefinition } from '../graph/statechart.js';
 import { toDot } from '../graph/dot.js';
 import { renderInlineSvg, renderSvg } from '../graph/render.js';
 import { checkMachine, type MachineCheckReport } from '../checks/rules.js';
-import { indexPage, machinePage, streamPage, type PageOptions, type StreamListRow } from './pages.js';
+import { indexPage, machinePage, notFoundPage, streamPage, type PageOptions, type StreamListRow } from './pages.js';
 
 export interface AuditRoutesOptions {
   store: EventStore;
@@ -35,7 +40,7 @@ export interface AuditRoutesOptions {
 
 export type AuditHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 
-export const assetText = (name: 'app.js' | 'app.css'): string => readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
+export const assetText = (name: 'app.js' | 'app.css' | 'favicon.svg'): string => readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
 
 class NotFound extends Error {}
 
@@ -60,7 +65,7 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
   const pageSize = options.pageSize ?? 200;
   const views = new AuditViews(store, registry);
   const page: PageOptions = { base, assets: 'linked' };
-  const assets = { js: assetText('app.js'), css: assetText('app.css') };
+  const assets = { js: assetText('app.js'), css: assetText('app.css'), icon: assetText('favicon.svg') };
   const checks = new Map<string, MachineCheckReport>();
 
   const streamList = async (): Promise<StreamListRow[]> => {
@@ -89,6 +94,7 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
     }
     if (path === '/assets/app.js') return send(res, 200, 'text/javascript', assets.js), true;
     if (path === '/assets/app.css') return send(res, 200, 'text/css', assets.css), true;
+    if (path === '/assets/favicon.svg' || path === '/favicon.ico') return send(res, 200, 'image/svg+xml', assets.icon), true;
     if (path === '/api/streams') {
       sendJson(res, await withLast(await streamList()));
       return true;
@@ -126,6 +132,7 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
       else sendJson(res, await views.chains(stream, intParam(url, 'limit', 50), version));
       return true;
     }
+    if (base) throw new NotFound('no such audit page');
     return false;
   };
 
@@ -140,6 +147,7 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
       const status = error instanceof NotFound || error instanceof UnknownMachine ? 404 : 500;
       const message = error instanceof Error ? error.message : String(error);
       if (path.startsWith('/api/')) sendJson(res, { error: message }, status);
+      else if (status === 404) send(res, 404, 'text/html', notFoundPage(url.pathname, message, page));
       else send(res, status, 'text/plain', message);
       return true;
     }

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { EventStore } from '../../store/port.js';
 import type { MachineRegistry } from '../../../machines/registry.js';
 import { createAuditRoutes } from './routes.js';
+import { notFoundPage } from './pages.js';
 
 export interface AuditServer {
   url: string;
@@ -21,8 +22,10 @@ export const startAuditServer = async (options: { port?: number; host?: string; 
     handle(req, res)
       .then((handled) => {
         if (!handled && !res.headersSent) {
-          res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-          res.end('not found');
+          // Every path here is the audit's: an unknown one gets the site's 404 page, with the way back.
+          const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+          res.writeHead(404, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+          res.end(req.method === 'HEAD' ? undefined : notFoundPage(path, 'no such audit page', { base: '', assets: 'linked' }));
         }
       })
       .catch((error: unknown) => {
