@@ -204,6 +204,9 @@ describe('identity quotas: read and apply through Nova, Neutron and Cinder (simu
       expect(error, `${drift.service}.${drift.key}`).to.be.instanceOf(BadRequest);
       expect((error as BadRequest).fault, `${drift.service}.${drift.key}`).to.equal(fault);
     }
+    expect(((await rejectionOf(admin.cinder.updateQuotaSet(project, {}))) as BadRequest).fault).to.equal('Invalid input for field/attribute quota_set. Value: {}. {} does not have enough properties');
+    expect(await admin.nova.updateQuotaSet(project, {})).to.include({ instances: 200 });
+    expect(await admin.neutron.updateQuota(project, {})).to.include({ floatingip: 50 });
     const own = sim.credentials.demo.projectId;
     const refused: Array<[QuotaDrift, string]> = [
       [{ service: 'compute', key: 'instances', want: 1, have: 200 }, "Policy doesn't allow os_compute_api:os-quota-sets:update to be performed."],

@@ -122,6 +122,10 @@ describe('identity quotas against the real Nova, Neutron and Cinder (scratch pro
       expect(error, `${drift.service}.${drift.key}`).to.be.instanceOf(BadRequest);
       expect((error as BadRequest).fault, `${drift.service}.${drift.key}`).to.equal(fault);
     }
+    // an empty write: Cinder refuses it, Nova and Neutron answer the quotas unchanged
+    expect(((await rejectionOf(admin.cinder.updateQuotaSet(project, {}))) as BadRequest).fault).to.equal('Invalid input for field/attribute quota_set. Value: {}. {} does not have enough properties');
+    expect(await admin.nova.updateQuotaSet(project, {})).to.include({ cores: 64 });
+    expect(await admin.neutron.updateQuota(project, {})).to.include({ floatingip: 3 });
   });
 
   it('an unknown project id: Nova asks Keystone (400), Neutron and Cinder answer their defaults', async () => {

@@ -101,6 +101,7 @@ export function registerQuotas(r: Registrar): void {
     const pid = ctx.p('target');
     const body = isObj(ctx.req.body) ? ctx.req.body : undefined;
     if (!body || !isObj(body.quota_set)) throw new SimError(400, "Invalid input for field/attribute quota_set. 'quota_set' is a required property");
+    if (Object.keys(body.quota_set).length === 0) throw new SimError(400, 'Invalid input for field/attribute quota_set. Value: {}. {} does not have enough properties');
     const known = defaults(ctx.sim);
     const bad = Object.keys(body.quota_set).filter((k) => !(k in known));
     if (bad.length > 0) throw new SimError(400, `Invalid input received: Bad key(s) in quota set: ${bad.join(', ')}`);

@@ -76,7 +76,6 @@ export function registerQuotas(r: Registrar): void {
     if (unknown.length > 0) {
       throw new SimError(400, `Invalid input for field/attribute quota_set. Value: ${pyRepr(b)}. Additional properties are not allowed (${unknown.map((k) => `'${k}'`).join(', ')} ${unknown.length === 1 ? 'was' : 'were'} unexpected)`);
     }
-    if (Object.keys(b).length === 0) throw new SimError(400, 'Invalid input for field/attribute quota_set. Value: {}. {} does not have enough properties');
     const force = b.force === true || b.force === 'True' || b.force === 'true';
     const values: Record<string, number> = {};
     for (const [k, v] of Object.entries(b)) if (k !== 'force') values[k] = quotaValue(k, v);
