@@ -5,6 +5,10 @@
  * create on the same id refused by Neutron (the case V4 keeps the id for); delete, then release.
  * A tenant (member) create with the same attributes is refused 403: the create needs admin credentials.
  * The Region range used here is a slice of the sandbox's (190-199) so it cannot meet other tests' networks.
+ *
+ * The Network controller's path (src/provider/networks.ts, issue 16 wiring): the create with the Region's (admin)
+ * credentials *into another project* — `project_id` plus the provider attributes on the network, `project_id` on
+ * the subnet — reads back with them; the exact-name observation filters on that project.
  */
 import { expect } from 'chai';
 import type { Context } from 'mocha';
@@ -17,6 +21,8 @@ import type { EventStore } from '../../src/store/port.js';
 import { createProductRegistry } from '../../machines/index.js';
 import { neutronSegmentation, VlanAllocator } from '../../src/provider/inventory/vlan.js';
 import { OpenStackError } from '../../src/openstack/errors.js';
+import { createNetworkHandler, deleteNetworkHandler, networkName, observeNetwork } from '../../src/provider/networks.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { realRun, type RealRun } from './support/run.js';
 
 describe('VLAN provider network on real Neutron', function () {
@@ -89,5 +95,37 @@ describe('VLAN provider network on real Neutron', function () {
     );
     expect(refused).to.be.instanceOf(OpenStackError);
     expect((refused as OpenStackError).status).to.equal(403);
+  });
+
+  it("the Network controller's VLAN create: the Region's credentials create the network and subnet into a scratch project with project_id and the segment; both read back in that project; observed and deleted through the same target", async () => {
+    const admin = run.admin!;
+    const project = await admin.identityAdmin.createProject({ domainId: 'default', name: run.name('vlan-project') });
+    run.cleanup.add(`project ${project.name}`, () => admin.identityAdmin.deleteProject(project.id));
+    const uid = `${run.prefix}-vlan-uid`;
+    const a = await allocator.allocate(region, settings, uid, 'default/vlan-net');
+    const target = { neutron: admin.neutron, intoProject: project.id };
+    const context = { stream: `network-lifecycle-${uid}`, logger: silentLogger() } as never;
+    const desired = { uid, cidr: '198.51.100.0/28', dnsNameservers: [], physicalNetwork: a.physicalNetwork, segmentationId: a.segmentationId };
+    expect(await observeNetwork(target, uid)).to.deep.equal({ kind: 'absent' });
+    const created = (await createNetworkHandler(target)({ type: 'neutron.createNetwork', desired }, context)) as { type: string; id: string };
+    run.cleanup.add(`network ${networkName(uid)}`, () => admin.neutron.deleteNetwork(created.id).catch(() => undefined));
+    expect(created.type).to.equal('created');
+    const read = await admin.neutron.getNetwork(created.id);
+    expect({ project: read.project_id, type: read['provider:network_type'], physnet: read['provider:physical_network'], id: read['provider:segmentation_id'] }).to.deep.equal({
+      project: project.id,
+      type: 'vlan',
+      physnet: 'physnet1',
+      id: a.segmentationId,
+    });
+    const subnets = await admin.neutron.listSubnets({ network_id: created.id });
+    expect(subnets.map((s) => s.project_id)).to.deep.equal([project.id]);
+    // the admin sees every project's networks: the lookup is in the named project only
+    expect(await observeNetwork(target, uid)).to.include({ kind: 'present', id: created.id });
+    expect(await observeNetwork({ neutron: admin.neutron, intoProject: run.tenant.projectId as string }, uid)).to.deep.equal({ kind: 'absent' });
+    // a repeated create (a retried effect) adopts it: no second network, no 409 on its own segment
+    expect(await createNetworkHandler(target)({ type: 'neutron.createNetwork', desired }, context)).to.deep.equal({ type: 'created', id: created.id });
+    expect(await deleteNetworkHandler(target)({ type: 'neutron.deleteNetwork', id: created.id }, context)).to.deep.equal({ type: 'deleteAccepted' });
+    expect(await observeNetwork(target, uid)).to.deep.equal({ kind: 'absent' });
+    expect(await allocator.release(region, 'physnet1', uid)).to.equal(a.segmentationId);
   });
 });

@@ -91,4 +91,33 @@ describe('simulator: Neutron v2.0', () => {
     expect(all.length).to.equal(4);
     expect(all[0]).to.have.property('provider:network_type');
   });
+
+  // docs/simulator-differences.md §18: what the sandbox's real Neutron (ML2, physnet1:100:199) answered
+  it("VLAN provider networks: an admin creates one into another project (project_id + provider attributes, read back on GET); a member is refused them (403); a VLAN id already used on the physical network is a 409 VlanIdInUse", async () => {
+    const adminH = await hs.h('admin');
+    const demoProject = hs.sim.credentials.demo.projectId;
+    const segment = { 'provider:network_type': 'vlan', 'provider:physical_network': 'physnet1', 'provider:segmentation_id': 150 };
+    const created = await http.post(n('/networks'), { network: { name: 'vlan-150', project_id: demoProject, ...segment } }, { headers: adminH });
+    expect(created.status).to.equal(201);
+    const read = (await http.get(n(`/networks/${created.data.network.id}`), { headers: adminH })).data.network;
+    expect(read).to.include({ project_id: demoProject, ...segment });
+    // the member of that project sees it (its own project), without the provider attributes
+    const asMember = (await http.get(n(`/networks/${created.data.network.id}`), { headers: await hs.h('demo') })).data.network;
+    expect(asMember).to.include({ project_id: demoProject });
+    expect(asMember).to.not.have.property('provider:segmentation_id');
+    // an admin's subnet on it lands in the project it names
+    const subnet = await http.post(n('/subnets'), { subnet: { network_id: created.data.network.id, cidr: '192.0.2.0/24', ip_version: 4, project_id: demoProject } }, { headers: adminH });
+    expect(subnet.data.subnet).to.include({ project_id: demoProject });
+    const member = await http.post(n('/networks'), { network: { name: 'vlan-151', ...segment, 'provider:segmentation_id': 151 } }, { headers: await hs.h('demo') });
+    expect(member.status).to.equal(403);
+    expect(member.data.NeutronError.type).to.equal('PolicyNotAuthorized');
+    const clash = await http.post(n('/networks'), { network: { name: 'vlan-150-again', ...segment } }, { headers: adminH });
+    expect(clash.status).to.equal(409);
+    expect(clash.data.NeutronError).to.include({ type: 'VlanIdInUse', message: 'Unable to create the network. The VLAN 150 on physical network physnet1 is in use.' });
+    // the same id on another physical network is another segment
+    expect((await http.post(n('/networks'), { network: { name: 'vlan-150-physnet2', ...segment, 'provider:physical_network': 'physnet2' } }, { headers: adminH })).status).to.equal(201);
+    // a deleted network frees its segment
+    expect((await http.delete(n(`/networks/${created.data.network.id}`), { headers: adminH })).status).to.equal(204);
+    expect((await http.post(n('/networks'), { network: { name: 'vlan-150-reused', ...segment } }, { headers: adminH })).status).to.equal(201);
+  });
 });
