@@ -13,7 +13,7 @@ import {
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { SEED } from '../../src/simulator/seed.js';
 import type { OpenStackSession } from '../../src/openstack/session.js';
-import { BadRequest, Forbidden, OverLimit } from '../../src/openstack/errors.js';
+import { BadRequest, Conflict, Forbidden, OverLimit } from '../../src/openstack/errors.js';
 import { connectAs, rejectionOf, start } from '../openstack/support/sim.js';
 
 describe('identity quotas: the pure rules', () => {
@@ -248,6 +248,25 @@ describe('identity quotas: read and apply through Nova, Neutron and Cinder (simu
       // now a limit below the usage is refused (without force), as Nova does
       expect(await rejectionOf(applyQuotas(admin, own, [{ service: 'compute', key: 'instances', want: 0, have: -1 }]))).to.be.instanceOf(BadRequest);
     } finally {
+      await admin.http('compute').delete(`/os-quota-sets/${own}`);
+    }
+  });
+
+  it("Neutron's admission follows a PUT: Regent's default of 3 floating IPs → the fourth is a 409 (Conflict, OverQuota)", async () => {
+    const own = sim.credentials.demo.projectId;
+    const made: string[] = [];
+    try {
+      const desired = desiredQuotas(undefined);
+      await applyQuotas(admin, own, quotaDrift(desired, await readQuotas(admin, own, desired)));
+      for (let i = 0; i < 3; i++) made.push((await demo.neutron.createFloatingIp({ floating_network_id: SEED.publicNetwork })).id);
+      const refused = await rejectionOf(demo.neutron.createFloatingIp({ floating_network_id: SEED.publicNetwork }));
+      expect(refused).to.be.instanceOf(Conflict);
+      expect((refused as Conflict).fault).to.equal("Quota exceeded for resources: ['floatingip'].");
+      const details = (await admin.http('network').get(`/quotas/${own}/details`)).data as { quota: Record<string, { limit: number; used: number }> };
+      expect(details.quota.floatingip).to.deep.equal({ limit: 3, used: 3, reserved: 0 });
+    } finally {
+      for (const id of made) await demo.neutron.deleteFloatingIp(id);
+      await admin.http('network').delete(`/quotas/${own}`);
       await admin.http('compute').delete(`/os-quota-sets/${own}`);
     }
   });

@@ -10,7 +10,7 @@
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { BadRequest, Forbidden, OverLimit } from '../../src/openstack/errors.js';
+import { BadRequest, Conflict, Forbidden, OverLimit } from '../../src/openstack/errors.js';
 import type { OpenStackSession } from '../../src/openstack/session.js';
 import { applyQuotas, desiredQuotas, quotaDrift, readQuotas, type QuotaDrift, type QuotaSettings } from '../../src/provider/identity/quotas.js';
 import { realRun, type RealRun } from './support/run.js';
@@ -149,6 +149,20 @@ describe('identity quotas against the real Nova, Neutron and Cinder (scratch pro
     } finally {
       await admin.http('compute').delete(`/os-quota-sets/${own}`);
       await tenant.nova.deleteServerGroup(group.id);
+    }
+  });
+
+  it("Neutron's admission follows a PUT: 409 OverQuota (networks here: no external network needed)", async () => {
+    const own = tenant.projectId ?? '';
+    const name = run.name('quota-net');
+    try {
+      const used = (await tenant.neutron.listNetworks({ project_id: own })).length;
+      await applyQuotas(admin, own, [{ service: 'network', key: 'network', want: used, have: undefined }]);
+      const over = await rejectionOf(tenant.neutron.createNetwork({ name }).then((n) => { run.cleanup.add(`network ${name}`, () => tenant.neutron.deleteNetwork(n.id)); }));
+      expect(over).to.be.instanceOf(Conflict);
+      expect((over as Conflict).fault).to.equal("Quota exceeded for resources: ['network'].");
+    } finally {
+      await admin.http('network').delete(`/quotas/${own}`);
     }
   });
 

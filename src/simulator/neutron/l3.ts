@@ -9,6 +9,7 @@ import { listResponse, nerr, oneResponse, registerTags, requireMember, stdView, 
 import type { FloatingIp, Port, Router } from './model.js';
 import { allocateIp, findNetwork, findSubnet, releaseIp } from './networks.js';
 import { createPort, deletePort, findPort } from './ports.js';
+import { checkNeutronQuota } from './quotas.js';
 
 function fipView(sim: Sim, f: FloatingIp): Record<string, unknown> {
   const port = f.portId ? sim.neutron.ports.get(f.portId) : undefined;
@@ -95,6 +96,7 @@ export function registerL3(r: Registrar): void {
     if (!subnet) throw nerr(400, 'BadRequest', `Bad floatingip request: Network ${net.id} has no IPv4 subnet.`);
     const requested = optStr(b, 'floating_ip_address');
     if (requested !== undefined && !ctx.auth.isAdmin) throw nerr(403, 'PolicyNotAuthorized', 'rule:create_floatingip:floating_ip_address is disallowed by policy');
+    checkNeutronQuota(ctx.sim, (ctx.auth.isAdmin ? optStr(b, 'project_id') : undefined) ?? ctx.auth.projectId ?? '', 'floatingip');
     const address = allocateIp(ctx.sim, subnet, requested);
     const now = ctx.sim.now();
     const f: FloatingIp = {
@@ -136,6 +138,7 @@ export function registerL3(r: Registrar): void {
   r.post('/routers', (ctx) => {
     requireMember(ctx.auth);
     const b = member(ctx.req.body, 'router');
+    checkNeutronQuota(ctx.sim, ctx.auth.projectId ?? '', 'router');
     const now = ctx.sim.now();
     const router: Router = {
       id: uuid(), name: optStr(b, 'name', 255) ?? '', description: optStr(b, 'description', 255) ?? '', projectId: ctx.auth.projectId ?? '',
