@@ -10,7 +10,7 @@
  * outcomes into what a Network controller needs: the segmentation fields of the Neutron create body, or
  * a typed error.
  *
- * What the Network controller must call (not wired here):
+ * What the Network controller calls (src/controllers/network/reconcile.ts, docs/network.md):
  *   before the Neutron create: `allocate(regionUid, settings, networkUid)` → put `neutronSegmentation(a)`
  *     (provider:network_type vlan, provider:physical_network, provider:segmentation_id) in the create body;
  *     `VlanExhausted` → park with its message (user action: widen the range or delete networks);
