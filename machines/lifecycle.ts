@@ -53,7 +53,17 @@ export type Observed = t.TypeOf<typeof Observed>;
  * (Networks, issue 16) no VLAN id is free in the Region's provider-network range, so nothing can be created
  * until one is freed or the range widened.
  */
-export const UnresolvableReason = t.keyof({ ImageNotFound: null, ImageAmbiguous: null, FlavorNotFound: null, FlavorAmbiguous: null, VlanRangeExhausted: null });
+export const UnresolvableReason = t.keyof({
+  ImageNotFound: null,
+  ImageAmbiguous: null,
+  FlavorNotFound: null,
+  FlavorAmbiguous: null,
+  VlanRangeExhausted: null,
+  /** Servers, issue 16: the pinned provider cannot take the flavor now (Placement preflight); retried. */
+  PlacementPreflightMiss: null,
+  /** Servers, issue 16: the pinned create cannot be sent (region credentials not bindable, no provider). */
+  PinnedCreateUnavailable: null,
+});
 export type UnresolvableReason = t.TypeOf<typeof UnresolvableReason>;
 
 /** A refusal the cloud answered to a create or delete: its HTTP status, Regent's closed reason, and the fault message (redacted). */

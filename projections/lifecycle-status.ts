@@ -80,6 +80,9 @@ export const lifecycleAvailability = (lifecycle: LifecycleView | undefined, what
   if (lifecycle?.context.unresolvable) {
     const { reason, message } = lifecycle.context.unresolvable;
     // an exhausted VLAN range is the Region's condition, not the spec's: the allocator's message says which range
+    // a Placement preflight miss is transient (the pinned host may free up): provisioning, retried every 30 s
+    if (reason === 'PlacementPreflightMiss') return { available: availableFalse(reason, `waiting for room on the pinned host (Placement preflight, re-checked every 30 s): ${message}`), provisioningStatus: 'provisioning' };
+    if (reason === 'PinnedCreateUnavailable') return { available: availableFalse(reason, `the pinned create cannot be sent: ${message}`), provisioningStatus: 'error' };
     return { available: availableFalse(reason, reason === 'VlanRangeExhausted' ? `waiting for a VLAN id: ${message}` : `the spec cannot be resolved: ${message}`), provisioningStatus: 'error' };
   }
   switch (lifecycle?.state) {

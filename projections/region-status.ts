@@ -15,8 +15,9 @@
  *
  * The inventory settings (issue 16): defaultArchitecture, compute.flavorSelector, compute.flavorMetadata and images
  * are read by the Region's flavor and image exports (`regent get flavors`, `regent get images`), and
- * compute.baremetalFlavorIDs by the monitor too (Queued/Building from Ironic). compute.placementPreflight and
- * compute.requiredTraits feed the pinned create's Placement preflight, which nothing calls yet (no pinned create),
+ * compute.baremetalFlavorIDs by the monitor too (Queued/Building from Ironic); compute.placementPreflight and
+ * compute.requiredTraits by the pinned create's Placement preflight (src/controllers/server/pinned-create.ts);
+ * serviceRoles and quotas by every Identity pass (docs/identity.md)
  * (network.providerNetworks is acted on: the Network controller allocates a VLAN id from it for every Network of
  * the Region and creates a VLAN provider network, docs/network.md): SpecRealized names each of those that is set, so they are never silently dropped behind Available=True. blockStorage is acted on since issue 12 (the VolumeClass allowlist decides which
  * classes a Volume may use, and their capacity bounds its size), except a class's `supportedFlavors`:
@@ -57,8 +58,7 @@ const availability = (context: RegionContext | undefined, endpoint: string): { c
 
 /** The spec.openstack.compute settings nothing acts on yet, and what does not happen. */
 const COMPUTE_NOT_ACTED_ON: ReadonlyArray<[string, string]> = [
-  ['placementPreflight', 'accepted, not acted on yet: no pinned create (Server spec.infrastructureRef) runs the Placement preflight'],
-  ['requiredTraits', 'accepted, not acted on yet: no pinned create (Server spec.infrastructureRef) runs the Placement preflight'],
+  // placementPreflight and requiredTraits: the pinned create's preflight (issue 16) acts on both
 ];
 
 interface UnrealizedRegionField {

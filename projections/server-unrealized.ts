@@ -22,7 +22,7 @@ export const unrealizedServerFields = (spec: Partial<ServerSpec> | undefined): U
   if (ssh === 'identityKeypair') out.push({ field: 'spec.sshInjection', why: 'identityKeypair is not implemented yet: Nova receives no key name, so no SSH key is injected' });
   if (ssh === 'ca') out.push({ field: 'spec.sshCertificateAuthorityId', why: 'SSH certificate authorities are not implemented yet: no CA is configured in the guest' });
   if ((spec.securityGroups ?? []).length > 0) out.push({ field: 'spec.securityGroups', why: 'security groups are not implemented yet: the server has only the project default' });
-  if (spec.infrastructureRef !== undefined) out.push({ field: 'spec.infrastructureRef', why: 'pinned placement is not implemented yet: Nova chose the host' });
+  // spec.infrastructureRef is acted on: the pinned create (src/controllers/server/pinned-create.ts, issue 16)
   if ((spec.providerCreateGates ?? []).length > 0) out.push({ field: 'spec.providerCreateGates', why: 'provider-create gates are not implemented yet: the create did not wait for them' });
   return out;
 };

@@ -61,9 +61,10 @@ import { reconcileServer } from '../controllers/server/reconcile.js';
 import { reconcileNetwork } from '../controllers/network/reconcile.js';
 import { ServerMonitor } from '../controllers/server-monitor/monitor.js';
 import { baremetalProgressLookup } from '../controllers/server-monitor/baremetal.js';
+import { pinnedCreateContext } from './pinned-context.js';
 import { novaRebuildHandler } from '../controllers/server-rebuild/nova-rebuild-effect.js';
 import { createServerHandler, deleteServerHandler } from '../provider/servers.js';
-import { createNetworkHandler, deleteNetworkHandler } from '../provider/networks.js';
+import { createNetworkHandler, deleteNetworkHandler, isVlanRequest } from '../provider/networks.js';
 import { StatusRunner } from '../status/runner.js';
 import { FileCheckpoint, MemoryCheckpoint, StoreCheckpoint } from '../status/checkpoint.js';
 import { keepsCheckpoints } from '../store/port.js';
@@ -208,15 +209,21 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     });
     // Servers and Networks work with their Identity's credentials, in its project (issue 11).
     const sessions = new IdentitySessions({ source, connections, connect: (cloud) => connect(cloud, { logger, cancel }) });
-    const scopes = new Scopes(sessions, { list: (kind) => informers[kind]?.list() ?? [], serverKeyByNovaId });
+    const scopes = new Scopes(sessions, { list: (kind) => informers[kind]?.list() ?? [], serverKeyByNovaId }, connections);
+    const pinnedContextOf = pinnedCreateContext({ scopes, sessions, connections });
     /** An effect handler built for the session of the stream's Identity, at the moment it runs. */
     const scoped = (build: (session: OpenStackSession) => EffectHandler): EffectHandler => async (effect, context) => build((await scopes.forStream(context.stream)).session)(effect, context);
     engine
       .handle('nova.rebuild', scoped((session) => novaRebuildHandler(session.nova)))
-      .handle('nova.createServer', scoped((session) => createServerHandler(session, (uid) => userData.get(uid))))
+      // a pinned create (desired.host) goes with the region credentials bound to the identity's project (issue 16)
+      .handle('nova.createServer', async (effect, context) => {
+        const scope = await scopes.forStream(context.stream);
+        return createServerHandler(scope.session, (uid) => userData.get(uid), () => sessions.regionBoundTo(scope))(effect, context);
+      })
       .handle('nova.deleteServer', scoped((session) => deleteServerHandler(session)))
-      .handle('neutron.createNetwork', scoped((session) => createNetworkHandler(session)))
-      .handle('neutron.deleteNetwork', scoped((session) => deleteNetworkHandler(session)))
+      // a VLAN provider network (a segment in the request) with the Region's credentials into the Identity's project (issue 16)
+      .handle('neutron.createNetwork', async (effect, context) => createNetworkHandler(await scopes.networkNeutron(context.stream, isVlanRequest(effect.desired)))(effect, context))
+      .handle('neutron.deleteNetwork', async (effect, context) => deleteNetworkHandler(await scopes.networkNeutron(context.stream))(effect, context))
       .handle('cinder.createVolume', scoped((session) => createVolumeHandler(session.cinder)))
       .handle('cinder.extendVolume', scoped((session) => extendVolumeHandler(session.cinder)))
       .handle('cinder.deleteVolume', scoped((session) => deleteVolumeHandler(session.cinder)))
@@ -302,6 +309,11 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
             source,
             os: scopedOs,
             logger,
+            pinned: async () => {
+              const server = await source.get('Server', ns, name);
+              if (!server) throw new IdentityNotReady(`${ns}/?`, `Server ${name} is gone`);
+              return pinnedContextOf(server);
+            },
             // an attachment changed: its Volume's InUse (and a deletion waiting for the detach) follows now
             onAttachmentChanged: (volumeUid) => {
               const volume = informers.Volume?.list().find((v) => v.metadata.uid === volumeUid);
@@ -401,7 +413,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       name: 'Network',
       logger,
       observer: metrics.controllerObserver(),
-      reconcile: (key) => withScope('Network', key, (scopedOs) => reconcileNetwork({ engine, source, os: scopedOs }, ...keyParts(key))),
+      reconcile: (key) => withScope('Network', key, (scopedOs) => reconcileNetwork({ engine, source, os: scopedOs, region: (network) => scopes.networkRegion(network) }, ...keyParts(key))),
     });
     // A Network becoming ready unblocks the Servers waiting on it: requeue them.
     const wakeServersOn = (networkName: string) => {

@@ -49,6 +49,7 @@ export const resolveMicroversions = (overrides: Partial<Microversions> = {}): Mi
     if (!atLeast(mv[key], min)) throw new InvalidConfig(`microversion ${key} ${mv[key]} is unusable: need ≥ ${min} (${why})`);
   };
   need('compute', '2.89', 'attachment_id/bdm_uuid in os-volume_attachments');
+  need('compute', '2.74', 'host/hypervisor_hostname on a server create (pinned servers)');
   need('volume', '3.27', 'the attachments API');
   need('placement', '1.6', 'resource provider traits');
   need('placementCandidates', '1.22', 'forbidden traits in allocation candidates');

@@ -24,6 +24,8 @@ export interface ServerCreateRequest {
   flavorId: string;
   networkId: string;
   ownerUid: string;
+  /** A pinned create's destination (spec.infrastructureRef.host): sent as Nova's `host`, with the bound credentials. */
+  host?: string;
   [key: string]: unknown;
 }
 
@@ -87,22 +89,30 @@ export const observeServer = async (os: Pick<OpenStackSession, 'nova'>, name: st
   };
 };
 
-/** nova.createServer: user data is looked up at execution time so it never enters an event. */
+/**
+ * nova.createServer: user data is looked up at execution time so it never enters an event. A pinned create
+ * (`desired.host`) is sent with `pinned()` — the region credentials bound to the identity's project — so
+ * Nova's policy decides the requested destination on the region user's roles there; without it, refused.
+ */
 export const createServerHandler =
-  (os: Pick<OpenStackSession, 'nova'>, userDataFor: (ownerUid: string) => string | undefined): EffectHandler =>
+  (os: Pick<OpenStackSession, 'nova'>, userDataFor: (ownerUid: string) => string | undefined, pinned?: () => Promise<Pick<OpenStackSession, 'nova'>>): EffectHandler =>
   async (effect, context) => {
     const desired = effect.desired as ServerCreateRequest;
     try {
       const userData = userDataFor(desired.ownerUid);
-      const created = await os.nova.createServer({
+      const host = typeof desired.host === 'string' ? desired.host : undefined;
+      if (host !== undefined && !pinned) throw new Error('a pinned create (host) without bound region credentials');
+      const nova = host !== undefined && pinned ? (await pinned()).nova : os.nova;
+      const created = await nova.createServer({
         name: desired.name,
         imageRef: desired.imageId,
         flavorRef: desired.flavorId,
         networks: [{ uuid: desired.networkId }],
         metadata: { [OWNER_KEY]: desired.ownerUid },
         ...(userData === undefined ? {} : { userData: Buffer.from(userData, 'base64').toString('utf8') }),
+        ...(host !== undefined ? { host } : {}),
       });
-      context.logger.info('nova accepted the server create', { name: desired.name, serverId: created.id, requestId: created.requestId });
+      context.logger.info('nova accepted the server create', { name: desired.name, serverId: created.id, requestId: created.requestId, ...(host !== undefined ? { host } : {}) });
       return { type: 'created', id: created.id };
     } catch (error) {
       if (isRefusal(error)) return refusal('createRejected', error);

@@ -22,15 +22,10 @@ describe('Region status', () => {
     expect(conditionOf('Available', openstack)).to.include({ status: 'True', reason: 'Provisioned' });
   });
 
-  it('the pinned-create settings (placementPreflight, requiredTraits) are accepted but named in SpecRealized=False/FieldsNotImplemented, each one that is set', () => {
-    const openstack = { endpoint: 'e', region: 'r', credentialsSecretRef: { name: 's' }, compute: { placementPreflight: true, requiredTraits: ['CUSTOM_A'] }, blockStorage: {}, defaultArchitecture: 'x86_64' };
-    expect(unrealizedRegionFields(openstack)).to.deep.equal(['spec.openstack.compute.placementPreflight', 'spec.openstack.compute.requiredTraits']);
-    const condition = conditionOf('SpecRealized', openstack);
-    expect(condition).to.include({ status: 'False', reason: 'FieldsNotImplemented' });
-    expect(condition?.message).to.include('no pinned create');
-    expect(condition?.message).to.not.include('spec.openstack.network');
-    // a preflight switched off, or no required trait, asks for nothing
-    expect(unrealizedRegionFields({ ...openstack, compute: { placementPreflight: false, requiredTraits: [] } })).to.deep.equal([]);
+  it('the pinned-create settings (placementPreflight, requiredTraits), serviceRoles and quotas are acted on (issue 16): SpecRealized=True', () => {
+    const openstack = { endpoint: 'e', region: 'r', credentialsSecretRef: { name: 's' }, compute: { placementPreflight: true, requiredTraits: ['CUSTOM_A'] }, serviceRoles: ['admin'], quotas: { compute: { cores: 8 } }, blockStorage: {}, defaultArchitecture: 'x86_64' };
+    expect(unrealizedRegionFields(openstack)).to.deep.equal([]);
+    expect(conditionOf('SpecRealized', openstack)).to.include({ status: 'True', reason: 'AllFieldsRealized' });
   });
 
   it('the inventory exports are acted on (issue 16): defaultArchitecture, the flavor selector and metadata, baremetal flavors, images', () => {

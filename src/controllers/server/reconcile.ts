@@ -23,6 +23,8 @@ import { runLifecyclePass } from '../lifecycle-pass.js';
 import { reconcileServerImage } from '../server-rebuild/reconcile.js';
 import { recordDecisionEvents } from '../kube-events.js';
 import { reconcileServerVolumes } from './volume-attachments.js';
+import { pinnedDestination, type PinnedCreateContext } from './pinned-create.js';
+import { DesiredUnresolvable } from '../../provider/errors.js';
 
 export const SERVER_FINALIZER = 'regent.dev/server';
 
@@ -35,6 +37,11 @@ export interface ServerControllerDeps {
   onServerId?: (serverId: string, key: string) => void;
   /** The pass's clock (default: the system clock); tests use the simulator's. */
   now?: () => Date;
+  /**
+   * The pinned create's context (spec.infrastructureRef): the Region's preflight settings and Placement,
+   * and the region credentials bound to the identity's project. Without it a pinned Server cannot be created.
+   */
+  pinned?: () => Promise<PinnedCreateContext>;
   /** Called with the Volume uid of every attachment pair whose stream a pass changed (its Volume's InUse may have). */
   onAttachmentChanged?: (volumeUid: string) => void;
 }
@@ -85,7 +92,14 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
     desired: async () => {
       imageId = await resolveImageId(deps.os, server.spec.image);
       const flavorId = await resolveFlavorId(deps.os, server.spec.flavor);
-      return { name: server.spec.name, imageId, flavorId, networkId: networkId ?? '', ownerUid: uid };
+      const request = { name: server.spec.name, imageId, flavorId, networkId: networkId ?? '', ownerUid: uid };
+      const ref = server.spec.infrastructureRef;
+      if (ref === undefined) return request;
+      // a pinned create: the destination rides on the request; before the create, the gates (pinned-create.ts)
+      const created = ((await deps.engine.load(serverLifecycleStream(uid))).snapshot.context as LifecycleContext).resourceId !== null;
+      if (created) return { ...request, host: ref.host };
+      if (!deps.pinned) throw new DesiredUnresolvable('PinnedCreateUnavailable', 'this control plane has no Region credentials to bind for a pinned create');
+      return { ...request, ...(await pinnedDestination(await deps.pinned(), deps.os.nova, ref, flavorId)) };
     },
     ...(deps.now ? { now: deps.now } : {}),
   });

@@ -92,6 +92,13 @@ export interface CreateServerRequest {
   configDrive?: boolean;
   /** Microversion ≥ 2.90. */
   hostname?: string;
+  /**
+   * The requested destination (a pinned create): the compute service host, and optionally its hypervisor
+   * node. Microversion ≥ 2.74 (where `host`/`hypervisor_hostname` appeared); Nova's policy
+   * compute:servers:create:requested_destination decides who may send them (admin by default).
+   */
+  host?: string;
+  hypervisorHostname?: string;
 }
 
 const bdmBody = (b: BlockDeviceMapping): Record<string, unknown> => ({
@@ -124,6 +131,8 @@ export const createServerBody = (req: CreateServerRequest): Record<string, unkno
   if (req.description !== undefined) server.description = req.description;
   if (req.configDrive !== undefined) server.config_drive = req.configDrive;
   if (req.hostname !== undefined) server.hostname = req.hostname;
+  if (req.host !== undefined) server.host = req.host;
+  if (req.hypervisorHostname !== undefined) server.hypervisor_hostname = req.hypervisorHostname;
   const body: Record<string, unknown> = { server };
   if (req.schedulerHints !== undefined) body['OS-SCH-HNT:scheduler_hints'] = req.schedulerHints;
   return body;

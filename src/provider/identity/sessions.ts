@@ -27,6 +27,14 @@ export class IdentityNotReady extends Error {
   }
 }
 
+/**
+ * Region credentials cannot be bound to an identity's project: they are an application credential, which
+ * Keystone ties to the project it was made in (re-scoping one is refused).
+ */
+export class BoundCredentialsUnavailable extends Error {
+  override readonly name = 'BoundCredentialsUnavailable';
+}
+
 export interface IdentityScope {
   identity: Identity;
   session: OpenStackSession;
@@ -38,6 +46,7 @@ export interface IdentityScope {
 
 export class IdentitySessions {
   private readonly sessions = new Map<string, { key: string; session: Promise<OpenStackSession> }>();
+  private readonly bound = new Map<string, { key: string; session: Promise<OpenStackSession> }>();
 
   constructor(private readonly options: { source: ResourceSource; connections: RegionConnections; connect: (cloud: CloudConfig) => Promise<OpenStackSession> }) {}
 
@@ -74,6 +83,39 @@ export class IdentitySessions {
     const session = await cached.session;
     if (!session.projectId) throw new IdentityNotReady(ref, 'its credential is not scoped to a project');
     return { identity, session, projectId: session.projectId, isolated: true };
+  }
+
+  /**
+   * The Region's own credentials bound to the identity's project (openstack-provider.md: "some operations
+   * deliberately bind privileged credentials to a service principal's project when manager-level powers are
+   * required … pinned server creation … still targets the identity project, but uses region-level
+   * credentials so Nova policy can authorise the requested destination"). The region user holds its
+   * service roles there (the Identity's step I3s); what the token may do is what those roles allow. In a
+   * Region without a managed domain the identity's project is the region credentials' own: their session.
+   * Cached per identity, rebuilt when the Region's Secret changes.
+   */
+  async regionBoundTo(scope: IdentityScope): Promise<OpenStackSession> {
+    if (!scope.isolated) return scope.session;
+    const namespace = scope.identity.metadata.namespace ?? 'default';
+    const ref = `${namespace}/${scope.identity.metadata.name}`;
+    const region = await this.options.connections.region(namespace, scope.identity.spec.regionRef.name);
+    if (!region) throw new IdentityNotReady(ref, `its Region ${scope.identity.spec.regionRef.name} does not exist`);
+    if (region.cloud.auth.type !== 'password') {
+      throw new BoundCredentialsUnavailable(
+        `the Region ${region.region.metadata.name}'s credentials are an application credential, which Keystone binds to its own project: binding them to the identity's project ${scope.projectId} needs password credentials`,
+      );
+    }
+    const key = `${region.secretVersion}:${region.region.metadata.generation ?? 0}:${scope.projectId}`;
+    let cached = this.bound.get(scope.identity.metadata.uid);
+    if (!cached || cached.key !== key) {
+      const session = this.options.connect({ ...region.cloud, scope: { kind: 'project', project: { id: scope.projectId } } });
+      cached = { key, session };
+      this.bound.set(scope.identity.metadata.uid, cached);
+      session.catch(() => {
+        if (this.bound.get(scope.identity.metadata.uid)?.key === key) this.bound.delete(scope.identity.metadata.uid);
+      });
+    }
+    return cached.session;
   }
 
   /** Drops an identity's session (Keystone refused its credential; the Identity pass rotates it). */
