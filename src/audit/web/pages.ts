@@ -29,17 +29,44 @@ const state = (value: unknown): string => esc(formatState(value as StateValue));
 const streamHref = (o: PageOptions, stream: string) => `${o.base}/streams/${encodeURIComponent(stream)}`;
 const machineHref = (o: PageOptions, id: string, version?: number) => `${o.base}/machines/${encodeURIComponent(id)}${version === undefined ? '' : `?version=${version}`}`;
 
-export const layout = (title: string, header: string, body: string, o: PageOptions, script = ''): string => {
+/** A key the page handles and what it does, as the `?` help overlay lists it. */
+export type PageKey = readonly [keys: string, what: string];
+
+/** The keys every page handles (assets/app.js): the help overlay itself. */
+export const HELP_KEYS: readonly PageKey[] = [
+  ['?', 'show or hide this list of keys'],
+  ['Esc', 'close it'],
+];
+
+/** The resource page's keys (assets/app.js), before the help keys. */
+export const STREAM_KEYS: readonly PageKey[] = [
+  ['→', 'next event: the graph, the event and state panels and the URL (#rev-N) follow'],
+  ['←', 'previous event'],
+  ['Home', 'first event'],
+  ['End', 'last event'],
+  ['Enter', 'in the revision box: go to that revision'],
+];
+
+const helpOverlay = (keys: readonly PageKey[]): string =>
+  `<div id="help" class="help" role="dialog" aria-modal="true" aria-labelledby="help-title" hidden><div class="help-box"><h2 id="help-title">Keys on this page</h2>
+<table id="help-keys"><tbody>${keys.map(([key, what]) => `<tr><td><kbd>${esc(key)}</kbd></td><td>${esc(what)}</td></tr>`).join('')}</tbody></table>
+${keys.some(([key]) => key === 'Home') ? '<p class="muted">Clicking a timeline row or a fired transition selects its event; a <code>#rev-N</code> link opens that event.</p>' : ''}<button type="button" id="help-close">close</button></div></div>`;
+
+/**
+ * A page: header, body, the `?` help overlay listing `keys` (the page's own, then the help keys), and
+ * the page script (assets/app.js) on every page — it opens the help; on the resource page it also steps.
+ */
+export const layout = (title: string, header: string, body: string, o: PageOptions, script = '', keys: readonly PageKey[] = []): string => {
   const css = o.assets === 'linked' ? `<link rel="stylesheet" href="${o.base}/assets/app.css">` : `<style>${o.assets.css}</style>`;
   // A served page names its icon, so the browser never asks for /favicon.ico (routes.ts answers that
   // too); a static file links nothing (opened from disk, nothing asks for an icon).
   const iconLink = o.assets === 'linked' ? `<link rel="icon" type="image/svg+xml" href="${o.base}/assets/favicon.svg">` : '';
-  const js = !script ? '' : o.assets === 'linked' ? `${script}<script src="${o.base}/assets/app.js" defer></script>` : `${script}<script>${o.assets.js.replace(/<\/script/gi, '<\\/script')}</script>`;
+  const js = o.assets === 'linked' ? `${script}<script src="${o.base}/assets/app.js" defer></script>` : `${script}<script>${o.assets.js.replace(/<\/script/gi, '<\\/script')}</script>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; connect-src 'self'">
 <title>${esc(title)}</title>${iconLink}${css}</head>
-<body><header class="top">${header}</header><main>${body}</main>${js}</body></html>`;
+<body><header class="top"><button type="button" id="help-open" class="help-open" title="keys on this page (?)" aria-haspopup="dialog" aria-controls="help">?</button>${header}</header><main>${body}</main>${helpOverlay([...keys, ...HELP_KEYS])}${js}</body></html>`;
 };
 
 export interface StreamListRow {
@@ -130,14 +157,14 @@ export const streamPage = (data: StreamPageData, o: PageOptions): string => {
   const fired = v.fired
     .map((f) => `<tr class="fired-edge ${f.destructive ? 'destructive' : ''}" data-edge="${esc(f.edge)}" data-first="${f.first.revision}"><td>${esc(f.label)}</td><td>${f.count}</td><td>${Object.entries(f.sources).map(([s, n]) => `<span class="src ${esc(s)}">${esc(s)} ${n}</span>`).join(' ')}</td><td class="mono"><a href="#rev-${f.first.revision}">${f.first.revision}</a> ${esc(f.first.at)}</td><td class="mono"><a href="#rev-${f.last.revision}">${f.last.revision}</a> ${esc(f.last.at)}</td></tr>`)
     .join('');
-  const config = { stream: v.stream, head: v.head, pageSize: data.pageSize, api: data.api, version: data.version, rows: data.rows };
+  const config = { stream: v.stream, machine: v.machine, head: v.head, pageSize: data.pageSize, api: data.api, version: data.version, rows: data.rows };
   const body = `<div class="stream-layout">
 <section class="graph" id="graph">${v.svg}</section>
 <div class="side">
-<section class="panel"><h3>Timeline</h3><div class="keys">← / → step through events (the graph follows) · Home / End · click a row · deep link: <code>#rev-N</code></div>
+<section class="panel"><h3>Timeline</h3><div class="keys">← / → step through events (the graph follows) · Home / End · click a row · deep link: <code>#rev-N</code> · <kbd>?</kbd> all keys</div>
 <div class="pager"><button id="page-first" type="button">« first</button><button id="page-prev" type="button">‹ prev</button><span id="page-info"></span><button id="page-next" type="button">next ›</button><button id="page-last" type="button">last »</button>
 <form id="goto"><input id="goto-revision" type="number" min="0" placeholder="revision"><button type="submit">go</button></form></div>
-<div class="timeline-wrap"><table><thead><tr><th>rev</th><th>time</th><th>type</th><th>source</th><th>from → to</th><th>effects</th></tr></thead><tbody id="timeline-rows"></tbody></table></div></section>
+<div class="timeline-wrap" id="timeline-wrap"><table id="timeline"><thead><tr><th>rev</th><th>time</th><th title="event type (without the machine's name) and the effects it declared">event · effects</th><th>source</th><th>from → to</th></tr></thead><tbody id="timeline-rows"></tbody></table></div></section>
 
 <section class="panel" id="event-panel" data-revision=""><h3>Event</h3><p class="muted">select an event</p></section>
 ${data.api ? '<section class="panel" id="state-panel" data-revision=""><h3>State</h3></section>' : ''}</div></div>
@@ -147,7 +174,7 @@ ${data.api ? '<section class="panel" id="state-panel" data-revision=""><h3>State
 <div id="chains">${data.chains.chains.map(chainHtml).join('') || '<p class="muted">no destructive effect in this history</p>'}</div>`;
   const header = `<h1>${esc(v.stream)}</h1><div class="crumbs">${o.assets === 'linked' ? `<a href="${o.base}/">Regent audit</a> › ` : ''}${o.assets === 'linked' ? `<a href="${machineHref(o, v.machine, v.version)}">${esc(v.machine)} v${v.version}</a>` : `${esc(v.machine)} v${v.version}`}</div>
 <div class="summary">current state <b id="current-state">${state(v.state)}</b> · ${v.head + 1} event(s) · ${v.fired.length} transition(s) fired · ${v.destructiveDecisions} destructive decision(s)</div>${banners.join('')}`;
-  return layout(`${v.stream} — Regent audit`, header, body, o, `<script type="application/json" id="regent-data">${scriptJson(config)}</script>`);
+  return layout(`${v.stream} — Regent audit`, header, body, o, `<script type="application/json" id="regent-data">${scriptJson(config)}</script>`, STREAM_KEYS);
 };
 
 /**

@@ -1,8 +1,40 @@
-/* Regent audit: the resource page's behaviour (timeline paging, keyboard stepping, edge highlight).
+/* Regent audit: every page's `?` key help (the overlay pages.ts renders with the page's keys), and the
+ * resource page's behaviour (timeline paging, keyboard stepping, edge highlight).
  * Plain browser JavaScript, no dependencies, no network beyond this server's own /api (and none at
  * all in a static `regent viz --stream` file, whose timeline is embedded).
  * Served by src/audit/web/routes.ts; inlined by src/audit/web/pages.ts for static files. */
 /* global document, window, fetch, history, location */
+var regentHelpOpen = (function () {
+  'use strict';
+  var help = document.getElementById('help');
+  var opener = document.getElementById('help-open');
+  if (!help) return function () { return false; };
+  var before = null;
+  var show = function () {
+    before = document.activeElement;
+    help.hidden = false;
+    document.body.dataset.help = 'open';
+    document.getElementById('help-close').focus();
+  };
+  var hide = function () {
+    help.hidden = true;
+    document.body.dataset.help = 'closed';
+    if (before && before.focus) before.focus();
+  };
+  document.addEventListener('keydown', function (event) {
+    var tag = event.target && event.target.tagName;
+    if (event.key === 'Escape' && !help.hidden) { event.preventDefault(); hide(); return; }
+    if (event.key !== '?' || tag === 'INPUT' || tag === 'TEXTAREA' || event.ctrlKey || event.metaKey || event.altKey) return;
+    event.preventDefault();
+    if (help.hidden) show(); else hide();
+  });
+  if (opener) opener.addEventListener('click', show);
+  document.getElementById('help-close').addEventListener('click', hide);
+  // A click on the dimmed backdrop (not the box) closes it.
+  help.addEventListener('click', function (event) { if (event.target === help) hide(); });
+  return function () { return !help.hidden; };
+})();
+
 (function () {
   'use strict';
   var dataEl = document.getElementById('regent-data');
@@ -46,12 +78,15 @@
     var html = list.map(function (r) {
       rows.set(r.revision, r);
       var effects = r.effects.map(function (e) { return e.type; }).join(', ');
+      // The page names the machine; the row names the outcome (the full type is the cell's title).
+      var type = config.machine && r.type.indexOf(config.machine + '.') === 0 ? r.type.slice(config.machine.length + 1) : r.type;
       return '<tr data-revision="' + r.revision + '" data-edge="' + esc(r.match.edges[0] || '') + '" class="' + (r.destructive ? 'destructive' : '') + '">' +
-        '<td class="mono">' + r.revision + '</td><td class="mono nowrap" title="' + esc(r.recordedAt) + '">' + esc(shortTime(r.recordedAt)) + '</td><td class="type">' + esc(r.type) + '</td>' +
-        '<td><span class="src ' + esc(r.source) + '">' + esc(r.source) + '</span></td>' +
-        '<td>' + esc(formatState(r.from)) + ' → ' + esc(formatState(r.to)) + '</td><td>' + esc(effects) + '</td></tr>';
+        '<td class="mono">' + r.revision + '</td><td class="mono nowrap time" title="' + esc(r.recordedAt) + '">' + esc(shortTime(r.recordedAt)) + '</td>' +
+        '<td class="type" title="' + esc(r.type) + '">' + esc(type) + (effects ? '<div class="effects">' + (r.destructive ? '⚠ ' : '') + esc(effects) + '</div>' : '') + '</td>' +
+        '<td class="source"><span class="src ' + esc(r.source) + '">' + esc(r.source) + '</span></td>' +
+        '<td class="from-to"><span class="state">' + esc(formatState(r.from)) + '</span> → <span class="state">' + esc(formatState(r.to)) + '</span></td></tr>';
     }).join('');
-    $('timeline-rows').innerHTML = html || '<tr><td colspan="6" class="muted">no events</td></tr>';
+    $('timeline-rows').innerHTML = html || '<tr><td colspan="5" class="muted">no events</td></tr>';
     var last = list.length ? list[list.length - 1].revision : pageFrom;
     $('page-info').textContent = list.length ? 'events ' + list[0].revision + '–' + last + ' of ' + (head + 1) : 'no events';
   };
@@ -125,6 +160,19 @@
       '<dt>context</dt><dd><details><summary>context as of revision ' + revision + '</summary><pre>' + esc(json(view.context)) + '</pre></details></dd></dl>';
   };
 
+  // Scrolls the timeline (only it) so the row shows below the sticky column header: scrollIntoView
+  // would leave a row it scrolls up to under that header, and scroll the whole page besides.
+  var revealRow = function (tr) {
+    var wrap = $('timeline-wrap');
+    var headerHeight = wrap.querySelector('thead').getBoundingClientRect().height;
+    var box = wrap.getBoundingClientRect();
+    var row = tr.getBoundingClientRect();
+    var top = row.top - box.top - wrap.clientTop + wrap.scrollTop;
+    var bottom = top + row.height;
+    if (top - headerHeight < wrap.scrollTop) wrap.scrollTop = Math.max(0, top - headerHeight);
+    else if (bottom > wrap.scrollTop + wrap.clientHeight) wrap.scrollTop = bottom - wrap.clientHeight;
+  };
+
   var select = function (revision) {
     if (head < firstRevision) return Promise.resolve();
     revision = Math.max(firstRevision, Math.min(head, revision));
@@ -136,7 +184,7 @@
       current = revision;
       document.querySelectorAll('#timeline-rows tr.selected').forEach(function (tr) { tr.classList.remove('selected'); });
       var tr = document.querySelector('#timeline-rows tr[data-revision="' + revision + '"]');
-      if (tr) { tr.classList.add('selected'); if (tr.scrollIntoView) tr.scrollIntoView({ block: 'nearest' }); }
+      if (tr) { tr.classList.add('selected'); revealRow(tr); }
       highlight(row);
       renderEvent(row);
       if (history.replaceState) history.replaceState(null, '', '#rev-' + revision);
@@ -156,7 +204,7 @@
   document.addEventListener('keydown', function (event) {
     var tag = event.target && event.target.tagName;
     if (tag === 'INPUT' || tag === 'TEXTAREA') return;
-    if (current === null) return;
+    if (current === null || regentHelpOpen()) return;
     if (event.key === 'ArrowRight') { event.preventDefault(); select(current + 1); }
     else if (event.key === 'ArrowLeft') { event.preventDefault(); select(current - 1); }
     else if (event.key === 'Home') { event.preventDefault(); select(firstRevision); }
