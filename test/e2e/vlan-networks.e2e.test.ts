@@ -117,6 +117,10 @@ describe('e2e: VLAN provider networks (issue 16: the allocator wired into the Ne
     expect((create!.data as unknown as { desired: Record<string, unknown> }).desired).to.include({ physicalNetwork: PHYSNET, segmentationId: 100 });
     // nothing of the lifecycle was decided before the allocation
     expect(lifecycle.every((e) => e.position > allocated!.position)).to.equal(true);
+    // and Neutron's POST arrived after both were stored (the simulator's real clock)
+    const [post] = createPosts(uid);
+    expect(post!.at).to.be.at.least(Date.parse(create!.metadata.recordedAt));
+    expect(Date.parse(create!.metadata.recordedAt)).to.be.at.least(Date.parse(allocated!.metadata.recordedAt));
   });
 
   it('two Networks get distinct VLAN ids', async () => {
