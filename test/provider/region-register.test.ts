@@ -17,7 +17,7 @@ import { openEmbeddedSource } from '../../src/kube/embedded/store.js';
 import type { ResourceSource } from '../../src/kube/port.js';
 import { applyManifests } from '../../src/kube/cli/manifests.js';
 import type { Region } from '../../src/resources/region.js';
-import { DEFAULT_IDENTITY_ROLES, identityProjectName } from '../../src/provider/identity/names.js';
+import { DEFAULT_IDENTITY_ROLES, identityProjectName, identityUserName } from '../../src/provider/identity/names.js';
 import {
   MAX_REGION_NAME, REGION_SERVICE_ROLES, RegistrationRefused, describeStep, registerRegion, registrationNames,
   type RegistrationDeps, type RegistrationInput, type RegistrationReport, type RegistrationStep,
@@ -134,8 +134,12 @@ describe('regent region register (simulator over HTTP)', function () {
       const uid = (await rig.source.get('Identity', 'default', 'acme-web'))!.metadata.uid;
       const project = await rig.admin.identityAdmin.findProject({ domainId: first.domain.id!, name: identityProjectName(uid) });
       expect(project?.domainId).to.equal(first.domain.id);
-      const roles = (await rig.admin.identityAdmin.listRoleAssignments({ projectId: project!.id })).map((a) => a.roleName).sort();
+      const identityUser = (await rig.admin.identityAdmin.findUser({ domainId: first.domain.id!, name: identityUserName(uid) }))!.id;
+      const roles = (await rig.admin.identityAdmin.listRoleAssignments({ projectId: project!.id, userId: identityUser })).map((a) => a.roleName).sort();
       expect(roles).to.deep.equal([...DEFAULT_IDENTITY_ROLES].sort());
+      // and the registered service user (the region credentials) its service role there (issue 16)
+      const serviceUser = first.steps.find((s) => s.what === 'user')?.id as string;
+      expect((await rig.admin.identityAdmin.listRoleAssignments({ projectId: project!.id, userId: serviceUser })).map((a) => a.roleName)).to.deep.equal(['manager']);
     });
 
     it('a second run changes nothing: every step existing, no mutating call sent, the Secret and Region untouched', async () => {

@@ -14,6 +14,7 @@
  * the identity's project, user and credential).
  */
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import type { ControlPlane } from '../../src/app/control-plane.js';
 import { applyManifests } from '../../src/kube/cli/manifests.js';
 import type { OpenStackSession } from '../../src/openstack/session.js';
@@ -140,6 +141,64 @@ spec:
     expect(projectId).to.not.equal(run.tenant.projectId);
     expect((await admin.nova.lookupServerByName(serverName, { all_tenants: true }))?.id).to.equal(serverId);
     expect(await run.tenant.nova.lookupServerByName(serverName), 'the demo tenant cannot see it by name').to.equal(undefined);
+  });
+
+  it("issue 16: the identity's project carries Regent's quotas, read back from the real Nova and Neutron, and the region user holds its service role (manager) on it", async () => {
+    expect(await admin.nova.getQuotaSet(projectId)).to.include({ instances: -1, cores: -1, ram: -1 });
+    expect(await admin.neutron.getQuota(projectId)).to.include({ floatingip: 3 });
+    // the Region's credentials are the service user `regent region register` made
+    const serviceUser = report.steps.find((s) => s.what === 'user')?.id as string;
+    const roles = (await admin.identityAdmin.listRoleAssignments({ projectId, userId: serviceUser })).map((a) => a.roleName);
+    expect(roles).to.include('manager');
+  });
+
+  it('issue 16: a pinned Server (infrastructureRef: the compute host) with the Placement preflight on: unavailable on application-credential region credentials; with password ones, created on that host, in the identity\'s project, by the region user bound to it', async () => {
+    const source = plane!.source;
+    const host = (await admin.placement.listResourceProviders()).find((rp) => !rp.name.includes('regent'))?.name as string;
+    const pinnedName = run.name('pinned-srv');
+    run.cleanup.add(`pinned server ${pinnedName}`, async () => {
+      const found = await admin.nova.lookupServerByName(pinnedName, { all_tenants: true });
+      if (found) await admin.nova.deleteServer(found.id);
+    });
+    await applyManifests(source, `apiVersion: regent.dev/v1alpha1
+kind: Server
+metadata: { name: ${pinnedName} }
+spec:
+  name: ${pinnedName}
+  image: { id: ${imageId} }
+  flavor: { name: ${fx.flavorName} }
+  networkID: ${networkResource}
+  sshInjection: none
+  infrastructureRef: { host: ${host} }
+`);
+    // the registered Region's credentials are an application credential: Keystone will not bind it to another project
+    const unavailable = await until('the pinned create unavailable', async () => {
+      const c = (await statusOf('Server', pinnedName))?.conditions?.find((x) => x.type === 'Available');
+      return c?.reason === 'PinnedCreateUnavailable' && c;
+    }, () => statusOf('Server', pinnedName));
+    expect(unavailable.message).to.include('application credential');
+    expect(await admin.nova.lookupServerByName(pinnedName, { all_tenants: true })).to.equal(undefined);
+
+    // password credentials (the admin cloud's), a service role Nova's policy lets request a destination (admin under
+    // Nova's defaults), and the preflight asking for a trait the host has
+    const clouds = readFileSync(process.env.OS_CLIENT_CONFIG_FILE as string, 'utf8');
+    const secretName = run.name('password-creds');
+    await source.secrets.put(ns, secretName, { 'clouds.yaml': clouds, cloud: process.env.REGENT_OS_ADMIN_CLOUD as string });
+    const region = (await source.get('Region', ns, regionName))!;
+    const openstack = { ...(region.spec as { openstack: Record<string, unknown> }).openstack, credentialsSecretRef: { name: secretName }, serviceRoles: ['manager', 'admin'], compute: { placementPreflight: true, requiredTraits: ['COMPUTE_NODE'] } };
+    await source.apply({ apiVersion: 'regent.dev/v1alpha1', kind: 'Region', metadata: { name: regionName, namespace: ns }, spec: { ...region.spec, openstack } } as never);
+    const adminRole = await admin.identityAdmin.findRoleByName('admin');
+    await until('the region user holds admin on the identity project', async () => admin.identityAdmin.hasProjectRole({ projectId, userId: admin.initialToken.user.id, roleId: adminRole!.id }), async () => (await admin.identityAdmin.listRoleAssignments({ projectId, userId: admin.initialToken.user.id })).map((a) => a.roleName));
+    const pinned = await until('the pinned Server Running', async () => {
+      const s = await statusOf('Server', pinnedName);
+      return s?.phase === 'Running' && s;
+    }, () => statusOf('Server', pinnedName));
+    const raw = (await admin.http('compute').get(`/servers/${pinned.serverID}`)).data as { server: { tenant_id: string; user_id: string; 'OS-EXT-SRV-ATTR:host'?: string } };
+    expect(raw.server.tenant_id, "the identity's project").to.equal(projectId);
+    expect(raw.server.user_id, 'created by the region user, bound to the project').to.equal(admin.initialToken.user.id);
+    expect(raw.server['OS-EXT-SRV-ATTR:host']).to.equal(host);
+    await source.delete('Server', ns, pinnedName);
+    await gone('Server', pinnedName);
   });
 
   it('deleting the Server, the Network and the Identity through the resource source: their finalizers released; the Nova server, the Neutron network and the Keystone project and user gone', async () => {
