@@ -129,6 +129,33 @@ describe('the regent command', function () {
     expect(quiet.err).to.not.include('stopped cleanly');
   });
 
+  it('start serves a path nothing else serves with the audit 404 page (links back), and a favicon', async () => {
+    const child = spawn(process.execPath, ['bin/regent.js', '--store', `sqlite:${join(dir, 'start-404.db')}`, 'start', '--port', '0', '--no-examples', '--resources', `embedded:${join(dir, 'res-404.db')}`], {
+      env: { ...process.env, REGENT_LOG_LEVEL: 'error', OS_CLOUD: '', OS_AUTH_URL: '' },
+    });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const found = /http:\/\/127\.0\.0\.1:\d+/.exec(out);
+          if (out.includes('Regent is running.') && found) resolve(found[0]);
+        });
+        child.on('error', reject);
+        child.on('exit', (code) => reject(new Error(`regent start exited ${code}: ${out}`)));
+      });
+      const missing = await fetch(`${url}/no/such/page`);
+      expect(missing.status).to.equal(404);
+      expect(missing.headers.get('content-type')).to.match(/^text\/html/);
+      const html = await missing.text();
+      expect(html).to.include('Not found').and.include('id="link-home"').and.include('/no/such/page');
+      expect((await fetch(`${url}/favicon.ico`)).status).to.equal(200);
+      expect((await fetch(`${url}/healthz`)).status).to.equal(200);
+    } finally {
+      child.kill('SIGINT');
+    }
+  });
+
   for (const [title, args, message] of [
     ['a missing store', ['--store', 'sqlite:/nonexistent/dir/regent.db', 'streams'], /^regent: no store at \/nonexistent\/dir\/regent\.db/],
     ['an unsupported store URL', ['--store', 'mysql://x', 'streams'], /^regent: unsupported store URL "mysql:\/\/x"/],

@@ -11,6 +11,7 @@ import { resourcesUrlOf } from './resources.js';
 import type { ControlPlaneOptions } from '../../app/control-plane.js';
 import { createLogger } from '../../log/logger.js';
 import { UsageError } from '../errors.js';
+import type { Route } from '../../app/http-server.js';
 
 export interface StartCommandOptions {
   port: string;
@@ -85,10 +86,18 @@ export const registerStart = (program: Command, globals: () => GlobalOptions) =>
       // Loaded on use: the control plane pulls in every layer; other commands should start fast.
       const { startControlPlane } = await import('../../app/control-plane.js');
       const { createAuditRoutes } = await import('../../audit/web/routes.js');
+      const { notFoundPage } = await import('../../audit/web/pages.js');
+      // last: a path nothing else serves gets the audit's 404 page with its links back, not bare text
+      const notFound: Route = async (req, res) => {
+        const path = (req.url ?? '/').split('?')[0] ?? '/';
+        res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(req.method === 'HEAD' ? undefined : notFoundPage(path, 'no such page', { base: '', assets: 'linked' }));
+        return true;
+      };
       const plane = await startControlPlane({
         ...controlPlaneOptions(globals(), options),
         logger,
-        routes: ({ store, engine }) => [createAuditRoutes({ store, registry: engine.registry })],
+        routes: ({ store, engine }) => [createAuditRoutes({ store, registry: engine.registry }), notFound],
       });
       printWelcome(plane.url, plane.openstack.description, plane.source.description, plane.store.description);
       await new Promise<void>((resolve) => {
