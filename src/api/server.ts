@@ -1,0 +1,185 @@
+/**
+ * The HTTP surface (fastify): routes of openapi.yaml over the ServerService, bearer authentication,
+ * body validation against the OpenAPI schemas, and the one error body. `buildApi` gives an app to
+ * listen on (tests use port 0 on 127.0.0.1); `startApi` builds and listens.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type winston from 'winston';
+import type { ResourceSource } from '../kube/port.js';
+import type { EventStore } from '../store/port.js';
+import { createAuthenticator, ENDPOINTS, type AuthOptions, type Authenticator } from './auth.js';
+import { ApiError, badRequest, notFound, notImplemented, type ErrorBody, type ErrorCode } from './errors.js';
+import { describeSchemaError, openApiText, SchemaValidators } from './openapi.js';
+import { ServerService, type ImageValidator, type RequestContext, type V1Write, type V2Write } from './servers.js';
+
+/** Default body limit: a 64 KiB userData in base64 plus the rest of a request fits. */
+export const DEFAULT_BODY_LIMIT = 128 * 1024;
+
+export interface ApiDeps {
+  readonly source: ResourceSource;
+  readonly events: EventStore;
+  /** An Authenticator, or how to build one (a JWKS file, URL or in-process key set). */
+  readonly auth: Authenticator | AuthOptions;
+  readonly namespace?: string;
+  readonly bodyLimit?: number;
+  readonly images?: ImageValidator;
+  readonly logger?: winston.Logger;
+  readonly now?: () => Date;
+}
+
+const isAuthenticator = (a: Authenticator | AuthOptions): a is Authenticator => typeof (a as Authenticator).authenticate === 'function';
+
+const send = (reply: FastifyReply, status: number, code: ErrorCode, description: string) => {
+  const body: ErrorBody = { error: code, error_description: description, request_id: String(reply.request.id) };
+  return reply.code(status).type('application/json').send(body);
+};
+
+const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+export const buildApi = (deps: ApiDeps): FastifyInstance => {
+  const auth = isAuthenticator(deps.auth) ? deps.auth : createAuthenticator(deps.auth);
+  const service = new ServerService(deps);
+  const schemas = new SchemaValidators();
+  const app = Fastify({ logger: false, bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT, genReqId: () => randomUUID(), onProtoPoisoning: 'error', onConstructorPoisoning: 'error' });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.setNotFoundHandler((request, reply) => send(reply, 404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
+
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) return send(reply, error.status, error.code, error.message);
+    switch (error.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return send(reply, 413, 'request_entity_too_large', `the request body is over the limit of ${deps.bodyLimit ?? DEFAULT_BODY_LIMIT} bytes`);
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return send(reply, 415, 'unsupported_media_type', 'the request body must be application/json');
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return send(reply, 400, 'invalid_request', 'the request body is empty');
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+        return send(reply, 400, 'invalid_request', 'the request body is not valid JSON');
+      default:
+        break;
+    }
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+      // the body parser's other refusals (a __proto__ key, a bad content length): the client's fault
+      return send(reply, error.statusCode, error.statusCode === 413 ? 'request_entity_too_large' : 'invalid_request', error.statusCode === 400 && error instanceof SyntaxError ? 'the request body is not valid JSON' : error.message);
+    }
+    deps.logger?.error('API request failed', { requestId: request.id, method: request.method, route: request.routeOptions.url, error: error instanceof Error ? error.message : String(error) });
+    return send(reply, 500, 'server_error', 'the request failed inside Regent; quote the request id when reporting it');
+  });
+
+  const context = async (request: FastifyRequest): Promise<RequestContext> => ({ principal: await auth.authenticate(request.headers.authorization), requestId: String(request.id) });
+
+  const body = <T>(request: FastifyRequest, schema: string): T => {
+    const validate = schemas.schema(schema);
+    if (!validate(request.body)) throw badRequest(describeSchemaError(validate.errors![0]!));
+    return request.body as T;
+  };
+
+  const id = (request: FastifyRequest): string => {
+    const value = (request.params as { serverID: string }).serverID;
+    if (!OBJECT_NAME.test(value) || value.length > 253) throw notFound(`server "${value}" not found`);
+    return value;
+  };
+
+  const query = (request: FastifyRequest) => {
+    const q = request.query as Record<string, unknown>;
+    const out: { organizationID?: string; projectID?: string; networkID?: string } = {};
+    for (const key of ['organizationID', 'projectID', 'networkID'] as const) {
+      const v = q[key];
+      if (v === undefined) continue;
+      if (typeof v !== 'string' || !OBJECT_NAME.test(v)) throw badRequest(`query parameter "${key}" is invalid`);
+      out[key] = v;
+    }
+    const unknown = Object.keys(q).find((k) => !['organizationID', 'projectID', 'networkID'].includes(k));
+    if (unknown !== undefined) throw badRequest(`unknown query parameter "${unknown}"`);
+    return out;
+  };
+
+  app.get('/openapi.yaml', async (_request, reply) => reply.type('application/yaml').send(openApiText()));
+
+  // v2
+  app.post('/api/v2/servers', async (request, reply) => {
+    const ctx = await context(request);
+    return reply.code(201).send(await service.createV2(ctx, body<V2Write>(request, 'ServerV2Write')));
+  });
+  app.get('/api/v2/servers', async (request) => {
+    const ctx = await context(request);
+    return service.listV2(ctx, query(request));
+  });
+  app.get('/api/v2/servers/:serverID', async (request) => service.getV2(await context(request), id(request)));
+  app.put('/api/v2/servers/:serverID', async (request) => {
+    const ctx = await context(request);
+    return service.updateV2(ctx, id(request), body<V2Write>(request, 'ServerV2Write'));
+  });
+  app.delete('/api/v2/servers/:serverID', async (request, reply) => {
+    await service.deleteV2(await context(request), id(request));
+    return reply.code(202).send();
+  });
+
+  // v2 verbs: declared in the contract; each checks visibility (404) and its permission (403), then 501.
+  const pending = (verb: string, operation: 'read' | 'update' | 'create', endpoint: string = ENDPOINTS.serversV2) => async (request: FastifyRequest) => {
+    await service.verbV2(await context(request), id(request), endpoint, operation);
+    throw notImplemented(`${verb} is declared in the contract but not built yet (docs/api.md)`);
+  };
+  for (const verb of ['start', 'stop', 'softreboot', 'hardreboot']) app.post(`/api/v2/servers/:serverID/${verb}`, pending(verb, 'update'));
+  app.get('/api/v2/servers/:serverID/consoleoutput', pending('consoleoutput', 'read'));
+  app.get('/api/v2/servers/:serverID/consolesession', pending('consolesession', 'read'));
+  app.post('/api/v2/servers/:serverID/snapshot', pending('snapshot', 'create', ENDPOINTS.images));
+  app.get('/api/v2/servers/:serverID/sshkey', pending('sshkey', 'read'));
+  app.post('/api/v2/servers/:serverID/provider-create-gates', pending('provider-create-gates', 'update', ENDPOINTS.providerCreateGates));
+
+  // v1 compatibility
+  const v1 = (request: FastifyRequest) => request.params as { organizationID: string; projectID: string; identityID: string };
+  const V1 = '/api/v1/organizations/:organizationID/projects/:projectID/identities/:identityID/servers';
+  app.post(V1, async (request, reply) => {
+    const ctx = await context(request);
+    const p = v1(request);
+    return reply.code(201).send(await service.createV1(ctx, p.organizationID, p.projectID, p.identityID, body<V1Write>(request, 'ServerV1Write')));
+  });
+  app.get(V1, async (request) => {
+    const p = v1(request);
+    return service.listV1(await context(request), p.organizationID, p.projectID, p.identityID);
+  });
+  app.get(`${V1}/:serverID`, async (request) => {
+    const p = v1(request);
+    return service.getV1(await context(request), p.organizationID, p.projectID, p.identityID, id(request));
+  });
+  app.put(`${V1}/:serverID`, async (request) => {
+    const ctx = await context(request);
+    const p = v1(request);
+    return service.updateV1(ctx, p.organizationID, p.projectID, p.identityID, id(request), body<V1Write>(request, 'ServerV1Write'));
+  });
+  app.delete(`${V1}/:serverID`, async (request, reply) => {
+    const p = v1(request);
+    await service.deleteV1(await context(request), p.organizationID, p.projectID, p.identityID, id(request));
+    return reply.code(202).send();
+  });
+
+  return app;
+};
+
+export interface StartApiOptions extends ApiDeps {
+  readonly host?: string;
+  readonly port?: number;
+}
+
+export interface RunningApi {
+  readonly app: FastifyInstance;
+  /** `http://host:port` as bound (port 0 resolves to the chosen port). */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Builds the app and listens (default 127.0.0.1:8090). */
+export const startApi = async (options: StartApiOptions): Promise<RunningApi> => {
+  const app = buildApi(options);
+  await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8090 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port ?? 8090;
+  const host = options.host ?? '127.0.0.1';
+  return { app, url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, close: () => app.close() };
+};

@@ -1,0 +1,360 @@
+/**
+ * The server handlers, v2 and v1, over a ResourceSource. Order of checks on every route: the token
+ * (401), the body against the OpenAPI schema (400, naming the field), the object's visibility (404:
+ * absent, in a tenancy the caller may not read, or not of this API version — the same answer), the
+ * operation's permission (403), then the rules (422) and the store's answer (409 on a collision or a
+ * concurrent change). Nothing is written before every check passed; each accepted write is audited.
+ */
+import { v4 as uuidv4 } from 'uuid';
+import type { ResourceSource } from '../kube/port.js';
+import { AlreadyExists, Conflict, Invalid, NotFound } from '../kube/errors.js';
+import { API_VERSION } from '../resources/kind.js';
+import { ServerKind, type Server, type ServerSpec } from '../resources/server.js';
+import type { Network } from '../resources/network.js';
+import type { Identity } from '../resources/identity.js';
+import type { EventStore } from '../store/port.js';
+import { allowed, ENDPOINTS, type Principal } from './auth.js';
+import { appendAudit, digest, type AuditAction } from './audit.js';
+import { conflict, forbidden, notFound, unprocessable } from './errors.js';
+import { apiVersionOf, LABELS, sameFlavor, sameImage, serverResourceName, tenancyOf, toV1Read, toV2Read, type Tenancy } from './model.js';
+
+/** Image (and flavor) checks through the provider; absent: not checked (docs/api.md). */
+export interface ImageValidator {
+  /**
+   * Resolves when the image may be used with the flavor; throws an ApiError (422) otherwise. On
+   * `update`, a flavor the region no longer offers is tolerated and the flavor-dependent checks skipped.
+   */
+  validate(input: { mode: 'create' | 'update'; imageId: string; flavorId: string; tenancy: Tenancy; network: Network }): Promise<void>;
+}
+
+export interface ServerServiceDeps {
+  readonly source: ResourceSource;
+  readonly events: EventStore;
+  /** The namespace whose Networks, Identities and Servers the API serves. Default `default`. */
+  readonly namespace?: string;
+  readonly images?: ImageValidator;
+  readonly now?: () => Date;
+}
+
+export interface RequestContext {
+  readonly principal: Principal;
+  readonly requestId: string;
+}
+
+export interface V2Write {
+  metadata: { name: string };
+  spec: {
+    networkId: string;
+    flavorId: string;
+    imageId: string;
+    userData?: string;
+    sshInjection?: 'ca' | 'identityKeypair' | 'none';
+    sshCertificateAuthorityId?: string;
+    securityGroups?: string[];
+    infrastructureRef?: { host: string; resourceProviderID?: string };
+    providerCreateGates?: { name: string; description?: string }[];
+  };
+}
+
+export interface V1Write {
+  metadata: { name: string };
+  spec: { networkId: string; flavorId: string; imageId: string; userData?: string; securityGroups?: string[] };
+}
+
+const invalidMessage = (error: Invalid): string =>
+  error.causes.length > 0 ? error.causes.map((c) => `${c.path}: ${c.message}`).join('; ') : error.message;
+
+export class ServerService {
+  private readonly namespace: string;
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: ServerServiceDeps) {
+    this.namespace = deps.namespace ?? 'default';
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  // ---- shared ---------------------------------------------------------------------------------
+
+  /** The Network and its tenancy, when the caller may see the network; otherwise one 422 for absent and invisible. */
+  private async networkFor(ctx: RequestContext, networkId: string, endpoint: string): Promise<{ network: Network; tenancy: Tenancy }> {
+    const missing = () => unprocessable(`spec.networkId: network "${networkId}" not found`);
+    const network = await this.deps.source.get('Network', this.namespace, networkId);
+    if (!network || network.metadata.deletionTimestamp) throw missing();
+    const identity = (await this.deps.source.get('Identity', this.namespace, network.spec.identityRef.name)) as Identity | undefined;
+    if (!identity) throw missing();
+    const tenancy = { organizationId: identity.spec.organizationID, projectId: identity.spec.projectID, identityId: identity.metadata.name };
+    if (!allowed(ctx.principal, endpoint, 'read', tenancy.organizationId, tenancy.projectId)) throw missing();
+    return { network, tenancy };
+  }
+
+  /** A server the caller may read through this API version, else 404 (never saying why). */
+  private async visible(ctx: RequestContext, id: string, version: '1' | '2', endpoint: string): Promise<{ server: Server; tenancy: Tenancy }> {
+    const gone = () => notFound(`server "${id}" not found`);
+    const server = (await this.deps.source.get('Server', this.namespace, id)) as Server | undefined;
+    if (!server || apiVersionOf(server) !== version) throw gone();
+    const tenancy = tenancyOf(server);
+    if (!tenancy || !allowed(ctx.principal, endpoint, 'read', tenancy.organizationId, tenancy.projectId)) throw gone();
+    return { server, tenancy };
+  }
+
+  private async audit(ctx: RequestContext, action: AuditAction, apiVersion: 1 | 2, server: Server, tenancy: Tenancy, details?: Record<string, unknown>): Promise<void> {
+    await appendAudit(this.deps.events, {
+      action,
+      actor: ctx.principal.subject,
+      requestId: ctx.requestId,
+      apiVersion,
+      server: { uid: server.metadata.uid, namespace: server.metadata.namespace, name: server.metadata.name, serverName: server.spec.name, organizationId: tenancy.organizationId, projectId: tenancy.projectId },
+      ...(details ? { details } : {}),
+      at: this.now().toISOString(),
+    });
+  }
+
+  private checked(input: unknown, old?: Server) {
+    const result = ServerKind.validate(input, old);
+    if (!result.ok) throw unprocessable(result.errors.map((e) => `${e.path}: ${e.message}`).join('; '));
+    return result.value;
+  }
+
+  private async createObject(input: unknown): Promise<Server> {
+    try {
+      return (await this.deps.source.create(input as Parameters<ResourceSource['create']>[0])) as Server;
+    } catch (error) {
+      if (error instanceof AlreadyExists) throw conflict('a server with this name already exists on this network');
+      if (error instanceof Invalid) throw unprocessable(invalidMessage(error));
+      throw error;
+    }
+  }
+
+  private async updateObject(input: unknown): Promise<Server> {
+    try {
+      return (await this.deps.source.update(input as Parameters<ResourceSource['update']>[0])) as Server;
+    } catch (error) {
+      if (error instanceof Conflict) throw conflict('the server changed during the request; read it again and retry');
+      if (error instanceof NotFound) throw notFound('server not found');
+      if (error instanceof Invalid) throw unprocessable(invalidMessage(error));
+      throw error;
+    }
+  }
+
+  private async deleteObject(ctx: RequestContext, server: Server, tenancy: Tenancy, apiVersion: 1 | 2): Promise<void> {
+    try {
+      await this.deps.source.delete('Server', server.metadata.namespace, server.metadata.name, { resourceVersion: server.metadata.resourceVersion });
+    } catch (error) {
+      if (error instanceof NotFound) throw notFound(`server "${server.metadata.name}" not found`);
+      if (error instanceof Conflict) throw conflict('the server changed during the request; read it again and retry');
+      throw error;
+    }
+    await this.audit(ctx, 'deleted', apiVersion, server, tenancy);
+  }
+
+  private replacement(old: Server, spec: ServerSpec) {
+    return {
+      apiVersion: API_VERSION,
+      kind: 'Server' as const,
+      metadata: {
+        name: old.metadata.name,
+        namespace: old.metadata.namespace,
+        resourceVersion: old.metadata.resourceVersion,
+        ...(old.metadata.labels ? { labels: { ...old.metadata.labels } } : {}),
+        ...(old.metadata.annotations ? { annotations: { ...old.metadata.annotations } } : {}),
+        ...(old.metadata.finalizers ? { finalizers: [...old.metadata.finalizers] } : {}),
+        ...(old.metadata.ownerReferences ? { ownerReferences: old.metadata.ownerReferences.map((r) => ({ ...r })) } : {}),
+      },
+      spec,
+    };
+  }
+
+  // ---- v2 --------------------------------------------------------------------------------------
+
+  async createV2(ctx: RequestContext, body: V2Write) {
+    const { network, tenancy } = await this.networkFor(ctx, body.spec.networkId, ENDPOINTS.networksV2);
+    if (!allowed(ctx.principal, ENDPOINTS.serversV2, 'create', tenancy.organizationId, tenancy.projectId)) throw forbidden('not allowed to create servers in this project');
+    const s = body.spec;
+    const spec = {
+      name: body.metadata.name,
+      image: { id: s.imageId },
+      flavor: { id: s.flavorId },
+      networkID: network.metadata.name,
+      ...(s.userData !== undefined ? { userData: s.userData } : {}),
+      ...(s.sshInjection !== undefined ? { sshInjection: s.sshInjection } : {}),
+      ...(s.sshCertificateAuthorityId !== undefined ? { sshCertificateAuthorityId: s.sshCertificateAuthorityId } : {}),
+      ...(s.securityGroups !== undefined ? { securityGroups: s.securityGroups } : {}),
+      ...(s.infrastructureRef !== undefined ? { infrastructureRef: s.infrastructureRef } : {}),
+      ...(s.providerCreateGates !== undefined ? { providerCreateGates: s.providerCreateGates } : {}),
+    };
+    const object = this.checked({
+      apiVersion: API_VERSION,
+      kind: 'Server',
+      metadata: {
+        name: serverResourceName(network.metadata.name, body.metadata.name),
+        namespace: network.metadata.namespace,
+        labels: {
+          [LABELS.apiVersion]: '2',
+          [LABELS.organization]: tenancy.organizationId,
+          [LABELS.project]: tenancy.projectId,
+          [LABELS.identity]: tenancy.identityId,
+          [LABELS.network]: network.metadata.name,
+        },
+        ownerReferences: [{ apiVersion: API_VERSION, kind: 'Network', name: network.metadata.name, uid: network.metadata.uid, blockOwnerDeletion: true }],
+      },
+      spec,
+    });
+    if (this.deps.images) await this.deps.images.validate({ mode: 'create', imageId: s.imageId, flavorId: s.flavorId, tenancy, network });
+    const created = await this.createObject(object);
+    await this.audit(ctx, 'created', 2, created, tenancy, { imageId: s.imageId, flavorId: s.flavorId, networkId: network.metadata.name, userData: digest(s.userData) });
+    return toV2Read(created);
+  }
+
+  async listV2(ctx: RequestContext, filter: { organizationID?: string; projectID?: string; networkID?: string }) {
+    const { items } = await this.deps.source.list('Server', this.namespace);
+    return (items as Server[])
+      .filter((server) => apiVersionOf(server) === '2')
+      .filter((server) => {
+        const t = tenancyOf(server);
+        if (!t || !allowed(ctx.principal, ENDPOINTS.serversV2, 'read', t.organizationId, t.projectId)) return false;
+        if (filter.organizationID !== undefined && t.organizationId !== filter.organizationID) return false;
+        if (filter.projectID !== undefined && t.projectId !== filter.projectID) return false;
+        return filter.networkID === undefined || server.spec.networkID === filter.networkID;
+      })
+      .sort((a, b) => (a.spec.name < b.spec.name ? -1 : a.spec.name > b.spec.name ? 1 : 0))
+      .map(toV2Read);
+  }
+
+  async getV2(ctx: RequestContext, id: string) {
+    return toV2Read((await this.visible(ctx, id, '2', ENDPOINTS.serversV2)).server);
+  }
+
+  async updateV2(ctx: RequestContext, id: string, body: V2Write) {
+    const { server: old, tenancy } = await this.visible(ctx, id, '2', ENDPOINTS.serversV2);
+    if (!allowed(ctx.principal, ENDPOINTS.serversV2, 'update', tenancy.organizationId, tenancy.projectId)) throw forbidden('not allowed to update this server');
+    const s = body.spec;
+    if (body.metadata.name !== old.spec.name) throw unprocessable(`metadata.name: server names are immutable (is "${old.spec.name}")`);
+    if (!sameFlavor(old.spec.flavor, s.flavorId)) throw unprocessable('spec.flavorId: flavor changes are not supported (resizes are not an update)');
+    if (s.networkId !== old.spec.networkID) throw unprocessable('spec.networkId: a server cannot move to another network');
+    const imageChanged = !sameImage(old.spec.image, s.imageId);
+    // Create-time inputs (infrastructureRef, providerCreateGates, the SSH mode and CA) are preserved;
+    // userData and securityGroups are replaced wholesale (omitted clears them).
+    const { userData: _u, securityGroups: _g, ...kept } = old.spec;
+    const spec: ServerSpec = {
+      ...kept,
+      image: imageChanged ? { id: s.imageId } : old.spec.image,
+      ...(s.userData !== undefined ? { userData: s.userData } : {}),
+      ...(s.securityGroups !== undefined ? { securityGroups: s.securityGroups } : {}),
+    };
+    const object = this.checked(this.replacement(old, spec), old);
+    if (imageChanged && this.deps.images) {
+      const network = await this.deps.source.get('Network', this.namespace, old.spec.networkID);
+      if (network) await this.deps.images.validate({ mode: 'update', imageId: s.imageId, flavorId: s.flavorId, tenancy, network });
+    }
+    const updated = await this.updateObject(object);
+    await this.audit(ctx, 'updated', 2, updated, tenancy, {
+      ...(imageChanged ? { imageId: { from: old.spec.image.id ?? old.spec.image.name, to: s.imageId }, rebuild: true } : {}),
+      userData: digest(s.userData),
+    });
+    return toV2Read(updated);
+  }
+
+  async deleteV2(ctx: RequestContext, id: string): Promise<void> {
+    const { server, tenancy } = await this.visible(ctx, id, '2', ENDPOINTS.serversV2);
+    if (!allowed(ctx.principal, ENDPOINTS.serversV2, 'delete', tenancy.organizationId, tenancy.projectId)) throw forbidden('not allowed to delete this server');
+    await this.deleteObject(ctx, server, tenancy, 2);
+  }
+
+  /** For verbs not built yet: the same 404/403 as a built one, then 501. */
+  async verbV2(ctx: RequestContext, id: string, endpoint: string, operation: 'read' | 'update' | 'create'): Promise<{ server: Server; tenancy: Tenancy }> {
+    const found = await this.visible(ctx, id, '2', ENDPOINTS.serversV2);
+    if (!allowed(ctx.principal, endpoint, operation, found.tenancy.organizationId, found.tenancy.projectId)) throw forbidden('not allowed to perform this operation on this server');
+    return found;
+  }
+
+  // ---- v1 --------------------------------------------------------------------------------------
+
+  /** The path's identity, when it exists in that organization and project and the caller may read its servers; else 404. */
+  private async v1Scope(ctx: RequestContext, org: string, project: string, identityId: string): Promise<Tenancy> {
+    const identity = (await this.deps.source.get('Identity', this.namespace, identityId)) as Identity | undefined;
+    if (!identity || identity.spec.organizationID !== org || identity.spec.projectID !== project || !allowed(ctx.principal, ENDPOINTS.serversV1, 'read', org, project))
+      throw notFound(`identity "${identityId}" not found`);
+    return { organizationId: org, projectId: project, identityId };
+  }
+
+  private async v1Server(ctx: RequestContext, scope: Tenancy, id: string): Promise<Server> {
+    const { server, tenancy } = await this.visible(ctx, id, '1', ENDPOINTS.serversV1);
+    if (tenancy.organizationId !== scope.organizationId || tenancy.projectId !== scope.projectId || tenancy.identityId !== scope.identityId) throw notFound(`server "${id}" not found`);
+    return server;
+  }
+
+  async createV1(ctx: RequestContext, org: string, project: string, identityId: string, body: V1Write) {
+    const scope = await this.v1Scope(ctx, org, project, identityId);
+    if (!allowed(ctx.principal, ENDPOINTS.serversV1, 'create', org, project)) throw forbidden('not allowed to create servers in this project');
+    const network = await this.deps.source.get('Network', this.namespace, body.spec.networkId);
+    if (!network || network.spec.identityRef.name !== identityId) throw unprocessable(`spec.networkId: network "${body.spec.networkId}" not found in identity "${identityId}"`);
+    const s = body.spec;
+    const object = this.checked({
+      apiVersion: API_VERSION,
+      kind: 'Server',
+      metadata: {
+        // v1 keeps its legacy random names: no per-network name deduplication (server-api.md).
+        name: uuidv4(),
+        namespace: network.metadata.namespace,
+        labels: { [LABELS.apiVersion]: '1', [LABELS.organization]: org, [LABELS.project]: project, [LABELS.identity]: identityId, [LABELS.network]: network.metadata.name },
+      },
+      spec: {
+        name: body.metadata.name,
+        image: { id: s.imageId },
+        flavor: { id: s.flavorId },
+        networkID: network.metadata.name,
+        ...(s.userData !== undefined ? { userData: s.userData } : {}),
+        ...(s.securityGroups !== undefined ? { securityGroups: s.securityGroups } : {}),
+      },
+    });
+    if (this.deps.images) await this.deps.images.validate({ mode: 'create', imageId: s.imageId, flavorId: s.flavorId, tenancy: scope, network });
+    const created = await this.createObject(object);
+    await this.audit(ctx, 'created', 1, created, scope, { imageId: s.imageId, flavorId: s.flavorId, networkId: network.metadata.name, userData: digest(s.userData) });
+    return toV1Read(created);
+  }
+
+  async listV1(ctx: RequestContext, org: string, project: string, identityId: string) {
+    await this.v1Scope(ctx, org, project, identityId);
+    const { items } = await this.deps.source.list('Server', this.namespace);
+    return (items as Server[])
+      .filter((server) => apiVersionOf(server) === '1')
+      .filter((server) => {
+        const t = tenancyOf(server);
+        return t !== undefined && t.organizationId === org && t.projectId === project && t.identityId === identityId;
+      })
+      .sort((a, b) => (a.spec.name < b.spec.name ? -1 : a.spec.name > b.spec.name ? 1 : 0))
+      .map(toV1Read);
+  }
+
+  async getV1(ctx: RequestContext, org: string, project: string, identityId: string, id: string) {
+    const scope = await this.v1Scope(ctx, org, project, identityId);
+    return toV1Read(await this.v1Server(ctx, scope, id));
+  }
+
+  /** A v1 update: the imageId is ignored entirely (not validated, the stored image kept); the rest applies. */
+  async updateV1(ctx: RequestContext, org: string, project: string, identityId: string, id: string, body: V1Write) {
+    const scope = await this.v1Scope(ctx, org, project, identityId);
+    const old = await this.v1Server(ctx, scope, id);
+    if (!allowed(ctx.principal, ENDPOINTS.serversV1, 'update', org, project)) throw forbidden('not allowed to update this server');
+    const s = body.spec;
+    if (body.metadata.name !== old.spec.name) throw unprocessable(`metadata.name: server names are immutable (is "${old.spec.name}")`);
+    if (!sameFlavor(old.spec.flavor, s.flavorId)) throw unprocessable('spec.flavorId: flavor changes are not supported');
+    if (s.networkId !== old.spec.networkID) throw unprocessable('spec.networkId: a server cannot move to another network');
+    const { userData: _u, securityGroups: _g, ...kept } = old.spec;
+    const spec: ServerSpec = {
+      ...kept,
+      ...(s.userData !== undefined ? { userData: s.userData } : {}),
+      ...(s.securityGroups !== undefined ? { securityGroups: s.securityGroups } : {}),
+    };
+    const updated = await this.updateObject(this.checked(this.replacement(old, spec), old));
+    await this.audit(ctx, 'updated', 1, updated, scope, { userData: digest(s.userData), ...(sameImage(old.spec.image, s.imageId) ? {} : { imageIdIgnored: true }) });
+    return toV1Read(updated);
+  }
+
+  async deleteV1(ctx: RequestContext, org: string, project: string, identityId: string, id: string): Promise<void> {
+    const scope = await this.v1Scope(ctx, org, project, identityId);
+    const server = await this.v1Server(ctx, scope, id);
+    if (!allowed(ctx.principal, ENDPOINTS.serversV1, 'delete', org, project)) throw forbidden('not allowed to delete this server');
+    await this.deleteObject(ctx, server, scope, 1);
+  }
+}
