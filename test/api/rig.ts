@@ -34,6 +34,8 @@ export interface CallOptions {
 export interface ApiRig {
   api: RunningApi;
   source: EmbeddedResourceSource;
+  /** `get Server`, `list Network`, …: every read the API made, in order (tests clear it). */
+  reads: string[];
   events: MemoryEventStore;
   issuer: TokenIssuer;
   /** Full access everywhere (global ACL). */
@@ -56,7 +58,17 @@ const templates = () => Object.keys(openApiDocument().paths).map((t) => ({ templ
 
 export const startApiRig = async (options: { bodyLimit?: number; images?: ImageValidator } = {}): Promise<ApiRig> => {
   const dir = mkdtempSync(join(tmpdir(), 'regent-api-'));
-  const source = openEmbeddedSource({ path: join(dir, 'resources.db') });
+  const store = openEmbeddedSource({ path: join(dir, 'resources.db') });
+  const reads: string[] = [];
+  // Records which kinds the API reads (get/list), so a test can tell there was no read-before-write.
+  const source = new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if ((property === 'get' || property === 'list') && typeof value === 'function')
+        return (kind: string, ...rest: unknown[]) => (reads.push(`${String(property)} ${kind}`), (value as (...a: unknown[]) => unknown).call(target, kind, ...rest));
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
   const events = new MemoryEventStore();
   const issuer = await createTokenIssuer();
   for (const [identity, org, project, network, prefix] of [
@@ -101,6 +113,7 @@ export const startApiRig = async (options: { bodyLimit?: number; images?: ImageV
   return {
     api,
     source,
+    reads,
     events,
     issuer,
     admin,
