@@ -191,8 +191,8 @@ describe('audit web: keyboard help and the timeline in headless chromium', funct
     const problems = watch(page);
     for (const [path, keys] of [
       ['', ['?', 'Esc']],
-      ['machines/serverRebuild', ['?', 'Esc']],
-      [`streams/${REBUILD_STREAM}`, ['→', '←', 'Home', 'End', 'Enter', '?', 'Esc']],
+      ['machines/serverRebuild', ['+', '-', '0', '?', 'Esc']],
+      [`streams/${REBUILD_STREAM}`, ['→', '←', 'Home', 'End', 'Enter', '+', '-', '0', '?', 'Esc']],
     ] as const) {
       await page.goto(`${server.url}${path}`);
       await page.waitForLoadState('networkidle');

@@ -24,8 +24,6 @@ export interface ChartOverlay {
 }
 
 const quote = (text: string): string => `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-/** Lines joined with Graphviz's centred line break (escaped after quoting each line's content). */
-const lines = (parts: readonly string[]): string => `"${parts.map((p) => p.replace(/\\/g, '\\\\').replace(/"/g, '\\"')).join('\\n')}"`;
 
 const attrs = (pairs: Record<string, string | number | undefined>): string =>
   `[${Object.entries(pairs)
@@ -77,9 +75,9 @@ export const toDot = (chart: Statechart, overlay?: ChartOverlay): string => {
   const out: string[] = [
     `digraph ${quote(chart.machine)} {`,
     `  id=${quote(`chart--${chart.machine}`)}; compound=true; newrank=true; rankdir=TB; nodesep=0.6; ranksep=0.7;`,
-    '  fontname="Helvetica,Arial,sans-serif"; fontsize=11;',
-    '  node [shape=box style="rounded,filled" fillcolor="#ffffff" color="#444444" fontname="Helvetica,Arial,sans-serif" fontsize=11];',
-    '  edge [fontname="Helvetica,Arial,sans-serif" fontsize=8 color="#555555" arrowsize=0.7];',
+    '  fontname="Arial"; fontsize=11;',
+    '  node [shape=box style="rounded,filled" fillcolor="#ffffff" color="#444444" fontname="Arial" fontsize=11];',
+    '  edge [fontname="Arial" fontsize=8 color="#555555" arrowsize=0.7];',
   ];
   const emit = (node: ChartNode, depth: number): void => {
     const pad = '  '.repeat(depth);
@@ -106,36 +104,70 @@ export const toDot = (chart: Statechart, overlay?: ChartOverlay): string => {
   };
   const root = byId.get(chart.root);
   if (root) emit(root, 1);
-  for (const edge of chart.edges) if (!isSelfTransition(edge)) out.push(`  ${edgeDot(edge, byId, overlay, compound, inside)}`);
+  for (const drawn of drawnEdges(chart)) out.push(`  ${edgeDot(drawn, byId, overlay, compound, inside)}`);
   out.push('}');
   return out.join('\n');
 };
 
+/** Two states joined by one drawn edge: every transition from `source` to `target`, in declaration order. */
+export interface DrawnEdge {
+  /** `p--<source>--<target>`: the id of the drawn edge (its `<g>`); each transition is a cell in its label. */
+  id: string;
+  source: string;
+  target: string;
+  /** The transitions it draws, each with the id its label cell carries (`<edge id>` or `<edge id>--<i>` for a later target). */
+  members: Array<{ edge: ChartEdge; cell: string }>;
+}
+
+export const drawnEdgeId = (source: string, target: string): string => `p--${source.replace(/[^A-Za-z0-9_.-]/g, '_')}--${target.replace(/[^A-Za-z0-9_.-]/g, '_')}`;
+
+/**
+ * Parallel transitions merged: one drawn edge per ordered pair of states, listing each transition
+ * (event, guard, outcome, effects) as one row of its label, so a pair of states never has two edges
+ * whose labels compete for the same space.
+ */
+export const drawnEdges = (chart: Statechart): DrawnEdge[] => {
+  const byPair = new Map<string, DrawnEdge>();
+  for (const edge of chart.edges) {
+    if (isSelfTransition(edge)) continue;
+    edge.targets.forEach((target, i) => {
+      const key = `${edge.source}\u0000${target}`;
+      let drawn = byPair.get(key);
+      if (!drawn) byPair.set(key, (drawn = { id: drawnEdgeId(edge.source, target), source: edge.source, target, members: [] }));
+      drawn.members.push({ edge, cell: i === 0 ? edge.id : `${edge.id}--${i}` });
+    });
+  }
+  return [...byPair.values()];
+};
+
 const edgeDot = (
-  edge: ChartEdge,
+  drawn: DrawnEdge,
   byId: Map<string, ChartNode>,
   overlay: ChartOverlay | undefined,
   compound: (node: ChartNode | undefined) => boolean,
   inside: (id: string, ancestor: string) => boolean,
 ): string => {
-  const stats = overlay?.fired.get(edge.id);
-  const destructive = edge.destructive.length > 0;
-  const cls = ['transition', destructive ? 'destructive' : '', stats ? 'fired' : overlay ? 'unfired' : ''].filter(Boolean).join(' ');
-  const color = destructive ? (stats || !overlay ? '#c62828' : '#e8a0a0') : stats ? '#1f6feb' : overlay ? '#bbbbbb' : '#555555';
-  const label = stats ? [edgeLabel(edge), overlayLine(stats)] : [edgeLabel(edge)];
-  return edge.targets
-    .map((target, i) => {
-      const a = attrs({
-        id: i === 0 ? edge.id : `${edge.id}--${i}`,
-        class: cls,
-        color,
-        fontcolor: stats ? '#0b3d91' : overlay ? '#888888' : '#333333',
-        penwidth: stats ? 2.6 : destructive ? 1.6 : 1,
-        ltail: compound(byId.get(edge.source)) && !inside(target, edge.source) ? `cluster_${edge.source}` : undefined,
-        lhead: compound(byId.get(target)) && !inside(edge.source, target) ? `cluster_${target}` : undefined,
-        tooltip: `${edge.id}: ${edge.actions.join(', ') || 'no actions'}`,
-      });
-      return `${quote(edge.source)} -> ${quote(target)} ${a.slice(0, -1)} label=${lines(label)}];`;
-    })
-    .join('\n  ');
+  const anyFired = drawn.members.some((m) => overlay?.fired.has(m.edge.id));
+  const anyDestructive = drawn.members.some((m) => m.edge.destructive.length > 0);
+  const cls = ['transition', anyDestructive ? 'destructive' : '', anyFired ? 'fired' : overlay ? 'unfired' : ''].filter(Boolean).join(' ');
+  const color = anyDestructive ? (anyFired || !overlay ? '#c62828' : '#e8a0a0') : anyFired ? '#1f6feb' : overlay ? '#bbbbbb' : '#555555';
+  const rows = drawn.members.map(({ edge, cell }) => {
+    const stats = overlay?.fired.get(edge.id);
+    const destructive = edge.destructive.length > 0;
+    const fg = destructive ? (stats || !overlay ? '#c62828' : '#d08080') : stats ? '#0b3d91' : overlay ? '#888888' : '#333333';
+    const second = stats ? `<BR ALIGN="LEFT"/><FONT POINT-SIZE="7">${html(overlayLine(stats))}</FONT>` : '';
+    const bg = stats ? '#cfe0ff' : '#ffffff';
+    return `<TR><TD ID="${cell}" TOOLTIP="${html(`${edge.id}: ${edge.actions.join(', ') || 'no actions'}`)}" HREF="#${edge.id}" BGCOLOR="${bg}" ALIGN="LEFT" BALIGN="LEFT"><FONT COLOR="${fg}">${html(edgeLabel(edge))}${second}</FONT></TD></TR>`;
+  });
+  const label = `<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">${rows.join('')}</TABLE>>`;
+  const a = attrs({
+    id: drawn.id,
+    class: cls,
+    color,
+    penwidth: anyFired ? 2.6 : anyDestructive ? 1.6 : 1,
+    ltail: compound(byId.get(drawn.source)) && !inside(drawn.target, drawn.source) ? `cluster_${drawn.source}` : undefined,
+    lhead: compound(byId.get(drawn.target)) && !inside(drawn.source, drawn.target) ? `cluster_${drawn.target}` : undefined,
+    tooltip: `${drawn.source} → ${drawn.target}: ${drawn.members.length} transition(s)`,
+  });
+  return `${quote(drawn.source)} -> ${quote(drawn.target)} ${a.slice(0, -1)} label=${label}];`;
 };

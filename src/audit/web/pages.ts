@@ -47,6 +47,13 @@ export const STREAM_KEYS: readonly PageKey[] = [
   ['Enter', 'in the revision box: go to that revision'],
 ];
 
+/** The statechart box's keys (assets/app.js), on the machine and resource pages. */
+export const GRAPH_KEYS: readonly PageKey[] = [
+  ['+', 'zoom the statechart in (or the mouse wheel over it; drag it to pan)'],
+  ['-', 'zoom out'],
+  ['0', 'fit the whole statechart in its box'],
+];
+
 const helpOverlay = (keys: readonly PageKey[]): string =>
   `<div id="help" class="help" role="dialog" aria-modal="true" aria-labelledby="help-title" hidden><div class="help-box"><h2 id="help-title">Keys on this page</h2>
 <table id="help-keys"><tbody>${keys.map(([key, what]) => `<tr><td><kbd>${esc(key)}</kbd></td><td>${esc(what)}</td></tr>`).join('')}</tbody></table>
@@ -68,6 +75,9 @@ export const layout = (title: string, header: string, body: string, o: PageOptio
 <title>${esc(title)}</title>${iconLink}${css}</head>
 <body><header class="top"><button type="button" id="help-open" class="help-open" title="keys on this page (?)" aria-haspopup="dialog" aria-controls="help">?</button>${header}</header><main>${body}</main>${helpOverlay([...keys, ...HELP_KEYS])}${js}</body></html>`;
 };
+
+/** The statechart box's zoom buttons (assets/app.js: drag to pan, wheel or +/− to zoom, fit). */
+const graphTools = '<div class="graph-tools" role="toolbar" aria-label="zoom"><button type="button" id="zoom-in" title="zoom in (+, or the mouse wheel)">+</button><button type="button" id="zoom-out" title="zoom out (−)">−</button><button type="button" id="zoom-fit" title="fit the whole statechart in its box (0)">fit</button></div>';
 
 export interface StreamListRow {
   stream: string;
@@ -112,9 +122,11 @@ export const machinePage = (definition: MachineDefinition, svg: string, versions
   return layout(
     `${definition.id} v${definition.version}`,
     `<h1>${esc(definition.id)} v${definition.version}</h1><div class="crumbs"><a href="${o.base}/">Regent audit</a> › machine ${others ? `· other versions: ${others}` : ''}</div><div class="summary">${esc(definition.description)}</div>`,
-    `<div class="graph" id="graph">${svg}</div>
+    `<div class="graph machine-graph" id="graph">${graphTools}${svg}</div>
 <h2>Static checks</h2>${checks ? `<p class="muted">${checks.states} states, ${checks.edges} transitions explored</p><table id="checks"><tbody>${checkRows}</tbody></table>` : '<p class="muted">no checks run</p>'}`,
     o,
+    '',
+    GRAPH_KEYS,
   );
 };
 
@@ -159,7 +171,7 @@ export const streamPage = (data: StreamPageData, o: PageOptions): string => {
     .join('');
   const config = { stream: v.stream, machine: v.machine, head: v.head, pageSize: data.pageSize, api: data.api, version: data.version, rows: data.rows };
   const body = `<div class="stream-layout">
-<section class="graph" id="graph">${v.svg}</section>
+<section class="graph" id="graph">${graphTools}${v.svg}</section>
 <div class="side">
 <section class="panel"><h3>Timeline</h3><div class="keys">← / → step through events (the graph follows) · Home / End · click a row · deep link: <code>#rev-N</code> · <kbd>?</kbd> all keys</div>
 <div class="pager"><button id="page-first" type="button">« first</button><button id="page-prev" type="button">‹ prev</button><span id="page-info"></span><button id="page-next" type="button">next ›</button><button id="page-last" type="button">last »</button>
@@ -174,7 +186,7 @@ ${data.api ? '<section class="panel" id="state-panel" data-revision=""><h3>State
 <div id="chains">${data.chains.chains.map(chainHtml).join('') || '<p class="muted">no destructive effect in this history</p>'}</div>`;
   const header = `<h1>${esc(v.stream)}</h1><div class="crumbs">${o.assets === 'linked' ? `<a href="${o.base}/">Regent audit</a> › ` : ''}${o.assets === 'linked' ? `<a href="${machineHref(o, v.machine, v.version)}">${esc(v.machine)} v${v.version}</a>` : `${esc(v.machine)} v${v.version}`}</div>
 <div class="summary">current state <b id="current-state">${state(v.state)}</b> · ${v.head + 1} event(s) · ${v.fired.length} transition(s) fired · ${v.destructiveDecisions} destructive decision(s)</div>${banners.join('')}`;
-  return layout(`${v.stream} — Regent audit`, header, body, o, `<script type="application/json" id="regent-data">${scriptJson(config)}</script>`, STREAM_KEYS);
+  return layout(`${v.stream} — Regent audit`, header, body, o, `<script type="application/json" id="regent-data">${scriptJson(config)}</script>`, [...STREAM_KEYS, ...GRAPH_KEYS]);
 };
 
 /**

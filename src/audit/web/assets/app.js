@@ -35,6 +35,115 @@ var regentHelpOpen = (function () {
   return function () { return !help.hidden; };
 })();
 
+/* The statechart box (#graph, machine and resource pages): the drawing fits its box on load; drag to
+ * pan, the wheel or + / − (buttons and keys) to zoom, "fit" (or 0) to see all of it again. The view is
+ * the SVG's viewBox, kept at the box's aspect ratio; the drawing's own viewBox is kept in
+ * svg.dataset.viewBox. #graph[data-view] says what the view is: fit, zoomed or centred. */
+var regentGraph = (function () {
+  'use strict';
+  var box = document.getElementById('graph');
+  var svg = box && box.querySelector('svg');
+  if (!svg) return { centre: function () {}, reveal: function () {} };
+  var vb = svg.viewBox.baseVal;
+  var full = { x: vb.x, y: vb.y, w: vb.width, h: vb.height };
+  svg.dataset.viewBox = [full.x, full.y, full.w, full.h].join(' ');
+  svg.removeAttribute('width');
+  svg.removeAttribute('height');
+  svg.setAttribute('preserveAspectRatio', 'xMidYMid meet');
+  var view = null;
+  var size = function () { return { w: Math.max(1, box.clientWidth), h: Math.max(1, box.clientHeight) }; };
+  var round = function (n) { return Math.round(n * 100) / 100; };
+  var apply = function (v, kind) {
+    view = v;
+    svg.setAttribute('viewBox', [round(v.x), round(v.y), round(v.w), round(v.h)].join(' '));
+    box.dataset.view = kind;
+  };
+  /** Drawing units per pixel at fit. */
+  var fitUnits = function () { var s = size(); return Math.max(full.w / s.w, full.h / s.h); };
+  var fit = function () {
+    var s = size();
+    var u = fitUnits();
+    apply({ x: full.x + full.w / 2 - (s.w * u) / 2, y: full.y + full.h / 2 - (s.h * u) / 2, w: s.w * u, h: s.h * u }, 'fit');
+  };
+  /** Zooms by `factor` keeping the drawing point under (px, py) (box pixels; the centre by default) in place. */
+  var zoom = function (factor, px, py) {
+    var s = size();
+    if (px === undefined) { px = s.w / 2; py = s.h / 2; }
+    var u = view.w / s.w;
+    var nu = Math.min(fitUnits() * 4, Math.max(0.1, u / factor));
+    var ux = view.x + px * u;
+    var uy = view.y + py * u;
+    apply({ x: ux - px * nu, y: uy - py * nu, w: s.w * nu, h: s.h * nu }, 'zoomed');
+  };
+  /** Root-SVG user-space box of an element. */
+  var boxOf = function (el) {
+    var b = el.getBBox();
+    var m = svg.getScreenCTM().inverse().multiply(el.getScreenCTM());
+    var a = new DOMPoint(b.x, b.y).matrixTransform(m);
+    var c = new DOMPoint(b.x + b.width, b.y + b.height).matrixTransform(m);
+    return { x: Math.min(a.x, c.x), y: Math.min(a.y, c.y), w: Math.abs(c.x - a.x), h: Math.abs(c.y - a.y) };
+  };
+  /** Centres the view on an element, at a readable scale (1 drawing unit per pixel) or fit if larger. */
+  var centre = function (el, keepScale) {
+    if (!el) return;
+    var s = size();
+    var u = keepScale && view ? view.w / s.w : Math.min(1, fitUnits());
+    var b = boxOf(el);
+    apply({ x: b.x + b.w / 2 - (s.w * u) / 2, y: b.y + b.h / 2 - (s.h * u) / 2, w: s.w * u, h: s.h * u }, 'centred');
+  };
+  /** Centres on the element (keeping the scale) only when it is not wholly in view. */
+  var reveal = function (el) {
+    if (!el || !view) return;
+    var b = boxOf(el);
+    if (b.x < view.x || b.y < view.y || b.x + b.w > view.x + view.w || b.y + b.h > view.y + view.h) centre(el, true);
+  };
+  fit();
+  var drag = null;
+  var moved = false;
+  box.addEventListener('pointerdown', function (event) {
+    if (event.button !== 0 || event.target.closest('.graph-tools')) return;
+    drag = { x: event.clientX, y: event.clientY, view: view };
+    moved = false;
+  });
+  window.addEventListener('pointermove', function (event) {
+    if (!drag) return;
+    var dx = event.clientX - drag.x;
+    var dy = event.clientY - drag.y;
+    if (!moved && Math.abs(dx) + Math.abs(dy) < 3) return;
+    if (!moved) box.classList.add('dragging');
+    moved = true;
+    var u = drag.view.w / size().w;
+    apply({ x: drag.view.x - dx * u, y: drag.view.y - dy * u, w: drag.view.w, h: drag.view.h }, 'zoomed');
+  });
+  window.addEventListener('pointerup', function () { drag = null; box.classList.remove('dragging'); });
+  // A drag that ends on a transition's link does not follow it.
+  box.addEventListener('click', function (event) { if (moved) { event.preventDefault(); event.stopPropagation(); moved = false; } }, true);
+  box.addEventListener('wheel', function (event) {
+    event.preventDefault();
+    var r = box.getBoundingClientRect();
+    zoom(Math.exp(-event.deltaY * 0.0015), event.clientX - r.left - box.clientLeft, event.clientY - r.top - box.clientTop);
+  }, { passive: false });
+  document.getElementById('zoom-in').addEventListener('click', function () { zoom(1.25); });
+  document.getElementById('zoom-out').addEventListener('click', function () { zoom(1 / 1.25); });
+  document.getElementById('zoom-fit').addEventListener('click', fit);
+  document.addEventListener('keydown', function (event) {
+    var tag = event.target && event.target.tagName;
+    if (tag === 'INPUT' || tag === 'TEXTAREA' || event.ctrlKey || event.metaKey || event.altKey || regentHelpOpen()) return;
+    if (event.key === '+' || event.key === '=') { event.preventDefault(); zoom(1.25); }
+    else if (event.key === '-') { event.preventDefault(); zoom(1 / 1.25); }
+    else if (event.key === '0') { event.preventDefault(); fit(); }
+  });
+  var last = size();
+  window.addEventListener('resize', function () {
+    var s = size();
+    if (s.w === last.w && s.h === last.h) return;
+    last = s;
+    if (box.dataset.view === 'fit') fit();
+    else apply({ x: view.x, y: view.y, w: s.w * (view.w / Math.max(1, box.clientWidth)), h: s.h * (view.w / Math.max(1, box.clientWidth)) }, box.dataset.view);
+  });
+  return { centre: centre, reveal: reveal };
+})();
+
 (function () {
   'use strict';
   var dataEl = document.getElementById('regent-data');
@@ -109,7 +218,7 @@ var regentHelpOpen = (function () {
   };
 
   var highlight = function (row) {
-    document.querySelectorAll('.current, .candidate, .current-state').forEach(function (el) { el.classList.remove('current', 'candidate', 'current-state'); });
+    document.querySelectorAll('.current, .candidate, .current-state, .current-edge').forEach(function (el) { el.classList.remove('current', 'candidate', 'current-state', 'current-edge'); });
     var kind = row.match.kind;
     var primary = kind === 'exact' || kind === 'by-state' ? row.match.edges : [];
     primary.forEach(function (id) { edgeElements(id).forEach(function (el) { el.classList.add('current'); }); });
@@ -117,9 +226,22 @@ var regentHelpOpen = (function () {
     (row.toNodes || []).forEach(function (id) { var el = document.getElementById(id); if (el) el.classList.add('current-state'); });
     document.body.dataset.currentEdge = primary[0] || '';
     document.body.dataset.currentRevision = String(row.revision);
-    var first = edgeElements(primary[0] || row.match.edges[0])[0];
-    if (first && first.scrollIntoView) first.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    // The drawn edge of a transition (its label cell's edge) is highlighted too.
+    primary.forEach(function (id) { edgeElements(id).forEach(function (el) { var g = el.closest && el.closest('g.edge'); if (g && g !== el) g.classList.add('current-edge'); }); });
+    var leaf = currentStateNode(row);
+    if (!shownOnce) { shownOnce = true; regentGraph.centre(leaf); } else regentGraph.reveal(leaf);
   };
+
+  /** The innermost state the event left the machine in that is drawn as a box (not a cluster's point). */
+  var currentStateNode = function (row) {
+    var ids = (row.toNodes || []).slice().reverse();
+    for (var i = 0; i < ids.length; i++) {
+      var el = document.getElementById(ids[i]);
+      if (el && el.querySelector('path, polygon')) return el;
+    }
+    return null;
+  };
+  var shownOnce = false;
 
   var matchText = function (match) {
     if (match.kind === 'exact') return match.edges.join(', ') + ' (the transition the machine takes on replay)';

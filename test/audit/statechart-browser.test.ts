@@ -1,0 +1,248 @@
+/**
+ * The statechart is legible, measured in headless Debian chromium (playwright-core, /usr/bin/chromium;
+ * skipped with the reason printed only when it is missing): for every product machine, its machine
+ * page's SVG is read back as the browser laid it out (getBBox of every text, label and shape, mapped to
+ * the SVG's user space) and
+ *   - no two edge labels intersect, and no edge label intersects a state's box or a cluster's title
+ *     (touching within 1 px allowed);
+ *   - every state's text lies inside its shape, every cluster's title inside its cluster;
+ *   - every label, node and cluster lies inside the SVG's viewBox (nothing clipped);
+ *   - no two drawn edges join the same ordered pair of states (parallel transitions are one edge);
+ *   - the drawing fits its box on load; +/−, wheel, drag and "fit" change and restore the view.
+ * On a resource page the current state's node lies inside the graph box's visible area after load.
+ * Screenshots: test/artifacts/statechart-serverLifecycle.png, statechart-serverRebuild.png,
+ * statechart-resource.png.
+ */
+import { expect } from 'chai';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { MemoryEventStore } from '../../src/store/memory.js';
+import { createProductRegistry, productMachines } from '../../machines/index.js';
+import { startAuditServer, type AuditServer } from '../../src/audit/web/server.js';
+import { recordRebuildHistory, REBUILD_STREAM } from './support/rebuild-history.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
+const ARTIFACTS = 'test/artifacts';
+
+export interface Box { x: number; y: number; w: number; h: number; what: string }
+
+export interface ChartGeometry {
+  viewBox: Box;
+  /** One per drawn edge: the union of its label's texts (and label cells). */
+  labels: Array<Box & { from: string; to: string }>;
+  /** State boxes (atomic states, initial points) and cluster titles. */
+  nodes: Box[];
+  /** A text outside its node's shape, or a cluster title outside its cluster. */
+  textOutside: string[];
+  /** Ordered pairs of states joined by more than one drawn edge. */
+  pairs: Record<string, number>;
+}
+
+/** Runs in the page: the rendered chart's boxes in the root SVG's user space. */
+export const measureChart = (page: Page, selector = '#graph svg'): Promise<ChartGeometry> =>
+  page.evaluate((sel) => {
+    const svg = document.querySelector(sel) as SVGSVGElement;
+    const toRoot = (el: SVGGraphicsElement) => {
+      const b = el.getBBox();
+      const m = (svg.getScreenCTM() as DOMMatrix).inverse().multiply(el.getScreenCTM() as DOMMatrix);
+      const pts = [new DOMPoint(b.x, b.y), new DOMPoint(b.x + b.width, b.y), new DOMPoint(b.x, b.y + b.height), new DOMPoint(b.x + b.width, b.y + b.height)].map((p) => p.matrixTransform(m));
+      const xs = pts.map((p) => p.x);
+      const ys = pts.map((p) => p.y);
+      return { x: Math.min(...xs), y: Math.min(...ys), w: Math.max(...xs) - Math.min(...xs), h: Math.max(...ys) - Math.min(...ys) };
+    };
+    const union = (boxes: Array<{ x: number; y: number; w: number; h: number }>) => {
+      const x = Math.min(...boxes.map((b) => b.x));
+      const y = Math.min(...boxes.map((b) => b.y));
+      return { x, y, w: Math.max(...boxes.map((b) => b.x + b.w)) - x, h: Math.max(...boxes.map((b) => b.y + b.h)) - y };
+    };
+    const inside = (a: { x: number; y: number; w: number; h: number }, b: { x: number; y: number; w: number; h: number }) =>
+      a.x >= b.x - 1 && a.y >= b.y - 1 && a.x + a.w <= b.x + b.w + 1 && a.y + a.h <= b.y + b.h + 1;
+    const title = (g: Element) => g.querySelector(':scope > title')?.textContent ?? g.id;
+    const vb = svg.viewBox.baseVal;
+    // The SVG's own (unzoomed) viewBox, as the server drew it.
+    const full = svg.dataset.viewBox ? svg.dataset.viewBox.split(/\s+/).map(Number) : [vb.x, vb.y, vb.width, vb.height];
+    const labels: ChartGeometry['labels'] = [];
+    const pairs: Record<string, number> = {};
+    for (const g of svg.querySelectorAll('g.edge')) {
+      const name = title(g);
+      const texts = [...g.querySelectorAll('text')] as SVGGraphicsElement[];
+      const [from, to] = name.split('->');
+      if (!g.classList.contains('initial')) pairs[name] = (pairs[name] ?? 0) + 1;
+      if (texts.length === 0) continue;
+      labels.push({ ...union(texts.map(toRoot)), what: `${name}: ${texts.map((t) => t.textContent).join(' | ')}`, from: from ?? '', to: to ?? '' });
+    }
+    const nodes: Box[] = [];
+    const textOutside: string[] = [];
+    for (const g of svg.querySelectorAll('g.node')) {
+      const shape = g.querySelector('path, polygon, ellipse') as SVGGraphicsElement | null;
+      if (!shape) continue;
+      const box = toRoot(shape);
+      nodes.push({ ...box, what: title(g) });
+      for (const t of g.querySelectorAll('text')) {
+        const tb = toRoot(t as SVGGraphicsElement);
+        if (!inside(tb, box)) textOutside.push(`${title(g)}: "${t.textContent}" ${JSON.stringify(tb)} outside ${JSON.stringify(box)}`);
+      }
+    }
+    for (const g of svg.querySelectorAll('g.cluster')) {
+      const shape = g.querySelector(':scope > path, :scope > polygon') as SVGGraphicsElement | null;
+      const texts = [...g.querySelectorAll('text')] as SVGGraphicsElement[];
+      if (!shape || texts.length === 0) continue;
+      const box = toRoot(shape);
+      const head = union(texts.map(toRoot));
+      nodes.push({ ...head, what: `${title(g)} (title)` });
+      for (const t of texts) {
+        const tb = toRoot(t);
+        if (!inside(tb, box)) textOutside.push(`${title(g)}: "${t.textContent}" outside its cluster`);
+      }
+    }
+    return { viewBox: { x: full[0] as number, y: full[1] as number, w: full[2] as number, h: full[3] as number, what: 'viewBox' }, labels, nodes, textOutside, pairs };
+  }, selector);
+
+/** Overlap of two boxes beyond touching (1 px). */
+const overlaps = (a: Box, b: Box): boolean => Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x) > 1 && Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y) > 1;
+const within = (a: Box, b: Box): boolean => a.x >= b.x - 1 && a.y >= b.y - 1 && a.x + a.w <= b.x + b.w + 1 && a.y + a.h <= b.y + b.h + 1;
+
+/** Every legibility problem of one chart, as text (empty when legible). */
+export const problemsOf = (g: ChartGeometry): { labelLabel: string[]; labelNode: string[]; textOutside: string[]; clipped: string[]; parallel: string[] } => {
+  const labelLabel: string[] = [];
+  for (let i = 0; i < g.labels.length; i++)
+    for (let j = i + 1; j < g.labels.length; j++) if (overlaps(g.labels[i] as Box, g.labels[j] as Box)) labelLabel.push(`${g.labels[i]?.what}  ×  ${g.labels[j]?.what}`);
+  const labelNode: string[] = [];
+  for (const l of g.labels) for (const n of g.nodes) if (overlaps(l, n)) labelNode.push(`${l.what}  ×  ${n.what}`);
+  const clipped = [...g.labels, ...g.nodes].filter((b) => !within(b, g.viewBox)).map((b) => `${b.what} ${JSON.stringify({ x: b.x, y: b.y, w: b.w, h: b.h })} outside ${JSON.stringify(g.viewBox)}`);
+  const parallel = Object.entries(g.pairs).filter(([, n]) => n > 1).map(([pair, n]) => `${n}× ${pair}`);
+  return { labelLabel, labelNode, textOutside: g.textOutside, clipped, parallel };
+};
+
+describe('audit web: a legible statechart, measured in headless chromium', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let server: AuditServer;
+  let context: BrowserContext | undefined;
+
+  before(async function () {
+    if (!existsSync(CHROMIUM)) {
+      console.log(`    (skipped: ${CHROMIUM} is missing; install it with apt-get install -y chromium, as .ci/run does)`);
+      this.skip();
+    }
+    dir = mkdtempSync(join(tmpdir(), 'regent-chart-'));
+    const store = new MemoryEventStore();
+    await recordRebuildHistory(store);
+    server = await startAuditServer({ port: 0, host: '127.0.0.1', store, registry: createProductRegistry() });
+    context = await chromium.launchPersistentContext(join(dir, 'profile'), { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 900 } });
+    // tsx names the functions it compiles with a helper the page does not have.
+    await context.addInitScript({ content: 'window.__name = (f) => f;' });
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+
+  after(async () => {
+    await context?.close();
+    await server?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const definition of productMachines) {
+    it(`${definition.id}: no label overlaps a label or a node, text inside its node, nothing clipped, one edge per pair of states, fits its box`, async () => {
+      const page = await (context as BrowserContext).newPage();
+      await page.goto(`${server.url}machines/${definition.id}?version=${definition.version}`);
+      await page.waitForSelector('#graph[data-view="fit"]', { timeout: 1500 }).catch(() => undefined);
+      const geometry = await measureChart(page);
+      const found = problemsOf(geometry);
+      const counts = Object.fromEntries(Object.entries(found).map(([k, v]) => [k, v.length]));
+      console.log(`    ${definition.id}: ${geometry.labels.length} labels, ${geometry.nodes.length} nodes; ${JSON.stringify(counts)}`);
+      expect(found.labelLabel, 'edge labels that intersect').to.deep.equal([]);
+      expect(found.labelNode, 'edge labels over a node').to.deep.equal([]);
+      expect(found.textOutside, 'text outside its node').to.deep.equal([]);
+      expect(found.clipped, 'outside the viewBox').to.deep.equal([]);
+      expect(found.parallel, 'parallel edges').to.deep.equal([]);
+      // Fits its box on load: the whole viewBox is shown, and the SVG is no larger than its box.
+      const fit = await page.evaluate(() => {
+        const box = (document.getElementById('graph') as HTMLElement).getBoundingClientRect();
+        const svg = (document.querySelector('#graph svg') as SVGSVGElement).getBoundingClientRect();
+        return { box: { w: box.width, h: box.height }, svg: { w: svg.width, h: svg.height }, view: document.getElementById('graph')?.dataset.view };
+      });
+      expect(fit.view).to.equal('fit');
+      expect(fit.svg.w).to.be.at.most(fit.box.w + 1);
+      expect(fit.svg.h).to.be.at.most(fit.box.h + 1);
+      if (definition.id === 'serverLifecycle' || definition.id === 'serverRebuild') {
+        await page.screenshot({ path: `${ARTIFACTS}/statechart-${definition.id}.png` });
+        console.log(`    screenshot: ${ARTIFACTS}/statechart-${definition.id}.png`);
+      }
+      await page.close();
+    });
+  }
+
+  it('zoom (+/−, wheel), drag to pan and "fit" change the view and restore it', async () => {
+    const page = await (context as BrowserContext).newPage();
+    await page.goto(`${server.url}machines/serverLifecycle`);
+    await page.waitForSelector('#graph[data-view="fit"]');
+    const view = () => page.evaluate(() => (document.querySelector('#graph svg') as SVGSVGElement).getAttribute('viewBox'));
+    const fitted = await view();
+    await page.click('#zoom-in');
+    const zoomed = await view();
+    expect(zoomed).to.not.equal(fitted);
+    const [, , w1] = (zoomed as string).split(' ').map(Number);
+    const [, , w0] = (fitted as string).split(' ').map(Number);
+    expect(w1 as number).to.be.lessThan(w0 as number);
+    const box = (await page.locator('#graph').boundingBox()) as { x: number; y: number; width: number; height: number };
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2 + 80, box.y + box.height / 2 + 40, { steps: 4 });
+    await page.mouse.up();
+    const panned = await view();
+    expect(panned).to.not.equal(zoomed);
+    expect((panned as string).split(' ')[2]).to.equal((zoomed as string).split(' ')[2]);
+    await page.mouse.wheel(0, 200);
+    const wheeled = await view();
+    expect(Number((wheeled as string).split(' ')[2])).to.be.greaterThan(Number((panned as string).split(' ')[2]));
+    await page.click('#zoom-out');
+    await page.click('#zoom-fit');
+    expect(await view()).to.equal(fitted);
+    // The keys the help lists: + zooms in, - out, 0 fits.
+    await page.keyboard.press('+');
+    expect(Number((await view() as string).split(' ')[2])).to.be.lessThan(w0 as number);
+    await page.keyboard.press('0');
+    expect(await view()).to.equal(fitted);
+    expect(await page.evaluate(() => document.getElementById('graph')?.dataset.view)).to.equal('fit');
+    await page.close();
+  });
+
+  it('a resource page: the current state is inside the graph box after load', async () => {
+    const page = await (context as BrowserContext).newPage();
+    await page.goto(`${server.url}streams/${REBUILD_STREAM}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForSelector('#graph[data-view]');
+    const where = await page.evaluate(() => {
+      const graph = (document.getElementById('graph') as HTMLElement).getBoundingClientRect();
+      const nodes = [...document.querySelectorAll('#graph g.node.current-state')].filter((g) => g.querySelector('path, polygon'));
+      const node = nodes[nodes.length - 1] as SVGGElement | undefined;
+      const shape = node?.querySelector('path, polygon') as SVGGraphicsElement | undefined;
+      const r = shape?.getBoundingClientRect();
+      return {
+        id: node?.id,
+        graph: { left: graph.left, top: graph.top, right: graph.right, bottom: graph.bottom },
+        node: r ? { left: r.left, top: r.top, right: r.right, bottom: r.bottom } : null,
+        state: document.getElementById('current-state')?.textContent,
+      };
+    });
+    expect(where.state).to.equal('noMarker');
+    expect(where.id).to.equal('n--serverRebuild.noMarker');
+    const n = where.node as NonNullable<typeof where.node>;
+    expect(n, 'current state node').to.not.equal(null);
+    expect(n.left).to.be.at.least(where.graph.left - 1);
+    expect(n.right).to.be.at.most(where.graph.right + 1);
+    expect(n.top).to.be.at.least(where.graph.top - 1);
+    expect(n.bottom).to.be.at.most(where.graph.bottom + 1);
+    // Centred: the node's centre is near the box's centre.
+    const cx = (n.left + n.right) / 2 - (where.graph.left + where.graph.right) / 2;
+    const cy = (n.top + n.bottom) / 2 - (where.graph.top + where.graph.bottom) / 2;
+    expect(Math.abs(cx), 'horizontal offset from the centre').to.be.lessThan(30);
+    expect(Math.abs(cy), 'vertical offset from the centre').to.be.lessThan(30);
+    await page.screenshot({ path: `${ARTIFACTS}/statechart-resource.png` });
+    console.log(`    screenshot: ${ARTIFACTS}/statechart-resource.png`);
+    await page.close();
+  });
+});
