@@ -6,7 +6,7 @@
  *   - no two edge labels intersect, and no edge label intersects a state's box or a cluster's title
  *     (touching within 1 px allowed);
  *   - every state's text lies inside its shape, every cluster's title inside its cluster;
- *   - every label, node and cluster lies inside the SVG's viewBox (nothing clipped);
+ *   - every label, node, cluster title and text lies inside the SVG's viewBox (nothing clipped);
  *   - no two drawn edges join the same ordered pair of states (parallel transitions are one edge);
  *   - the drawing fits its box on load; +/−, wheel, drag and "fit" change and restore the view.
  * On a resource page the current state's node lies inside the graph box's visible area after load.
@@ -37,6 +37,8 @@ export interface ChartGeometry {
   nodes: Box[];
   /** A text outside its node's shape, or a cluster title outside its cluster. */
   textOutside: string[];
+  /** Every text of the drawing. */
+  texts: Box[];
   /** Ordered pairs of states joined by more than one drawn edge. */
   pairs: Record<string, number>;
 }
@@ -98,7 +100,8 @@ export const measureChart = (page: Page, selector = '#graph svg'): Promise<Chart
         if (!inside(tb, box)) textOutside.push(`${title(g)}: "${t.textContent}" outside its cluster`);
       }
     }
-    return { viewBox: { x: full[0] as number, y: full[1] as number, w: full[2] as number, h: full[3] as number, what: 'viewBox' }, labels, nodes, textOutside, pairs };
+    const texts = ([...svg.querySelectorAll('text')] as SVGGraphicsElement[]).map((t) => ({ ...toRoot(t), what: `text "${t.textContent}"` }));
+    return { viewBox: { x: full[0] as number, y: full[1] as number, w: full[2] as number, h: full[3] as number, what: 'viewBox' }, labels, nodes, textOutside, texts, pairs };
   }, selector);
 
 /** Overlap of two boxes beyond touching (1 px). */
@@ -112,7 +115,7 @@ export const problemsOf = (g: ChartGeometry): { labelLabel: string[]; labelNode:
     for (let j = i + 1; j < g.labels.length; j++) if (overlaps(g.labels[i] as Box, g.labels[j] as Box)) labelLabel.push(`${g.labels[i]?.what}  ×  ${g.labels[j]?.what}`);
   const labelNode: string[] = [];
   for (const l of g.labels) for (const n of g.nodes) if (overlaps(l, n)) labelNode.push(`${l.what}  ×  ${n.what}`);
-  const clipped = [...g.labels, ...g.nodes].filter((b) => !within(b, g.viewBox)).map((b) => `${b.what} ${JSON.stringify({ x: b.x, y: b.y, w: b.w, h: b.h })} outside ${JSON.stringify(g.viewBox)}`);
+  const clipped = [...g.labels, ...g.nodes, ...g.texts].filter((b) => !within(b, g.viewBox)).map((b) => `${b.what} ${JSON.stringify({ x: b.x, y: b.y, w: b.w, h: b.h })} outside ${JSON.stringify(g.viewBox)}`);
   const parallel = Object.entries(g.pairs).filter(([, n]) => n > 1).map(([pair, n]) => `${n}× ${pair}`);
   return { labelLabel, labelNode, textOutside: g.textOutside, clipped, parallel };
 };
@@ -174,6 +177,37 @@ describe('audit web: a legible statechart, measured in headless chromium', funct
       await page.close();
     });
   }
+
+  it('the measurement sees each kind of problem: a drawing broken on purpose fails every check', async () => {
+    const page = await (context as BrowserContext).newPage();
+    await page.goto(`${server.url}machines/serverRebuild`);
+    await page.waitForSelector('#graph[data-view="fit"]');
+    const before = problemsOf(await measureChart(page));
+    expect(Object.values(before).flat()).to.deep.equal([]);
+    await page.evaluate(() => {
+      const svg = document.querySelector('#graph svg') as SVGSVGElement;
+      const edges = [...svg.querySelectorAll('g.edge')].filter((g) => g.querySelector('text'));
+      const nodes = [...svg.querySelectorAll('g.node')].filter((g) => g.querySelector('text'));
+      const at = (g: Element) => g.querySelector('text') as SVGTextElement;
+      const moveTexts = (g: Element, to: SVGTextElement) =>
+        g.querySelectorAll('text').forEach((t) => { t.setAttribute('x', to.getAttribute('x') as string); t.setAttribute('y', to.getAttribute('y') as string); });
+      // One label drawn onto another, one onto a state's box.
+      moveTexts(edges[0] as Element, at(edges[1] as Element));
+      moveTexts(edges[2] as Element, at(nodes[1] as Element));
+      // A state's text pushed out of its box, past the viewBox's right edge.
+      const t = at(nodes[2] as Element);
+      t.setAttribute('x', String(svg.viewBox.baseVal.width + 200));
+      // A second edge between the same two states.
+      (edges[3] as Element).parentNode?.appendChild((edges[3] as Element).cloneNode(true));
+    });
+    const broken = problemsOf(await measureChart(page));
+    expect(broken.labelLabel, 'overlapping labels').to.have.length.greaterThan(0);
+    expect(broken.labelNode, 'a label over a node').to.have.length.greaterThan(0);
+    expect(broken.textOutside, 'text outside its node').to.have.length.greaterThan(0);
+    expect(broken.clipped, 'clipped').to.have.length.greaterThan(0);
+    expect(broken.parallel, 'parallel edges').to.have.length(1);
+    await page.close();
+  });
 
   it('zoom (+/−, wheel), drag to pan and "fit" change the view and restore it', async () => {
     const page = await (context as BrowserContext).newPage();
