@@ -20,7 +20,7 @@ describe('api: every accepted write is an event with its actor (source api)', ()
     expect(events.map((e) => e.type)).to.deep.equal(['api.server.created', 'api.server.updated', 'api.server.deleted']);
     for (const e of events) expect(e.metadata).to.include({ source: 'api', actor: 'alice@acme', machine: 'api' });
     expect(events.map((e) => e.metadata.correlationId)).to.deep.equal([created, updated, deleted].map((r) => r.headers.get('x-request-id')));
-    expect((events[1]?.data as { details: Record<string, unknown> }).details).to.deep.include({ rebuild: true });
+    expect((events[1]?.data as unknown as { details: Record<string, unknown> }).details).to.deep.include({ rebuild: true });
     const text = JSON.stringify(events);
     expect(text).not.to.contain(token);
     expect(text).not.to.contain(userData);
@@ -43,6 +43,6 @@ describe('api: every accepted write is an event with its actor (source api)', ()
     const created = await rig.call('POST', V1, { body: { metadata: { name: 'old-1' }, spec: { networkId: 'net-a', flavorId: 'm1.small', imageId: '11111111-1111-4111-8111-111111111111' } } });
     expect(created.status).to.equal(201);
     const events = await rig.events.readAll();
-    expect(events.map((e) => [e.type, e.metadata.source, e.metadata.actor, (e.data as { apiVersion: number }).apiVersion])).to.deep.equal([['api.server.created', 'api', 'admin', 1]]);
+    expect(events.map((e) => [e.type, e.metadata.source, e.metadata.actor, (e.data as unknown as { apiVersion: number }).apiVersion])).to.deep.equal([['api.server.created', 'api', 'admin', 1]]);
   });
 });
