@@ -56,7 +56,7 @@ export const v2Body = (name: string, overrides: Record<string, unknown> = {}) =>
 
 const templates = () => Object.keys(openApiDocument().paths).map((t) => ({ template: t, pattern: new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
 
-export const startApiRig = async (options: { bodyLimit?: number; images?: ImageValidator } = {}): Promise<ApiRig> => {
+export const startApiRig = async (options: { bodyLimit?: number; images?: (source: EmbeddedResourceSource) => ImageValidator } = {}): Promise<ApiRig> => {
   const dir = mkdtempSync(join(tmpdir(), 'regent-api-'));
   const store = openEmbeddedSource({ path: join(dir, 'resources.db') });
   const reads: string[] = [];
@@ -79,7 +79,7 @@ export const startApiRig = async (options: { bodyLimit?: number; images?: ImageV
     await source.create({ apiVersion: 'regent.dev/v1alpha1', kind: 'Identity', metadata: { name: identity }, spec: { regionRef: { name: 'region-one' }, organizationID: org, projectID: project } });
     await source.create({ apiVersion: 'regent.dev/v1alpha1', kind: 'Network', metadata: { name: network }, spec: { identityRef: { name: identity }, prefix } });
   }
-  const api = await startApi({ source, events, auth: { jwks: issuer.jwks }, host: '127.0.0.1', port: 0, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}), ...(options.images ? { images: options.images } : {}) });
+  const api = await startApi({ source, events, auth: { jwks: issuer.jwks }, host: '127.0.0.1', port: 0, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}), ...(options.images ? { images: options.images(store) } : {}) });
   const validators = new SchemaValidators();
   const paths = templates();
   const token = (acl: Acl, sub = 'tester') => issuer.sign({ sub, acl });
