@@ -105,6 +105,7 @@ export const measureChart = (page: Page, selector = '#graph svg'): Promise<Chart
   }, selector);
 
 /** Overlap of two boxes beyond touching (1 px). */
+const at = (b: Box): string => `[${Math.round(b.x)},${Math.round(b.y)} ${Math.round(b.w)}×${Math.round(b.h)}]`;
 const overlaps = (a: Box, b: Box): boolean => Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x) > 1 && Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y) > 1;
 const within = (a: Box, b: Box): boolean => a.x >= b.x - 1 && a.y >= b.y - 1 && a.x + a.w <= b.x + b.w + 1 && a.y + a.h <= b.y + b.h + 1;
 
@@ -112,9 +113,9 @@ const within = (a: Box, b: Box): boolean => a.x >= b.x - 1 && a.y >= b.y - 1 && 
 export const problemsOf = (g: ChartGeometry): { labelLabel: string[]; labelNode: string[]; textOutside: string[]; clipped: string[]; parallel: string[] } => {
   const labelLabel: string[] = [];
   for (let i = 0; i < g.labels.length; i++)
-    for (let j = i + 1; j < g.labels.length; j++) if (overlaps(g.labels[i] as Box, g.labels[j] as Box)) labelLabel.push(`${g.labels[i]?.what}  ×  ${g.labels[j]?.what}`);
+    for (let j = i + 1; j < g.labels.length; j++) if (overlaps(g.labels[i] as Box, g.labels[j] as Box)) labelLabel.push(`${g.labels[i]?.what} ${at(g.labels[i] as Box)}  ×  ${g.labels[j]?.what} ${at(g.labels[j] as Box)}`);
   const labelNode: string[] = [];
-  for (const l of g.labels) for (const n of g.nodes) if (overlaps(l, n)) labelNode.push(`${l.what}  ×  ${n.what}`);
+  for (const l of g.labels) for (const n of g.nodes) if (overlaps(l, n)) labelNode.push(`${l.what} ${at(l)}  ×  ${n.what} ${at(n)}`);
   const clipped = [...g.labels, ...g.nodes, ...g.texts].filter((b) => !within(b, g.viewBox)).map((b) => `${b.what} ${JSON.stringify({ x: b.x, y: b.y, w: b.w, h: b.h })} outside ${JSON.stringify(g.viewBox)}`);
   const parallel = Object.entries(g.pairs).filter(([, n]) => n > 1).map(([pair, n]) => `${n}× ${pair}`);
   return { labelLabel, labelNode, textOutside: g.textOutside, clipped, parallel };
@@ -150,7 +151,8 @@ describe('audit web: a legible statechart, measured in headless chromium', funct
   for (const definition of productMachines) {
     it(`${definition.id}: no label overlaps a label or a node, text inside its node, nothing clipped, one edge per pair of states, fits its box`, async () => {
       const page = await (context as BrowserContext).newPage();
-      await page.goto(`${server.url}machines/${definition.id}?version=${definition.version}`);
+      // The first view of a machine runs its static checks (serverRebuild: ~135k transitions): allow for a busy machine.
+      await page.goto(`${server.url}machines/${definition.id}?version=${definition.version}`, { timeout: 100_000 });
       await page.waitForSelector('#graph[data-view="fit"]', { timeout: 1500 }).catch(() => undefined);
       const geometry = await measureChart(page);
       const found = problemsOf(geometry);
@@ -235,6 +237,18 @@ describe('audit web: a legible statechart, measured in headless chromium', funct
     await page.click('#zoom-out');
     await page.click('#zoom-fit');
     expect(await view()).to.equal(fitted);
+    // The wheel zooms about the pointer: over the junction into `deleted` its grid becomes readable.
+    const junction = await page.evaluate(() => {
+      const g = [...document.querySelectorAll('#graph g.edge.junction-out')].find((e) => e.textContent?.includes('nothingToDelete'));
+      const r = (g?.querySelector('text') as SVGTextElement | null)?.getBoundingClientRect();
+      return r ? { x: r.left + r.width / 2, y: r.top + r.height / 2 } : null;
+    });
+    expect(junction, 'the nothingToDelete junction').to.not.equal(null);
+    await page.mouse.move((junction as { x: number }).x, (junction as { y: number }).y);
+    for (let i = 0; i < 3; i++) await page.mouse.wheel(0, -300);
+    await page.screenshot({ path: `${ARTIFACTS}/statechart-serverLifecycle-zoomed.png` });
+    console.log(`    screenshot: ${ARTIFACTS}/statechart-serverLifecycle-zoomed.png`);
+    await page.click('#zoom-fit');
     // The keys the help lists: + zooms in, - out, 0 fits.
     await page.keyboard.press('+');
     expect(Number((await view() as string).split(' ')[2])).to.be.lessThan(w0 as number);

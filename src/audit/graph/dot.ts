@@ -79,6 +79,12 @@ export const toDot = (chart: Statechart, overlay?: ChartOverlay): string => {
     '  node [shape=box style="rounded,filled" fillcolor="#ffffff" color="#444444" fontname="Arial" fontsize=11];',
     '  edge [fontname="Arial" fontsize=8 color="#555555" arrowsize=0.7];',
   ];
+  const { edges, junctions } = layoutEdges(chart);
+  const junctionsAt = new Map<string, Junction[]>();
+  for (const junction of junctions) {
+    const home = junctionHome(junction, chart);
+    junctionsAt.set(home, [...(junctionsAt.get(home) ?? []), junction]);
+  }
   const emit = (node: ChartNode, depth: number): void => {
     const pad = '  '.repeat(depth);
     const visited = overlay?.visited.has(node.id);
@@ -89,6 +95,7 @@ export const toDot = (chart: Statechart, overlay?: ChartOverlay): string => {
       out.push(`${pad}subgraph ${quote(`cluster_${node.id}`)} {`);
       out.push(`${pad}  id=${quote(`c--${nodeDomId(node.id).slice(3)}`)}; label=${boxLabel(title, rows, overlay, visited ? '#eef5ff' : '#ffffff', node.parent !== null)}; labeljust="l"; style="rounded${visited ? ',filled' : ''}"; fillcolor="#f6f9ff"; color="#888888"; class=${quote(cls)};`);
       out.push(`${pad}  ${quote(node.id)} ${attrs({ id: nodeDomId(node.id), shape: 'point', width: 0.14, label: '', class: cls, fillcolor: '#222222', tooltip: `${node.id}: initial, and transitions declared on ${node.key}` })};`);
+      for (const junction of junctionsAt.get(node.id) ?? []) out.push(`${pad}  ${junctionNodeDot(junction, overlay)}`);
       for (const child of node.children) {
         const c = byId.get(child);
         if (c) emit(c, depth + 1);
@@ -104,7 +111,8 @@ export const toDot = (chart: Statechart, overlay?: ChartOverlay): string => {
   };
   const root = byId.get(chart.root);
   if (root) emit(root, 1);
-  for (const drawn of drawnEdges(chart)) out.push(`  ${edgeDot(drawn, byId, overlay, compound, inside)}`);
+  for (const drawn of edges) out.push(`  ${edgeDot(drawn, byId, overlay, compound, inside)}`);
+  for (const junction of junctions) out.push(`  ${junctionDot(junction, byId, overlay, compound, inside)}`);
   out.push('}');
   return out.join('\n');
 };
@@ -170,4 +178,129 @@ const edgeDot = (
     tooltip: `${drawn.source} → ${drawn.target}: ${drawn.members.length} transition(s)`,
   });
   return `${quote(drawn.source)} -> ${quote(drawn.target)} ${a.slice(0, -1)} label=${label}];`;
+};
+
+/**
+ * The same transitions (same event, guard, outcome and effects) declared on several states toward one
+ * target — "from any of absent, creating, failed: on deletionRequested, go to deleteArmed" — drawn as
+ * UML's junction: one short unlabelled edge from each source into a point, and one edge from the point
+ * to the target whose label is a grid: a column per source (named once), a row per transition text, and
+ * in each cell the transition from that source (its id, link and tooltip; its count with an overlay).
+ */
+export interface Junction {
+  /** `j--<target>--<n>`: the point's node id. */
+  id: string;
+  target: string;
+  /** Source state ids, in declaration order: the grid's columns. */
+  sources: string[];
+  /** One per transition text: the grid's rows, each with its transition from every source. */
+  rows: Array<{ text: string; destructive: boolean; cells: Map<string, { edge: ChartEdge; cell: string }> }>;
+}
+
+/** Sources from which the same transition to one target is drawn through a junction. */
+export const JUNCTION_SOURCES = 3;
+
+/** The drawn edges: one per pair of states, except the members of junctions (see `Junction`). */
+export const layoutEdges = (chart: Statechart, minSources = JUNCTION_SOURCES): { edges: DrawnEdge[]; junctions: Junction[] } => {
+  const pairs = drawnEdges(chart);
+  // Transitions to one target with one text, by source (one per source: the first declared).
+  const byText = new Map<string, { target: string; text: string; members: Map<string, { edge: ChartEdge; cell: string }> }>();
+  for (const drawn of pairs)
+    for (const member of drawn.members) {
+      const text = edgeLabel(member.edge);
+      const key = `${drawn.target}\u0000${text}`;
+      const group = byText.get(key) ?? { target: drawn.target, text, members: new Map() };
+      byText.set(key, group);
+      if (!group.members.has(member.edge.source)) group.members.set(member.edge.source, member);
+    }
+  // Texts with the same target and the same sources share one junction.
+  const byJunction = new Map<string, Junction>();
+  const moved = new Set<string>();
+  for (const group of byText.values()) {
+    if (group.members.size < minSources) continue;
+    const sources = [...group.members.keys()];
+    const key = `${group.target}\u0000${[...sources].sort().join('\u0000')}`;
+    let junction = byJunction.get(key);
+    if (!junction) byJunction.set(key, (junction = { id: `j--${group.target.replace(/[^A-Za-z0-9_.-]/g, '_')}--${[...byJunction.values()].filter((j) => j.target === group.target).length}`, target: group.target, sources, rows: [] }));
+    junction.rows.push({ text: group.text, destructive: [...group.members.values()].some((m) => m.edge.destructive.length > 0), cells: group.members });
+    for (const m of group.members.values()) moved.add(m.cell);
+  }
+  const edges = pairs.map((d) => ({ ...d, members: d.members.filter((m) => !moved.has(m.cell)) })).filter((d) => d.members.length > 0);
+  return { edges, junctions: [...byJunction.values()] };
+};
+
+/** The junction's point, emitted inside the innermost cluster holding its sources and target. */
+export const junctionHome = (junction: Junction, chart: Statechart): string => {
+  const byId = new Map(chart.nodes.map((n) => [n.id, n]));
+  const chain = (id: string): string[] => {
+    const out: string[] = [];
+    for (let n = byId.get(id)?.parent ? byId.get(byId.get(id)?.parent as string) : undefined; n; n = n.parent ? byId.get(n.parent) : undefined) out.unshift(n.id);
+    return out;
+  };
+  const chains = [junction.target, ...junction.sources].map(chain);
+  let home = chart.root;
+  for (let i = 0; chains.every((c) => c[i] !== undefined && c[i] === chains[0]?.[i]); i++) home = chains[0]?.[i] as string;
+  return home;
+};
+
+const junctionNodeDot = (junction: Junction, overlay: ChartOverlay | undefined): string => {
+  const anyFired = junction.rows.some((r) => [...r.cells.values()].some((m) => overlay?.fired.has(m.edge.id)));
+  const destructive = junction.rows.some((r) => r.destructive);
+  const color = destructive ? (anyFired || !overlay ? '#c62828' : '#e8a0a0') : anyFired ? '#1f6feb' : overlay ? '#bbbbbb' : '#555555';
+  return `${quote(junction.id)} ${attrs({ id: junction.id, class: 'junction', shape: 'point', width: 0.09, color, fillcolor: color, tooltip: `junction → ${junction.target}` })};`;
+};
+
+const junctionDot = (
+  junction: Junction,
+  byId: Map<string, ChartNode>,
+  overlay: ChartOverlay | undefined,
+  compound: (node: ChartNode | undefined) => boolean,
+  inside: (id: string, ancestor: string) => boolean,
+): string => {
+  const fired = (m: { edge: ChartEdge } | undefined) => (m ? (overlay?.fired.has(m.edge.id) ?? false) : false);
+  const all = junction.rows.flatMap((r) => [...r.cells.values()]);
+  const anyFired = all.some(fired);
+  const destructive = junction.rows.some((r) => r.destructive);
+  const colorOf = (isFired: boolean) => (destructive ? (isFired || !overlay ? '#c62828' : '#e8a0a0') : isFired ? '#1f6feb' : overlay ? '#bbbbbb' : '#555555');
+  const classOf = (isFired: boolean, extra: string) => ['transition', extra, destructive ? 'destructive' : '', isFired ? 'fired' : overlay ? 'unfired' : ''].filter(Boolean).join(' ');
+  const keyOf = (id: string) => byId.get(id)?.key ?? id;
+  const out: string[] = [];
+  for (const source of junction.sources) {
+    const members = junction.rows.map((r) => r.cells.get(source)).filter((m): m is { edge: ChartEdge; cell: string } => m !== undefined);
+    const isFired = members.some(fired);
+    out.push(
+      `${quote(source)} -> ${quote(junction.id)} ${attrs({
+        id: `${(members[0] as { cell: string }).cell}--in`,
+        class: classOf(isFired, 'junction-in'),
+        color: colorOf(isFired),
+        penwidth: isFired ? 2.6 : destructive ? 1.6 : 1,
+        arrowhead: 'none',
+        ltail: compound(byId.get(source)) && !inside(junction.target, source) ? `cluster_${source}` : undefined,
+        tooltip: `from ${keyOf(source)}: ${members.map((m) => m.edge.id).join(', ')}`,
+      })};`,
+    );
+  }
+  const head = `<TR><TD ALIGN="LEFT"><FONT COLOR="#666666">from</FONT></TD>${junction.sources.map((id) => `<TD><FONT COLOR="#666666">${html(keyOf(id))}</FONT></TD>`).join('')}</TR>`;
+  const rows = junction.rows.map((row) => {
+    const fg = row.destructive ? '#c62828' : overlay ? '#888888' : '#333333';
+    const cells = junction.sources.map((source) => {
+      const m = row.cells.get(source);
+      if (!m) return '<TD></TD>';
+      const stats = overlay?.fired.get(m.edge.id);
+      const tip = `${m.edge.id}: ${m.edge.actions.join(', ') || 'no actions'}${stats ? ` · ${overlayLine(stats)}` : ''}`;
+      return `<TD ID="${m.cell}" TOOLTIP="${html(tip)}" HREF="#${m.edge.id}" BGCOLOR="${stats ? '#cfe0ff' : '#ffffff'}"><FONT COLOR="${stats ? '#0b3d91' : fg}">${stats ? `×${stats.count}` : '●'}</FONT></TD>`;
+    });
+    return `<TR><TD ALIGN="LEFT"><FONT COLOR="${fg}">${html(row.text)}</FONT></TD>${cells.join('')}</TR>`;
+  });
+  const label = `<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">${head}${rows.join('')}</TABLE>>`;
+  const a = attrs({
+    id: drawnEdgeId(junction.id, junction.target),
+    class: classOf(anyFired, 'junction-out'),
+    color: colorOf(anyFired),
+    penwidth: anyFired ? 2.6 : destructive ? 1.6 : 1,
+    lhead: compound(byId.get(junction.target)) ? `cluster_${junction.target}` : undefined,
+    tooltip: `${junction.rows.map((r) => r.text).join('; ')} → ${keyOf(junction.target)}, from ${junction.sources.map(keyOf).join(', ')}`,
+  });
+  out.push(`${quote(junction.id)} -> ${quote(junction.target)} ${a.slice(0, -1)} label=${label}];`);
+  return out.join('\n  ');
 };

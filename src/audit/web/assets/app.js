@@ -227,7 +227,12 @@ var regentGraph = (function () {
     document.body.dataset.currentEdge = primary[0] || '';
     document.body.dataset.currentRevision = String(row.revision);
     // The drawn edge of a transition (its label cell's edge) is highlighted too.
-    primary.forEach(function (id) { edgeElements(id).forEach(function (el) { var g = el.closest && el.closest('g.edge'); if (g && g !== el) g.classList.add('current-edge'); }); });
+    // (and, through a junction, the edge from its source into the junction's point).
+    primary.forEach(function (id) {
+      edgeElements(id).forEach(function (el) { var g = el.closest && el.closest('g.edge'); if (g && g !== el) g.classList.add('current-edge'); });
+      var via = document.getElementById(id + '--in');
+      if (via) via.classList.add('current-edge');
+    });
     var leaf = currentStateNode(row);
     if (!shownOnce) { shownOnce = true; regentGraph.centre(leaf); } else regentGraph.reveal(leaf);
   };
