@@ -130,7 +130,10 @@ export const buildApi = (deps: ApiDeps): FastifyInstance => {
   app.get('/api/v2/servers/:serverID/consolesession', pending('consolesession', 'read'));
   app.post('/api/v2/servers/:serverID/snapshot', pending('snapshot', 'create', ENDPOINTS.images));
   app.get('/api/v2/servers/:serverID/sshkey', pending('sshkey', 'read'));
-  app.post('/api/v2/servers/:serverID/provider-create-gates', pending('provider-create-gates', 'update', ENDPOINTS.providerCreateGates));
+  app.post('/api/v2/servers/:serverID/provider-create-gates', async (request) => {
+    const ctx = await context(request);
+    return service.satisfyGateV2(ctx, id(request), body<{ name: string; reason: string; message?: string }>(request, 'ProviderCreateGateSatisfy'));
+  });
 
   // v1 compatibility
   const v1 = (request: FastifyRequest) => request.params as { organizationID: string; projectID: string; identityID: string };

@@ -267,6 +267,41 @@ export class ServerService {
     return found;
   }
 
+  /**
+   * An internal service satisfies one provider-create gate: needs server read (else 404) and
+   * `region:servers:v2/provider-create-gates` update (else 403). Records the authenticated actor, reason
+   * and message on the status subresource (status.providerCreateGates, status.remainingProviderCreateGates).
+   * A gate the server does not declare → 422; one already satisfied → 200, the first record kept.
+   */
+  async satisfyGateV2(ctx: RequestContext, id: string, body: { name: string; reason: string; message?: string }) {
+    const { server, tenancy } = await this.verbV2(ctx, id, ENDPOINTS.providerCreateGates, 'update');
+    const declared = (server.spec.providerCreateGates ?? []).map((g) => g.name);
+    if (!declared.includes(body.name)) throw unprocessable(`name: the server declares no provider-create gate "${body.name}"${declared.length > 0 ? ` (it declares ${declared.join(', ')})` : ''}`);
+    const records = [...(server.status?.providerCreateGates ?? [])];
+    if (records.some((g) => g.name === body.name && g.satisfied)) return toV2Read(server);
+    const record = {
+      name: body.name,
+      satisfied: true,
+      actor: ctx.principal.subject.slice(0, 253),
+      reason: body.reason,
+      ...(body.message !== undefined ? { message: body.message } : {}),
+      satisfiedAt: this.now().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    };
+    const next = [...records.filter((g) => g.name !== body.name), record];
+    const satisfied = new Set(next.filter((g) => g.satisfied).map((g) => g.name));
+    let updated: Server;
+    try {
+      updated = (await this.deps.source.patchStatus('Server', server.metadata.namespace, server.metadata.name, { providerCreateGates: next, remainingProviderCreateGates: declared.filter((n) => !satisfied.has(n)) }, { resourceVersion: server.metadata.resourceVersion })) as Server;
+    } catch (error) {
+      if (error instanceof Conflict) throw conflict('the server changed during the request; retry');
+      if (error instanceof NotFound) throw notFound(`server "${id}" not found`);
+      if (error instanceof Invalid) throw unprocessable(invalidMessage(error));
+      throw error;
+    }
+    await this.audit(ctx, 'gateSatisfied', 2, updated, tenancy, { gate: body.name, reason: body.reason, ...(body.message !== undefined ? { message: body.message } : {}) });
+    return toV2Read(updated);
+  }
+
   // ---- v1 --------------------------------------------------------------------------------------
 
   /** The path's identity, when it exists in that organization and project and the caller may read its servers; else 404. */
