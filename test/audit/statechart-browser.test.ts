@@ -276,6 +276,14 @@ describe('audit web: a legible statechart, measured in headless chromium', funct
         state: document.getElementById('current-state')?.textContent,
       };
     });
+    // The last event (cleared, from Succeeded) went through the junction into noMarker: its grid cell
+    // is the current transition, and both its edge in and the junction's edge out are highlighted.
+    const lit = await page.evaluate(() => ({
+      cells: [...new Set([...document.querySelectorAll('#graph svg .current')].map((el) => el.id.replace(/^a_/, '')))],
+      edges: [...document.querySelectorAll('#graph svg .current-edge')].map((el) => el.id).sort(),
+    }));
+    expect(lit.cells).to.deep.equal(['e--serverRebuild.Succeeded--reconcile--3']);
+    expect(lit.edges).to.deep.equal(['e--serverRebuild.Succeeded--reconcile--3--in', 'p--j--serverRebuild.noMarker--0--serverRebuild.noMarker']);
     expect(where.state).to.equal('noMarker');
     expect(where.id).to.equal('n--serverRebuild.noMarker');
     const n = where.node as NonNullable<typeof where.node>;
@@ -291,6 +299,17 @@ describe('audit web: a legible statechart, measured in headless chromium', funct
     expect(Math.abs(cy), 'vertical offset from the centre').to.be.lessThan(30);
     await page.screenshot({ path: `${ARTIFACTS}/statechart-resource.png` });
     console.log(`    screenshot: ${ARTIFACTS}/statechart-resource.png`);
+    // Narrower (the graph above the panels): the view keeps its centre, so the state stays in the box.
+    await page.setViewportSize({ width: 900, height: 900 });
+    await page.waitForTimeout(200);
+    const after = await page.evaluate(() => {
+      const graph = (document.getElementById('graph') as HTMLElement).getBoundingClientRect();
+      const r = (document.querySelector('#graph g.node.current-state path') as SVGGraphicsElement).getBoundingClientRect();
+      return { dx: (r.left + r.right) / 2 - (graph.left + graph.right) / 2, dy: (r.top + r.bottom) / 2 - (graph.top + graph.bottom) / 2, inside: r.left >= graph.left - 1 && r.right <= graph.right + 1 && r.top >= graph.top - 1 && r.bottom <= graph.bottom + 1 };
+    });
+    expect(after.inside, 'current state inside the box after a resize').to.equal(true);
+    expect(Math.abs(after.dx)).to.be.lessThan(30);
+    expect(Math.abs(after.dy)).to.be.lessThan(30);
     await page.close();
   });
 });

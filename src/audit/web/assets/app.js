@@ -137,9 +137,13 @@ var regentGraph = (function () {
   window.addEventListener('resize', function () {
     var s = size();
     if (s.w === last.w && s.h === last.h) return;
+    // Keep the scale (drawing units per pixel) and the centre of the view.
+    var u = view.w / last.w;
+    var cx = view.x + view.w / 2;
+    var cy = view.y + view.h / 2;
     last = s;
     if (box.dataset.view === 'fit') fit();
-    else apply({ x: view.x, y: view.y, w: s.w * (view.w / Math.max(1, box.clientWidth)), h: s.h * (view.w / Math.max(1, box.clientWidth)) }, box.dataset.view);
+    else apply({ x: cx - (s.w * u) / 2, y: cy - (s.h * u) / 2, w: s.w * u, h: s.h * u }, box.dataset.view);
   });
   return { centre: centre, reveal: reveal };
 })();
