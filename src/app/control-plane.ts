@@ -69,7 +69,7 @@ import { StatusRunner } from '../status/runner.js';
 import { FileCheckpoint, MemoryCheckpoint, StoreCheckpoint } from '../status/checkpoint.js';
 import { keepsCheckpoints } from '../store/port.js';
 import { openStackTarget, type OpenStackTarget } from './openstack-target.js';
-import { ListenError, startHttpEndpoint, type HttpEndpoint, type Route } from './http-server.js';
+import { ListenError, startHttpEndpoint, type HttpEndpoint, type Guard, type Route } from './http-server.js';
 
 export interface ControlPlaneOptions {
   storeUrl: string;
@@ -87,6 +87,11 @@ export interface ControlPlaneOptions {
   /** Where the status runner keeps its checkpoint (default next to the sqlite store; memory for memory:). */
   checkpointPath?: string;
   routes?: (deps: { store: EventStore; engine: Engine }) => readonly Route[];
+  /**
+   * Serve `routes` on a listener of their own, behind `guard` (src/cli/commands/listeners.ts decides when):
+   * the operations listener then serves only /metrics, /healthz and /readyz.
+   */
+  app?: { host: string; port: number; guard?: Guard };
   env?: NodeJS.ProcessEnv;
   /** Namespace of the Lease on Kubernetes (default $POD_NAMESPACE, else default). */
   leaseNamespace?: string;
@@ -105,7 +110,10 @@ export interface ControlPlaneOptions {
 }
 
 export interface ControlPlane {
+  /** The operations listener (/metrics, /healthz, /readyz; and the routes unless `appUrl`). */
   url: string;
+  /** The routes' own listener, when `options.app` asked for one. */
+  appUrl?: string;
   openstack: OpenStackTarget;
   source: ResourceSource;
   store: EventStore;
@@ -168,19 +176,30 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     let leading = false;
     const reached: { openstack?: OpenStackTarget } = {};
     const informers: Partial<Record<KindName, Informer<KindName>>> = {};
+    const listenError = (host: string, port: number, flag: string) => (error: NodeJS.ErrnoException) =>
+      error.code === 'EADDRINUSE' ? new ListenError(`${host}:${port} is already in use (another Regent? pass ${flag})`) : new ListenError(`cannot listen on ${host}:${port}: ${error.code ?? error.message}`);
+    const routes = options.routes?.({ store, engine }) ?? [];
     const http: HttpEndpoint = await startHttpEndpoint({
-      onListenError: (error) => (error.code === 'EADDRINUSE' ? new ListenError(`${options.host ?? '127.0.0.1'}:${options.port ?? 0} is already in use (another Regent? pass --port)`) : new ListenError(`cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${error.code ?? error.message}`)),
+      onListenError: listenError(options.host ?? '127.0.0.1', options.port ?? 0, '--port'),
       host: options.host ?? '127.0.0.1',
       port: options.port ?? 0,
-      metrics,
-      routes: options.routes?.({ store, engine }) ?? [],
-      ready: () => {
-        const all = Object.values(informers);
-        const synced = all.length === KIND_NAMES.length && all.every((i) => i.synced);
-        return { ready: synced, detail: { informersSynced: synced, leader: leading, openstack: reached.openstack?.description ?? 'connecting', store: store.description, resources: source.description } };
+      ops: {
+        metrics,
+        ready: () => {
+          const all = Object.values(informers);
+          const synced = all.length === KIND_NAMES.length && all.every((i) => i.synced);
+          return { ready: synced, detail: { informersSynced: synced, leader: leading, openstack: reached.openstack?.description ?? 'connecting', store: store.description, resources: source.description } };
+        },
       },
+      // the routes (audit pages) share it only when no listener of their own is asked for
+      ...(options.app ? {} : { routes }),
     });
     opened.push(() => http.close());
+    // the audit pages on a listener of their own, behind its guard (no /metrics, /healthz, /readyz there)
+    const app: HttpEndpoint | undefined = options.app
+      ? await startHttpEndpoint({ onListenError: listenError(options.app.host, options.app.port, '--audit-port'), host: options.app.host, port: options.app.port, routes, ...(options.app.guard ? { guard: options.app.guard } : {}) })
+      : undefined;
+    if (app) opened.push(() => app.close());
 
     const sqlitePath = options.storeUrl.startsWith('sqlite:') ? options.storeUrl.slice('sqlite:'.length).split('?')[0] : undefined;
     const target =
@@ -643,6 +662,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
 
     return {
       url: http.url,
+      ...(app ? { appUrl: app.url } : {}),
       openstack: target,
       source,
       store,
@@ -653,6 +673,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       stop: async () => {
         clearInterval(lag);
         await http.close();
+        await app?.close();
         // Stop the work while the lease is still held (results of passes in flight are still recorded),
         // then give the lease up so a standby takes over without waiting for it to expire.
         await stopLeading('stopping');

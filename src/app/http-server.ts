@@ -1,7 +1,8 @@
 /**
- * The control plane's HTTP endpoint on loopback: /metrics (Prometheus), /healthz (the process
- * answers), /readyz (stores open, informers synced, leadership known), and any mounted routes (the
- * audit web pages).
+ * The control plane's HTTP endpoints: the operations listener — /metrics (Prometheus), /healthz (the
+ * process answers), /readyz (stores open, informers synced, leadership known) — and the mounted routes
+ * (the audit web pages), on the same listener while both are on loopback, else on a listener of their own
+ * (`ops: false`) whose `guard` may refuse a request before any route sees it (src/cli/commands/listeners.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +14,8 @@ export class ListenError extends Error {
 }
 
 export type Route = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+/** Answers (refuses) a request before the routes see it, returning true; false lets it through. */
+export type Guard = Route;
 
 export interface HttpEndpoint {
   url: string;
@@ -22,9 +25,10 @@ export interface HttpEndpoint {
 export const startHttpEndpoint = async (options: {
   host: string;
   port: number;
-  metrics: Metrics;
-  ready: () => { ready: boolean; detail: Record<string, unknown> };
+  /** /metrics, /healthz and /readyz (absent: this listener serves only `routes`). */
+  ops?: { metrics: Metrics; ready: () => { ready: boolean; detail: Record<string, unknown> } };
   routes?: readonly Route[];
+  guard?: Guard;
   /** Maps a listen failure (EADDRINUSE, EACCES) to the error to report. */
   onListenError?: (error: NodeJS.ErrnoException) => Error;
 }): Promise<HttpEndpoint> => {
@@ -32,22 +36,24 @@ export const startHttpEndpoint = async (options: {
     void (async () => {
       try {
         const path = (req.url ?? '/').split('?')[0];
-        if (path === '/metrics') {
-          res.writeHead(200, { 'content-type': options.metrics.registry.contentType });
-          res.end(await options.metrics.registry.metrics());
+        const ops = options.ops;
+        if (ops && path === '/metrics') {
+          res.writeHead(200, { 'content-type': ops.metrics.registry.contentType });
+          res.end(await ops.metrics.registry.metrics());
           return;
         }
-        if (path === '/healthz') {
+        if (ops && path === '/healthz') {
           res.writeHead(200, { 'content-type': 'text/plain' });
           res.end('ok\n');
           return;
         }
-        if (path === '/readyz') {
-          const { ready, detail } = options.ready();
+        if (ops && path === '/readyz') {
+          const { ready, detail } = ops.ready();
           res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
           res.end(`${JSON.stringify({ ready, ...detail })}\n`);
           return;
         }
+        if (options.guard && (await options.guard(req, res))) return;
         for (const route of options.routes ?? []) if (await route(req, res)) return;
         res.writeHead(404, { 'content-type': 'text/plain' });
         res.end('not found\n');
@@ -63,7 +69,7 @@ export const startHttpEndpoint = async (options: {
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://${options.host}:${port}`,
+    url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`,
     close: () => new Promise((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());

@@ -123,9 +123,17 @@ describe('deploy: helm chart', () => {
     const chartContainer = chartPod.containers[0]!;
     const plainEnv = Object.fromEntries(plainContainer.env.map((e) => [e.name, e.value]));
 
+    // the template holds both branches of `if .Values.audit.expose`; the default (false) one has neither the audit flags nor the JWKS mount
+    const auditFlags = chartContainer.args.indexOf('--audit-host');
+    const defaultContainer = {
+      ...chartContainer,
+      args: auditFlags < 0 ? chartContainer.args : chartContainer.args.slice(0, auditFlags),
+      volumeMounts: chartContainer.volumeMounts.filter((m: { name: string }) => m.name !== 'audit-jwks'),
+    };
+
     it('same command, args, env names, ports, probes, mounts and security contexts (placeholders aside)', () => {
       for (const key of ['command', 'args', 'ports', 'startupProbe', 'livenessProbe', 'readinessProbe', 'volumeMounts', 'securityContext'] as const) {
-        expect(matches(chartContainer[key], plainContainer[key]), `container ${key}: ${JSON.stringify(chartContainer[key])} vs ${JSON.stringify(plainContainer[key])}`).to.equal(true);
+        expect(matches(defaultContainer[key], plainContainer[key]), `container ${key}: ${JSON.stringify(defaultContainer[key])} vs ${JSON.stringify(plainContainer[key])}`).to.equal(true);
       }
       expect(chartContainer.env.map((e) => e.name)).to.deep.equal(plainContainer.env.map((e) => e.name));
       // REGENT_STORE holds both branches of `if .Values.store.existingSecret`: the default one is `value`
@@ -133,6 +141,16 @@ describe('deploy: helm chart', () => {
       expect(matches(defaultBranch, plainContainer.env)).to.equal(true);
       expect(chartPod.securityContext).to.deep.equal(plainPod.securityContext);
       expect(matches(at(only(chart, 'Deployment'), 'spec', 'strategy'), at(only(plain, 'Deployment'), 'spec', 'strategy'))).to.equal(true);
+    });
+
+    it('issue 18, no open door: the audit pages are not exposed by default (--host 0.0.0.0 serves only the probes and /metrics); audit.expose adds --audit-host 0.0.0.0 with the JWKS Secret mounted, and requires that Secret', () => {
+      expect(at(values, 'audit', 'expose')).to.equal(false);
+      expect(plainContainer.args).to.not.include('--audit-host');
+      expect(chartContainer.args.slice(auditFlags)).to.deep.equal(['--audit-host', '0.0.0.0', '--audit-port', PLACEHOLDER, '--audit-jwks', '/etc/regent/audit/jwks.json']);
+      expect(chartContainer.volumeMounts.find((m: { name: string }) => m.name === 'audit-jwks')).to.deep.include({ mountPath: '/etc/regent/audit', readOnly: true });
+      const deployment = chartTemplates().find((t) => t.file === 'deployment.yaml')!.text;
+      expect(deployment).to.match(/secretName: \{\{ required "audit\.jwksSecret: [^"]+" \.Values\.audit\.jwksSecret \}\}/);
+      expect(deployment.indexOf('{{- if .Values.audit.expose }}')).to.be.greaterThan(0);
     });
 
     it('the default values are the plain manifests’ settings', () => {

@@ -11,11 +11,15 @@ import { resourcesUrlOf } from './resources.js';
 import type { ControlPlaneOptions } from '../../app/control-plane.js';
 import { createLogger } from '../../log/logger.js';
 import { UsageError } from '../errors.js';
-import type { Route } from '../../app/http-server.js';
+import type { Guard, Route } from '../../app/http-server.js';
+import { isLoopback, planListeners, type ListenerPlan } from './listeners.js';
 
 export interface StartCommandOptions {
   port: string;
   host: string;
+  auditHost?: string;
+  auditPort: string;
+  auditJwks?: string;
   auditOnly?: boolean;
   resources?: string;
   /** undefined: the default examples/, applied only to the built-in simulator; a dir: applied anywhere; false: never. */
@@ -45,9 +49,16 @@ export const controlPlaneOptions = (globals: GlobalOptions, options: StartComman
   return { storeUrl: storeUrlOf(globals), resourcesUrl: resourcesUrlOf(options), host: options.host, port, monitorIntervalMs, ...(examples ? { examples } : {}) };
 };
 
-export const printWelcome = (url: string, openstack: string, resources: string, store: string): void => {
+/** The listeners of `regent serve` (listeners.ts), from the command's options. */
+export const listenerPlanOf = (options: StartCommandOptions): ListenerPlan => {
+  const auditPort = Number(options.auditPort);
+  if (!Number.isInteger(auditPort) || auditPort < 0 || auditPort > 65535) throw new UsageError(`--audit-port ${options.auditPort}: expected a port number`);
+  return planListeners({ host: options.host, port: Number(options.port), ...(options.auditHost !== undefined ? { auditHost: options.auditHost } : {}), auditPort, ...(options.auditJwks !== undefined ? { auditJwks: options.auditJwks } : {}) });
+};
+
+export const printWelcome = (url: string, openstack: string, resources: string, store: string, auditUrl = url): void => {
   console.log(`Regent is running.
-  web UI and audit:   ${url}/
+  web UI and audit:   ${auditUrl}/
   metrics / health:   ${url}/metrics   ${url}/healthz   ${url}/readyz
   OpenStack:          ${openstack}
   resources:          ${resources}
@@ -69,7 +80,10 @@ export const registerStart = (program: Command, globals: () => GlobalOptions) =>
     .alias('start')
     .description('run the whole control plane on embedded defaults (what `npm start` runs); the audit pages at /')
     .option('--port <port>', 'HTTP port for the web UI, /metrics, /healthz, /readyz', '8080')
-    .option('--host <address>', 'HTTP listen address (0.0.0.0 in a container, for probes and scraping)', '127.0.0.1')
+    .option('--host <address>', 'HTTP listen address of /metrics, /healthz, /readyz (0.0.0.0 in a container, for probes and scraping); the audit pages share it only on loopback', '127.0.0.1')
+    .option('--audit-host <address>', 'serve the audit pages on a listener of their own at this address; not loopback needs --audit-jwks')
+    .option('--audit-port <port>', 'the audit listener\'s port (when it is not --port\'s listener)', '8081')
+    .option('--audit-jwks <file|url>', 'require bearer JWTs verified against this JWKS, granting read on region:audit, for every audit page')
     .option('--resources <url>', 'resource source: embedded:<path> (default) | kubernetes[:<context>]')
     .option('--examples <dir>', 'apply these manifests when the resource store is empty, to whatever cloud Regent drives (default: examples/, and only into the built-in simulator)')
     .option('--no-examples', 'never apply example manifests')
@@ -77,6 +91,7 @@ export const registerStart = (program: Command, globals: () => GlobalOptions) =>
     .option('--audit-only', 'serve only the audit pages over an existing store (no controllers, no OpenStack)')
     .action(async (options: StartCommandOptions) => {
       if (options.auditOnly) {
+        if (!isLoopback(options.host)) throw new UsageError(`--audit-only serves the pages without authentication, so only on loopback (not --host ${options.host}); to expose them run regent serve with --audit-host and --audit-jwks`);
         const port = Number(options.port);
         if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port ${options.port}: expected a port number`);
         const { serveAuditPagesOnly } = await import('../../audit/commands.js');
@@ -94,12 +109,25 @@ export const registerStart = (program: Command, globals: () => GlobalOptions) =>
         res.end(req.method === 'HEAD' ? undefined : notFoundPage(path, 'no such page', { base: '', assets: 'linked' }));
         return true;
       };
+      const listeners = listenerPlanOf(options);
+      let guard: Guard | undefined;
+      if (listeners.audit?.jwks !== undefined) {
+        const { createAuthenticator } = await import('../../api/auth.js');
+        const { bearerGuard } = await import('../../app/bearer-guard.js');
+        try {
+          guard = bearerGuard(createAuthenticator({ jwks: listeners.audit.jwks }));
+        } catch (error) {
+          throw new UsageError(`--audit-jwks ${listeners.audit.jwks}: not a readable JWKS (${error instanceof Error ? error.message : String(error)})`);
+        }
+      }
       const plane = await startControlPlane({
         ...controlPlaneOptions(globals(), options),
         logger,
         routes: ({ store, engine }) => [createAuditRoutes({ store, registry: engine.registry }), notFound],
+        ...(listeners.audit ? { app: { host: listeners.audit.host, port: listeners.audit.port, ...(guard ? { guard } : {}) } } : {}),
       });
-      printWelcome(plane.url, plane.openstack.description, plane.source.description, plane.store.description);
+      logger.info('listening', { operations: plane.url, audit: plane.appUrl ?? plane.url, auditAuthentication: guard ? 'bearer' : 'none (loopback)' });
+      printWelcome(plane.url, plane.openstack.description, plane.source.description, plane.store.description, plane.appUrl ?? plane.url);
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           logger.info('stopping', { signal });
