@@ -217,7 +217,10 @@ var regentGraph = (function () {
       var el = document.getElementById(candidate);
       if (el) out.push(el);
     });
-    for (var i = 1; document.getElementById(id + '--' + i); i++) out.push(document.getElementById(id + '--' + i));
+    // A transition to several targets (parallel regions) has a cell per target: `<id>--<i>`.
+    for (var i = 1; document.getElementById(id + '--' + i) || document.getElementById('a_' + id + '--' + i); i++) {
+      out.push(document.getElementById(id + '--' + i) || document.getElementById('a_' + id + '--' + i));
+    }
     return out;
   };
 
