@@ -15,7 +15,8 @@ import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/port.js';
-import { Engine, type EffectHandler, type Fence, type LeaderTerm } from '../engine/engine.js';
+import { Engine, type EffectHandler, type Fence, type LeaderTerm, type Subject } from '../engine/engine.js';
+import { streamSubjects } from './stream-subjects.js';
 import { IdentitySessions, IdentityNotReady } from '../provider/identity/sessions.js';
 import { Scopes } from './scopes.js';
 import { done, yieldFor, type Disposition } from '../controllers/disposition.js';
@@ -170,7 +171,9 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     // Every append and every effect is fenced on the lease: a deposed leader resuming from a pause is
     // refused at once, before its deadline timer runs (src/kube/leader/elector.ts term()).
     const fence: Fence | undefined = lease ? { current: () => elector?.term() } : undefined;
-    const engine = new Engine({ store, registry: createProductRegistry(), logger, observer: metrics.engineObserver(), ...(fence ? { fence } : {}) });
+    // every event names the resource its stream belongs to, from the caches below (filled once they exist)
+    let subjectOf: ((stream: string) => Subject | undefined) | undefined;
+    const engine = new Engine({ store, registry: createProductRegistry(), logger, observer: metrics.engineObserver(), ...(fence ? { fence } : {}), subjectOf: (stream) => subjectOf?.(stream) });
 
     // Leadership state is read by /readyz, so it exists before the listener.
     let leading = false;
@@ -215,6 +218,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     // User data is read when the create runs, from the resource itself, so it never enters an event.
     const userData = new Map<string, string>();
     const serverKeyByNovaId = new Map<string, string>();
+    subjectOf = streamSubjects({ list: (kind) => informers[kind]?.list() ?? [], serverKeyByNovaId });
     // Regions are clouds: their clients come from the Region resource and its credentials Secret. The
     // cloud this process was given stands for the Region named processRegionName when no such resource
     // exists. On Kubernetes Regent's Secrets live in its own namespace (its RBAC reaches secrets there only).

@@ -118,6 +118,18 @@ export interface EngineOptions {
   maxEffectChain?: number;
   observer?: EngineObserver;
   fence?: Fence;
+  /**
+   * The resource a stream belongs to (kind, namespace, name), recorded on every event appended to it
+   * (`metadata.subject`) when known: the control plane answers from its caches (src/app/stream-subjects.ts).
+   */
+  subjectOf?: (stream: string) => Subject | undefined;
+}
+
+/** The resource a stream belongs to. */
+export interface Subject {
+  kind: string;
+  namespace: string;
+  name: string;
 }
 
 export class Engine {
@@ -132,6 +144,7 @@ export class Engine {
   private readonly queue = new KeyedQueue();
   private readonly observer: EngineObserver;
   private readonly fence: Fence | undefined;
+  private readonly subjectOf: ((stream: string) => Subject | undefined) | undefined;
 
   constructor(options: EngineOptions) {
     this.store = options.store;
@@ -143,6 +156,7 @@ export class Engine {
     this.maxEffectChain = options.maxEffectChain ?? 16;
     this.observer = options.observer ?? {};
     this.fence = options.fence;
+    this.subjectOf = options.subjectOf;
     for (const [type, handler] of Object.entries(options.handlers ?? {})) this.handle(type, handler);
   }
 
@@ -246,6 +260,7 @@ export class Engine {
         return decision;
       }
       const leader = this.fenced(stream, 'append');
+      const subject = this.subjectOf?.(stream);
       const event = {
         id: newEventId(),
         type: `${definition.id}.${result.outcome ?? stimulus.type}`,
@@ -263,6 +278,7 @@ export class Engine {
           effects: result.effects,
           recordedAt: this.now().toISOString(),
           ...(leader ? { leader: { holder: leader.holder, term: leader.term } } : {}),
+          ...(subject ? { subject: { kind: subject.kind, namespace: subject.namespace, name: subject.name } } : {}),
         },
       };
       try {

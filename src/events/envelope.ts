@@ -50,6 +50,11 @@ export const EventMetadata = t.intersection(
       note: t.string,
       /** The leadership term the decision was taken under (who held the lease, and its transition count). */
       leader: t.type({ holder: t.string, term: t.number }),
+      /**
+       * The resource the stream belongs to, as the writer knew it when it decided (kind, namespace, name):
+       * so an auditor finds a stream by name, also after the resource is gone (issue 18).
+       */
+      subject: t.type({ kind: t.string, namespace: t.string, name: t.string }),
     }),
   ],
   'EventMetadata',

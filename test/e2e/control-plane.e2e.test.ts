@@ -89,6 +89,13 @@ describe('e2e: the control plane on the embedded stores', function () {
     const lifecycle = await plane.store.readStream(`server-lifecycle-${uid}`);
     expect(lifecycle.map((e) => e.type).slice(-2)).to.deep.equal(['serverLifecycle.deleteSubmitted', 'serverLifecycle.deleted']);
     expect(lifecycle.at(-2)?.metadata.effects).to.deep.equal([{ type: 'nova.deleteServer', id: serverId }]);
+    // issue 18: every event names the resource its stream belongs to, still readable now the Server is gone
+    const web1 = { kind: 'Server', namespace: 'default', name: 'web-1' };
+    for (const event of lifecycle) expect(event.metadata.subject, `${event.type}`).to.deep.equal(web1);
+    const rebuildEvents = await plane.store.readStream(`server-rebuild-${serverId}`);
+    expect(rebuildEvents.filter((e) => e.metadata.subject !== undefined).map((e) => e.metadata.subject)).to.deep.equal(rebuildEvents.map(() => web1));
+    const networkUid = (await plane.source.get('Network', 'default', 'net-a'))?.metadata.uid as string;
+    expect((await plane.store.readStream(`network-lifecycle-${networkUid}`))[0]?.metadata.subject).to.deep.equal({ kind: 'Network', namespace: 'default', name: 'net-a' });
   });
 
   it('a server that errors before its first boot is deleted and created again (bounded); a booted server never is', async () => {
