@@ -12,6 +12,7 @@ import { createAuthenticator, ENDPOINTS, type AuthOptions, type Authenticator } 
 import { ApiError, badRequest, notFound, notImplemented, type ErrorBody, type ErrorCode } from './errors.js';
 import { describeSchemaError, openApiText, SchemaValidators } from './openapi.js';
 import { ServerService, type ImageValidator, type RequestContext, type V1Write, type V2Write } from './servers.js';
+import { POWER_VERBS, type ServerCompute } from './verbs.js';
 
 /** Default body limit: a 64 KiB userData in base64 plus the rest of a request fits. */
 export const DEFAULT_BODY_LIMIT = 128 * 1024;
@@ -24,6 +25,8 @@ export interface ApiDeps {
   readonly namespace?: string;
   readonly bodyLimit?: number;
   readonly images?: ImageValidator;
+  /** Nova for the power and console verbs (the server's identity session); absent: those verbs answer 501. */
+  readonly compute?: ServerCompute;
   readonly logger?: winston.Logger;
   readonly now?: () => Date;
 }
@@ -120,14 +123,26 @@ export const buildApi = (deps: ApiDeps): FastifyInstance => {
     return reply.code(202).send();
   });
 
-  // v2 verbs: declared in the contract; each checks visibility (404) and its permission (403), then 501.
+  // v2 verbs. Power and console verbs run through deps.compute (501 without it, after the 404/403 checks);
+  // snapshot and sshkey are declared in the contract and not built yet (404/403, then 501).
   const pending = (verb: string, operation: 'read' | 'update' | 'create', endpoint: string = ENDPOINTS.serversV2) => async (request: FastifyRequest) => {
     await service.verbV2(await context(request), id(request), endpoint, operation);
     throw notImplemented(`${verb} is declared in the contract but not built yet (docs/api.md)`);
   };
-  for (const verb of ['start', 'stop', 'softreboot', 'hardreboot']) app.post(`/api/v2/servers/:serverID/${verb}`, pending(verb, 'update'));
-  app.get('/api/v2/servers/:serverID/consoleoutput', pending('consoleoutput', 'read'));
-  app.get('/api/v2/servers/:serverID/consolesession', pending('consolesession', 'read'));
+  for (const verb of POWER_VERBS) {
+    app.post(`/api/v2/servers/:serverID/${verb}`, async (request, reply) => {
+      await service.verb(await context(request), id(request), verb);
+      return reply.code(202).send();
+    });
+  }
+  app.get('/api/v2/servers/:serverID/consoleoutput', async (request) => {
+    const ctx = await context(request);
+    const raw = (request.query as Record<string, unknown>).length;
+    const length = raw === undefined ? undefined : Number(raw);
+    if (length !== undefined && (!Number.isInteger(length) || length < 1 || length > 10000)) throw badRequest('query parameter "length" must be an integer from 1 to 10000');
+    return service.verb(ctx, id(request), 'consoleoutput', length !== undefined ? { length } : {});
+  });
+  app.get('/api/v2/servers/:serverID/consolesession', async (request) => service.verb(await context(request), id(request), 'consolesession'));
   app.post('/api/v2/servers/:serverID/snapshot', pending('snapshot', 'create', ENDPOINTS.images));
   app.get('/api/v2/servers/:serverID/sshkey', pending('sshkey', 'read'));
   app.post('/api/v2/servers/:serverID/provider-create-gates', async (request) => {

@@ -15,7 +15,8 @@ import type { Identity } from '../resources/identity.js';
 import type { EventStore } from '../store/port.js';
 import { allowed, ENDPOINTS, type Principal } from './auth.js';
 import { appendAudit, digest, type AuditAction } from './audit.js';
-import { conflict, forbidden, notFound, unprocessable } from './errors.js';
+import { conflict, forbidden, notFound, notImplemented, unprocessable } from './errors.js';
+import { runVerb, VerbRefused, type ServerCompute, type Verb } from './verbs.js';
 import { apiVersionOf, LABELS, sameFlavor, sameImage, serverResourceName, tenancyOf, toV1Read, toV2Read, type Tenancy } from './model.js';
 
 /** Image (and flavor) checks through the provider; absent: not checked (docs/api.md). */
@@ -33,6 +34,8 @@ export interface ServerServiceDeps {
   /** The namespace whose Networks, Identities and Servers the API serves. Default `default`. */
   readonly namespace?: string;
   readonly images?: ImageValidator;
+  /** Nova for the operational verbs; absent: the verbs answer 501 after their 404/403 checks. */
+  readonly compute?: ServerCompute;
   readonly now?: () => Date;
 }
 
@@ -300,6 +303,26 @@ export class ServerService {
     }
     await this.audit(ctx, 'gateSatisfied', 2, updated, tenancy, { gate: body.name, reason: body.reason, ...(body.message !== undefined ? { message: body.message } : {}) });
     return toV2Read(updated);
+  }
+
+  /**
+   * A power or console verb: the server must be visible (404) and the caller allowed (`update` on
+   * region:servers:v2 for power verbs and the console session, `read` for the console output; 403).
+   * Each verb Nova was asked is recorded with its actor and Nova's answer.
+   */
+  async verb(ctx: RequestContext, id: string, verb: Verb, options: { length?: number } = {}): Promise<unknown> {
+    const operation = verb === 'consoleoutput' ? 'read' : 'update';
+    const { server, tenancy } = await this.verbV2(ctx, id, ENDPOINTS.serversV2, operation);
+    if (!this.deps.compute) throw notImplemented(`${verb} needs a compute connection, which this API was started without`);
+    try {
+      const { result, answer } = await runVerb(this.deps.compute, server, verb, options);
+      await this.audit(ctx, verb, 2, server, tenancy, { verb, ...answer });
+      return result;
+    } catch (error) {
+      if (!(error instanceof VerbRefused)) throw error;
+      await this.audit(ctx, verb, 2, server, tenancy, { verb, ...error.answer });
+      throw error.apiError ?? error.cause ?? error;
+    }
   }
 
   // ---- v1 --------------------------------------------------------------------------------------

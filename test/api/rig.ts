@@ -13,6 +13,7 @@ import { createTokenIssuer, ENDPOINTS, OPERATIONS, type Acl, type Operation, typ
 import { startApi, type RunningApi } from '../../src/api/server.js';
 import { openApiDocument, responseValidator, SchemaValidators } from '../../src/api/openapi.js';
 import type { ImageValidator } from '../../src/api/servers.js';
+import type { ServerCompute } from '../../src/api/verbs.js';
 
 export const IMAGE = '11111111-1111-4111-8111-111111111111';
 export const IMAGE_2 = '22222222-2222-4222-8222-222222222222';
@@ -56,7 +57,7 @@ export const v2Body = (name: string, overrides: Record<string, unknown> = {}) =>
 
 const templates = () => Object.keys(openApiDocument().paths).map((t) => ({ template: t, pattern: new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
 
-export const startApiRig = async (options: { bodyLimit?: number; images?: (source: EmbeddedResourceSource) => ImageValidator } = {}): Promise<ApiRig> => {
+export const startApiRig = async (options: { bodyLimit?: number; images?: (source: EmbeddedResourceSource) => ImageValidator; compute?: ServerCompute } = {}): Promise<ApiRig> => {
   const dir = mkdtempSync(join(tmpdir(), 'regent-api-'));
   const store = openEmbeddedSource({ path: join(dir, 'resources.db') });
   const reads: string[] = [];
@@ -79,7 +80,7 @@ export const startApiRig = async (options: { bodyLimit?: number; images?: (sourc
     await source.create({ apiVersion: 'regent.dev/v1alpha1', kind: 'Identity', metadata: { name: identity }, spec: { regionRef: { name: 'region-one' }, organizationID: org, projectID: project } });
     await source.create({ apiVersion: 'regent.dev/v1alpha1', kind: 'Network', metadata: { name: network }, spec: { identityRef: { name: identity }, prefix } });
   }
-  const api = await startApi({ source, events, auth: { jwks: issuer.jwks }, host: '127.0.0.1', port: 0, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}), ...(options.images ? { images: options.images(store) } : {}) });
+  const api = await startApi({ source, events, auth: { jwks: issuer.jwks }, host: '127.0.0.1', port: 0, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}), ...(options.images ? { images: options.images(store) } : {}), ...(options.compute ? { compute: options.compute } : {}) });
   const validators = new SchemaValidators();
   const paths = templates();
   const token = (acl: Acl, sub = 'tester') => issuer.sign({ sub, acl });
