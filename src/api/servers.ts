@@ -9,13 +9,14 @@ import { v4 as uuidv4 } from 'uuid';
 import type { ResourceSource } from '../kube/port.js';
 import { AlreadyExists, Conflict, Invalid, NotFound } from '../kube/errors.js';
 import { API_VERSION } from '../resources/kind.js';
-import { ServerKind, type Server, type ServerSpec } from '../resources/server.js';
+import { resolveSshInjection, ServerKind, type Server, type ServerSpec } from '../resources/server.js';
 import type { Network } from '../resources/network.js';
 import type { Identity } from '../resources/identity.js';
 import type { EventStore } from '../store/port.js';
 import { allowed, ENDPOINTS, type Principal } from './auth.js';
 import { appendAudit, digest, type AuditAction } from './audit.js';
 import { conflict, forbidden, notFound, notImplemented, unprocessable } from './errors.js';
+import { userDataProblem } from './user-data.js';
 import { runVerb, VerbRefused, type ServerCompute, type Verb } from './verbs.js';
 import { apiVersionOf, LABELS, sameFlavor, sameImage, serverResourceName, tenancyOf, toV1Read, toV2Read, type Tenancy } from './model.js';
 
@@ -118,6 +119,13 @@ export class ServerService {
     return result.value;
   }
 
+  /** userData against cloud-init's formats; with an SSH CA (the create's, or on update the server's current one) no gzip. */
+  private checkUserData(userData: string | undefined, spec: ServerSpec): void {
+    if (userData === undefined) return;
+    const problem = userDataProblem(userData, { sshCertificateAuthority: resolveSshInjection(spec) === 'ca' });
+    if (problem) throw unprocessable(problem);
+  }
+
   private async createObject(input: unknown): Promise<Server> {
     try {
       return (await this.deps.source.create(input as Parameters<ResourceSource['create']>[0])) as Server;
@@ -202,6 +210,7 @@ export class ServerService {
       },
       spec,
     });
+    this.checkUserData(s.userData, object.spec);
     if (this.deps.images) await this.deps.images.validate({ mode: 'create', imageId: s.imageId, flavorId: s.flavorId, tenancy, network });
     const created = await this.createObject(object);
     await this.audit(ctx, 'created', 2, created, tenancy, { imageId: s.imageId, flavorId: s.flavorId, networkId: network.metadata.name, userData: digest(s.userData) });
@@ -245,6 +254,7 @@ export class ServerService {
       ...(s.securityGroups !== undefined ? { securityGroups: s.securityGroups } : {}),
     };
     const object = this.checked(this.replacement(old, spec), old);
+    if (s.userData !== old.spec.userData) this.checkUserData(s.userData, old.spec);
     if (imageChanged && this.deps.images) {
       const network = await this.deps.source.get('Network', this.namespace, old.spec.networkID);
       if (network) await this.deps.images.validate({ mode: 'update', imageId: s.imageId, flavorId: s.flavorId, tenancy, network });
@@ -365,6 +375,7 @@ export class ServerService {
         ...(s.securityGroups !== undefined ? { securityGroups: s.securityGroups } : {}),
       },
     });
+    this.checkUserData(s.userData, object.spec);
     if (this.deps.images) await this.deps.images.validate({ mode: 'create', imageId: s.imageId, flavorId: s.flavorId, tenancy: scope, network });
     const created = await this.createObject(object);
     await this.audit(ctx, 'created', 1, created, scope, { imageId: s.imageId, flavorId: s.flavorId, networkId: network.metadata.name, userData: digest(s.userData) });
@@ -404,6 +415,7 @@ export class ServerService {
       ...(s.userData !== undefined ? { userData: s.userData } : {}),
       ...(s.securityGroups !== undefined ? { securityGroups: s.securityGroups } : {}),
     };
+    if (s.userData !== old.spec.userData) this.checkUserData(s.userData, old.spec);
     const updated = await this.updateObject(this.checked(this.replacement(old, spec), old));
     await this.audit(ctx, 'updated', 1, updated, scope, { userData: digest(s.userData), ...(sameImage(old.spec.image, s.imageId) ? {} : { imageIdIgnored: true }) });
     return toV1Read(updated);

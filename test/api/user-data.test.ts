@@ -1,0 +1,66 @@
+import { expect } from 'chai';
+import { gzipSync } from 'node:zlib';
+import { userDataProblem } from '../../src/api/user-data.js';
+import { startApiRig, v2Body, type ApiRig } from './rig.js';
+
+const b64 = (text: string | Buffer) => Buffer.from(text).toString('base64');
+const CLOUD_CONFIG = b64('#cloud-config\npackages: [nginx]\n');
+const BROKEN_YAML = b64('#cloud-config\npackages: [nginx\n');
+const GZIP = gzipSync(Buffer.from('#cloud-config\n')).toString('base64');
+
+describe('api: userData validation', () => {
+  describe('the formats cloud-init understands (pure)', () => {
+    const cases: [string, string, boolean, boolean][] = [
+      ['#cloud-config mapping', CLOUD_CONFIG, false, true],
+      ['#cloud-config that is not YAML', BROKEN_YAML, false, false],
+      ['#cloud-config that is a list', b64('#cloud-config\n- a\n'), false, false],
+      ['a shell script', b64('#!/bin/sh\necho hi\n'), false, true],
+      ['#include', b64('#include\nhttps://example.com/cfg\n'), false, true],
+      ['jinja template over cloud-config', b64('## template: jinja\n#cloud-config\nhostname: {{ v1.local_hostname }}\n'), false, true],
+      ['MIME multipart with a boundary', b64('Content-Type: multipart/mixed; boundary="XYZ"\nMIME-Version: 1.0\n\n--XYZ--\n'), false, true],
+      ['plain text cloud-init ignores', b64('hello world\n'), false, false],
+      ['not base64', '***', false, false],
+      ['gzip without an SSH CA passes through', GZIP, false, true],
+      ['gzip with an SSH CA', GZIP, true, false],
+      ['a cloud-config with an SSH CA', CLOUD_CONFIG, true, true],
+    ];
+    for (const [title, value, ca, ok] of cases) {
+      it(`${title} → ${ok ? 'accepted' : 'refused'}`, () => {
+        const problem = userDataProblem(value, { sshCertificateAuthority: ca });
+        if (ok) expect(problem, title).to.equal(undefined);
+        else expect(problem, title).to.match(/^spec\.userData: /);
+      });
+    }
+  });
+
+  describe('over HTTP', () => {
+    let rig: ApiRig;
+    beforeEach(async () => (rig = await startApiRig()));
+    afterEach(async () => rig.close());
+
+    it('create with a malformed payload → 422, nothing stored', async () => {
+      const reply = await rig.call('POST', '/api/v2/servers', { body: v2Body('web-1', { userData: BROKEN_YAML }) });
+      expect(reply.status).to.equal(422);
+      expect((reply.body as { error_description: string }).error_description).to.contain('spec.userData');
+      expect(await rig.servers()).to.have.length(0);
+    });
+
+    it('create with an SSH CA and a gzip payload → 422; without a CA gzip is stored unmodified', async () => {
+      expect((await rig.call('POST', '/api/v2/servers', { body: v2Body('web-1', { sshCertificateAuthorityId: 'ca-1', userData: GZIP }) })).status).to.equal(422);
+      const ok = await rig.call('POST', '/api/v2/servers', { body: v2Body('web-2', { userData: GZIP }) });
+      expect(ok.status).to.equal(201);
+      expect((await rig.source.get('Server', 'default', (ok.body as { metadata: { id: string } }).metadata.id))?.spec.userData).to.equal(GZIP);
+    });
+
+    it('update validates a changed payload (422) with the server\'s current CA, and never re-validates an unchanged legacy payload', async () => {
+      const created = await rig.call('POST', '/api/v2/servers', { body: v2Body('web-1', { sshCertificateAuthorityId: 'ca-1', userData: CLOUD_CONFIG }) });
+      const id = (created.body as { metadata: { id: string } }).metadata.id;
+      expect((await rig.call('PUT', `/api/v2/servers/${id}`, { body: v2Body('web-1', { userData: BROKEN_YAML }) })).status).to.equal(422);
+      expect((await rig.call('PUT', `/api/v2/servers/${id}`, { body: v2Body('web-1', { userData: GZIP }) })).status).to.equal(422);
+      // a payload stored before validation existed (written straight to the store), PUT back unchanged → 200
+      const server = await rig.source.get('Server', 'default', id);
+      await rig.source.update({ ...server!, spec: { ...server!.spec, userData: BROKEN_YAML } } as never);
+      expect((await rig.call('PUT', `/api/v2/servers/${id}`, { body: v2Body('web-1', { userData: BROKEN_YAML }) })).status).to.equal(200);
+    });
+  });
+});
