@@ -60,6 +60,8 @@ export interface StreamOverview {
   quarantined: string | undefined;
   destructiveDecisions: number;
   matchKinds: Record<string, number>;
+  /** The resource the stream belongs to, as its last event recorded it (metadata.subject). */
+  subject?: { kind: string; namespace: string; name: string };
 }
 
 const LIMIT = 32;
@@ -127,6 +129,7 @@ export class AuditViews {
       quarantined: index.quarantined,
       destructiveDecisions: index.chains.length,
       matchKinds,
+      ...(last?.metadata.subject ? { subject: last.metadata.subject } : {}),
     };
   }
 

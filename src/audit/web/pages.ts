@@ -85,24 +85,59 @@ export interface StreamListRow {
   machine: string | undefined;
   state: unknown;
   updatedAt: string | undefined;
+  /** The resource the stream belongs to, as its last event recorded it (`metadata.subject`). */
+  subject?: { kind: string; namespace: string; name: string } | undefined;
 }
 
-export const indexPage = (machines: readonly MachineDefinition[], streams: readonly StreamListRow[], paging: { page: number; pages: number; total: number }, o: PageOptions): string => {
+/** The index's search (all optional): a name or kind/namespace/name fragment, a kind, a state, a time range. */
+export interface StreamSearch {
+  q?: string;
+  kind?: string;
+  state?: string;
+  since?: string;
+  until?: string;
+}
+
+const subjectText = (s: StreamListRow['subject']): string => (s ? `${s.kind} ${s.namespace}/${s.name}` : '');
+
+/** Does a row match the search? Case-insensitive fragments; `since`/`until` bound its last update (ISO). */
+export const matchesSearch = (row: StreamListRow, search: StreamSearch): boolean => {
+  const has = (text: string, fragment: string | undefined) => fragment === undefined || fragment === '' || text.toLowerCase().includes(fragment.toLowerCase());
+  if (!has(`${subjectText(row.subject)} ${row.stream}`, search.q)) return false;
+  if (search.kind && row.subject?.kind.toLowerCase() !== search.kind.toLowerCase()) return false;
+  if (!has(formatState((row.state ?? '') as StateValue), search.state)) return false;
+  if (search.since && (row.updatedAt ?? '') < search.since) return false;
+  if (search.until && (row.updatedAt ?? '') > search.until) return false;
+  return true;
+};
+
+const searchForm = (o: PageOptions, s: StreamSearch, kinds: readonly string[]): string => {
+  const value = (v: string | undefined) => (v ? ` value="${esc(v)}"` : '');
+  const kindOptions = ['', ...kinds].map((k) => `<option value="${esc(k)}"${k === (s.kind ?? '') ? ' selected' : ''}>${k === '' ? 'any kind' : esc(k)}</option>`).join('');
+  return `<form id="search" class="search" method="get" action="${o.base}/#streams"><input id="search-q" name="q" type="search" placeholder="name (web-2, default/web-2) or stream"${value(s.q)}> <select id="search-kind" name="kind">${kindOptions}</select> <input id="search-state" name="state" placeholder="state"${value(s.state)}> <label>updated since <input id="search-since" name="since" placeholder="2026-12-01T00:00"${value(s.since)}></label> <label>until <input id="search-until" name="until" placeholder="2026-12-02"${value(s.until)}></label> <button type="submit">search</button>${Object.values(s).some((v) => v) ? ` <a href="${o.base}/#streams">clear</a>` : ''}</form>`;
+};
+
+const pageHref = (o: PageOptions, search: StreamSearch, n: number): string => {
+  const q = new URLSearchParams(Object.entries({ ...search, page: String(n) }).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''));
+  return `${o.base}/?${q.toString()}`;
+};
+
+export const indexPage = (machines: readonly MachineDefinition[], streams: readonly StreamListRow[], paging: { page: number; pages: number; total: number }, o: PageOptions, search: StreamSearch = {}, kinds: readonly string[] = []): string => {
   const machineRows = machines
     .map((d) => `<tr><td><a href="${machineHref(o, d.id, d.version)}">${esc(d.id)}</a></td><td>v${d.version}</td><td><code>${esc(d.streamPrefix)}</code></td><td>${esc(d.destructiveEffects?.join(', ') ?? '')}</td><td>${esc(d.description)}</td></tr>`)
     .join('');
   const streamRows = streams
-    .map((s) => `<tr><td><a href="${streamHref(o, s.stream)}">${esc(s.stream)}</a></td><td>${esc(s.machine ?? '')}</td><td><b>${state(s.state)}</b></td><td class="mono">${s.head}</td><td class="mono">${esc(s.updatedAt ?? '')}</td></tr>`)
+    .map((s) => `<tr><td class="resource">${s.subject ? `<b>${esc(s.subject.kind)}</b> ${esc(s.subject.namespace)}/<b>${esc(s.subject.name)}</b>` : '<span class="muted">—</span>'}</td><td><a href="${streamHref(o, s.stream)}">${esc(s.stream)}</a></td><td>${esc(s.machine ?? '')}</td><td><b>${state(s.state)}</b></td><td class="mono">${s.head}</td><td class="mono">${esc(s.updatedAt ?? '')}</td></tr>`)
     .join('');
   const pager =
     paging.pages > 1
-      ? `<p class="pager">${paging.page > 1 ? `<a href="${o.base}/?page=${paging.page - 1}">◀ previous</a>` : ''} page ${paging.page} of ${paging.pages} ${paging.page < paging.pages ? `<a href="${o.base}/?page=${paging.page + 1}">next ▶</a>` : ''}</p>`
+      ? `<p class="pager">${paging.page > 1 ? `<a href="${pageHref(o, search, paging.page - 1)}">◀ previous</a>` : ''} page ${paging.page} of ${paging.pages} ${paging.page < paging.pages ? `<a href="${pageHref(o, search, paging.page + 1)}">next ▶</a>` : ''}</p>`
       : '';
   return layout(
     'Regent audit',
     '<h1>Regent audit</h1><div class="crumbs">machines, resources and their histories</div>',
     `<h2>Machines</h2><table id="machines"><thead><tr><th>machine</th><th>version</th><th>streams</th><th>destructive effects</th><th>lifecycle</th></tr></thead><tbody>${machineRows}</tbody></table>
-<h2>Resources (${paging.total})</h2>${pager}<table id="streams"><thead><tr><th>stream</th><th>machine</th><th>current state</th><th>revision</th><th>updated</th></tr></thead><tbody>${streamRows || '<tr><td colspan="5" class="muted">no streams in the store</td></tr>'}</tbody></table>${pager}`,
+<h2>Resources (${paging.total})</h2>${searchForm(o, search, kinds)}${pager}<table id="streams"><thead><tr><th>resource</th><th>stream</th><th>machine</th><th>current state</th><th>revision</th><th>updated</th></tr></thead><tbody>${streamRows || `<tr><td colspan="6" class="muted">${Object.values(search).some((v) => v) ? 'no stream matches the search' : 'no streams in the store'}</td></tr>`}</tbody></table>${pager}`,
     o,
   );
 };
@@ -184,9 +219,10 @@ ${data.api ? '<section class="panel" id="state-panel" data-revision=""><h3>State
 <h2>Authorization chains (${data.chains.total} destructive decision${data.chains.total === 1 ? '' : 's'}${data.chains.total > data.chains.chains.length ? `, newest ${data.chains.chains.length} shown` : ''})</h2>
 <p class="muted">For each destructive effect: the arm that recorded the intent, the durable state the decision read back, the decision with the fresh observation it decided on, and the results it caused (causation links).</p>
 <div id="chains">${data.chains.chains.map(chainHtml).join('') || '<p class="muted">no destructive effect in this history</p>'}</div>`;
-  const header = `<h1>${esc(v.stream)}</h1><div class="crumbs">${o.assets === 'linked' ? `<a href="${o.base}/">Regent audit</a> › ` : ''}${o.assets === 'linked' ? `<a href="${machineHref(o, v.machine, v.version)}">${esc(v.machine)} v${v.version}</a>` : `${esc(v.machine)} v${v.version}`}</div>
+  const title = v.subject ? `<h1 id="subject"><span class="kind">${esc(v.subject.kind)}</span> ${esc(v.subject.namespace)}/${esc(v.subject.name)}</h1><div class="stream-name mono">${esc(v.stream)}</div>` : `<h1>${esc(v.stream)}</h1>`;
+  const header = `${title}<div class="crumbs">${o.assets === 'linked' ? `<a href="${o.base}/">Regent audit</a> › ` : ''}${o.assets === 'linked' ? `<a href="${machineHref(o, v.machine, v.version)}">${esc(v.machine)} v${v.version}</a>` : `${esc(v.machine)} v${v.version}`}</div>
 <div class="summary">current state <b id="current-state">${state(v.state)}</b> · ${v.head + 1} event(s) · ${v.fired.length} transition(s) fired · ${v.destructiveDecisions} destructive decision(s)</div>${banners.join('')}`;
-  return layout(`${v.stream} — Regent audit`, header, body, o, `<script type="application/json" id="regent-data">${scriptJson(config)}</script>`, [...STREAM_KEYS, ...GRAPH_KEYS]);
+  return layout(`${v.subject ? `${v.subject.kind} ${v.subject.namespace}/${v.subject.name} (${v.stream})` : v.stream} — Regent audit`, header, body, o, `<script type="application/json" id="regent-data">${scriptJson(config)}</script>`, [...STREAM_KEYS, ...GRAPH_KEYS]);
 };
 
 /**

@@ -3,7 +3,8 @@
  * plane's `regent serve`) or served alone (server.ts). No module-level state: each call makes its own
  * caches. Every asset comes from this handler; pages reference nothing on another origin.
  *
- *   GET /                                  machines and resources (?page=N, 100 per page)
+ *   GET /                                  machines and resources (?page=N, 100 per page), each stream named by the
+ *                                          resource its last event recorded; search: ?q=<name|ns/name|stream>&kind=&state=&since=&until=
  *   GET /machines/<id>[?version=N]         statechart and static checks;  /machines/<id>.svg: the SVG
  *   GET /streams/<stream>[?version=N]      resource page: overlay, timeline, stepping; #rev-N deep links
  *   GET /api/streams                       resources as JSON
@@ -27,7 +28,8 @@ import { statechartOfDefinition } from '../graph/statechart.js';
 import { toDot } from '../graph/dot.js';
 import { renderInlineSvg, renderSvg } from '../graph/render.js';
 import { checkMachine, type MachineCheckReport } from '../checks/rules.js';
-import { indexPage, machinePage, notFoundPage, streamPage, type PageOptions, type StreamListRow } from './pages.js';
+import { indexPage, machinePage, matchesSearch, notFoundPage, streamPage, type PageOptions, type StreamListRow, type StreamSearch } from './pages.js';
+import { KIND_NAMES } from '../../resources/index.js';
 
 export interface AuditRoutesOptions {
   store: EventStore;
@@ -76,7 +78,7 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
     Promise.all(
       rows.map(async (row) => {
         const [last] = (await store.readStream(row.stream, { direction: 'backwards', maxCount: 1 })) as [RecordedEvent?];
-        return { ...row, machine: last?.metadata.machine, state: last?.metadata.to, updatedAt: last?.metadata.recordedAt };
+        return { ...row, machine: last?.metadata.machine, state: last?.metadata.to, updatedAt: last?.metadata.recordedAt, ...(last?.metadata.subject ? { subject: last.metadata.subject } : {}) };
       }),
     );
   const requireStream = async (stream: string) => {
@@ -85,11 +87,19 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
 
   const route = async (req: IncomingMessage, res: ServerResponse, url: URL, path: string): Promise<boolean> => {
     if (path === '/' || path === '') {
-      const all = await streamList();
+      const search: StreamSearch = {};
+      for (const key of ['q', 'kind', 'state', 'since', 'until'] as const) {
+        const value = url.searchParams.get(key)?.trim();
+        if (value) search[key] = value;
+      }
+      const searching = Object.keys(search).length > 0;
+      // a search reads every stream's last event (it filters on what they recorded); a plain list only the page's
+      const all = searching ? (await withLast(await streamList())).filter((row) => matchesSearch(row, search)) : await streamList();
       const pages = Math.max(1, Math.ceil(all.length / 100));
       const n = Math.min(Math.max(1, intParam(url, 'page', 1)), pages);
-      const rows = await withLast(all.slice((n - 1) * 100, n * 100));
-      send(res, 200, 'text/html', indexPage(registry.list(), rows, { page: n, pages, total: all.length }, page));
+      const slice = all.slice((n - 1) * 100, n * 100);
+      const rows = searching ? slice : await withLast(slice);
+      send(res, 200, 'text/html', indexPage(registry.list(), rows, { page: n, pages, total: all.length }, page, search, KIND_NAMES));
       return true;
     }
     if (path === '/assets/app.js') return send(res, 200, 'text/javascript', assets.js), true;

@@ -50,11 +50,12 @@ export const recordRebuildHistory = async (store: EventStore, stream = REBUILD_S
 };
 
 /** A rebuild Nova accepts at once: armed, submitted, accepted, observed rebuilding, observed done, cleared (6 events). */
-export const recordCleanRebuild = async (store: EventStore, stream: string): Promise<void> => {
-  let tick = T0 + 3_600_000;
+export const recordCleanRebuild = async (store: EventStore, stream: string, subject?: { kind: string; namespace: string; name: string }, startMs = T0 + 3_600_000): Promise<void> => {
+  let tick = startMs;
   const engine = new Engine({
     store,
     registry: createProductRegistry(),
+    ...(subject ? { subjectOf: () => subject } : {}),
     now: () => new Date((tick += 60_000)),
     handlers: { 'nova.rebuild': async (effect) => ({ type: 'rebuild.accepted', imageId: String(effect.imageId), requestId: 'req-7' }) },
   });
