@@ -50,6 +50,12 @@ export const allowed = (principal: Principal, endpoint: string, operation: Opera
   );
 };
 
+/** An organization-wide grant (global or on the organization itself; a project grant is not enough). */
+export const allowedInOrganization = (principal: Principal, endpoint: string, operation: Operation, org: string): boolean => {
+  const grants = (list: readonly EndpointGrant[] | undefined) => (list ?? []).some((g) => g.name === endpoint && g.operations.includes(operation));
+  return grants(principal.acl.global) || (principal.acl.organizations ?? []).some((o) => o.id === org && grants(o.endpoints));
+};
+
 const isGrantList = (v: unknown): v is EndpointGrant[] =>
   Array.isArray(v) &&
   v.every((g) => typeof g === 'object' && g !== null && typeof (g as EndpointGrant).name === 'string' && Array.isArray((g as EndpointGrant).operations) && (g as EndpointGrant).operations.every((o) => (OPERATIONS as readonly string[]).includes(o)));

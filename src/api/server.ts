@@ -124,7 +124,7 @@ export const buildApi = (deps: ApiDeps): FastifyInstance => {
   });
 
   // v2 verbs. Power and console verbs run through deps.compute (501 without it, after the 404/403 checks);
-  // snapshot and sshkey are declared in the contract and not built yet (404/403, then 501).
+  // sshkey is declared in the contract and not built yet (404/403, then 501).
   const pending = (verb: string, operation: 'read' | 'update' | 'create', endpoint: string = ENDPOINTS.serversV2) => async (request: FastifyRequest) => {
     await service.verbV2(await context(request), id(request), endpoint, operation);
     throw notImplemented(`${verb} is declared in the contract but not built yet (docs/api.md)`);
@@ -143,7 +143,11 @@ export const buildApi = (deps: ApiDeps): FastifyInstance => {
     return service.verb(ctx, id(request), 'consoleoutput', length !== undefined ? { length } : {});
   });
   app.get('/api/v2/servers/:serverID/consolesession', async (request) => service.verb(await context(request), id(request), 'consolesession'));
-  app.post('/api/v2/servers/:serverID/snapshot', pending('snapshot', 'create', ENDPOINTS.images));
+  app.post('/api/v2/servers/:serverID/snapshot', async (request, reply) => {
+    const ctx = await context(request);
+    const snapshot = body<{ metadata: { name: string } }>(request, 'SnapshotRequest');
+    return reply.code(201).send(await service.snapshot(ctx, id(request), snapshot.metadata.name));
+  });
   app.get('/api/v2/servers/:serverID/sshkey', pending('sshkey', 'read'));
   app.post('/api/v2/servers/:serverID/provider-create-gates', async (request) => {
     const ctx = await context(request);

@@ -13,7 +13,7 @@ import { resolveSshInjection, ServerKind, type Server, type ServerSpec } from '.
 import type { Network } from '../resources/network.js';
 import type { Identity } from '../resources/identity.js';
 import type { EventStore } from '../store/port.js';
-import { allowed, ENDPOINTS, type Principal } from './auth.js';
+import { allowed, allowedInOrganization, ENDPOINTS, type Principal } from './auth.js';
 import { appendAudit, digest, type AuditAction } from './audit.js';
 import { conflict, forbidden, notFound, notImplemented, unprocessable } from './errors.js';
 import { userDataProblem } from './user-data.js';
@@ -331,6 +331,28 @@ export class ServerService {
     } catch (error) {
       if (!(error instanceof VerbRefused)) throw error;
       await this.audit(ctx, verb, 2, server, tenancy, { verb, ...error.answer });
+      throw error.apiError ?? error.cause ?? error;
+    }
+  }
+
+  /**
+   * Snapshot: the caller must see the server (404) and may create images in its organization
+   * (`region:images` create, organization-wide or global; 403). Nova's createImage makes the image; it
+   * carries its provenance (`regent.dev:source-server-id`) and the server's organization and project;
+   * the audit event records source server and image.
+   */
+  async snapshot(ctx: RequestContext, id: string, name: string): Promise<unknown> {
+    const { server, tenancy } = await this.visible(ctx, id, '2', ENDPOINTS.serversV2);
+    if (!allowedInOrganization(ctx.principal, ENDPOINTS.images, 'create', tenancy.organizationId)) throw forbidden('not allowed to create images in this organization');
+    if (!this.deps.compute) throw notImplemented('snapshot needs a compute connection, which this API was started without');
+    const options = { snapshot: { name, organizationId: tenancy.organizationId, projectId: tenancy.projectId } };
+    try {
+      const { result, answer } = await runVerb(this.deps.compute, server, 'snapshot', options);
+      await this.audit(ctx, 'snapshot', 2, server, tenancy, { verb: 'snapshot', image: result, name, ...answer });
+      return result;
+    } catch (error) {
+      if (!(error instanceof VerbRefused)) throw error;
+      await this.audit(ctx, 'snapshot', 2, server, tenancy, { verb: 'snapshot', name, ...error.answer });
       throw error.apiError ?? error.cause ?? error;
     }
   }

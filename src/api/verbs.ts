@@ -13,9 +13,12 @@ import { conflict, notFound, type ApiError } from './errors.js';
 
 export type PowerVerb = 'start' | 'stop' | 'softreboot' | 'hardreboot';
 export const POWER_VERBS: readonly PowerVerb[] = ['start', 'stop', 'softreboot', 'hardreboot'];
-export type Verb = PowerVerb | 'consoleoutput' | 'consolesession';
+export type Verb = PowerVerb | 'consoleoutput' | 'consolesession' | 'snapshot';
 
-export type VerbNova = Pick<NovaClient, 'startServer' | 'stopServer' | 'rebootServer' | 'getConsoleOutput' | 'createRemoteConsole'>;
+export type VerbNova = Pick<NovaClient, 'startServer' | 'stopServer' | 'rebootServer' | 'getConsoleOutput' | 'createRemoteConsole' | 'createServerImage'>;
+
+/** The Glance properties a snapshot carries: its provenance (source server) and its ownership scope. */
+export const SNAPSHOT_SOURCE_PROPERTY = 'regent.dev:source-server-id';
 
 export interface ServerCompute {
   /** The Nova client scoped to the server's identity (its project). */
@@ -34,10 +37,11 @@ const WHAT: Record<Verb, string> = {
   hardreboot: 'hard-reboot',
   consoleoutput: 'read the console output of',
   consolesession: 'open a console session on',
+  snapshot: 'snapshot',
 };
 
 /** Runs the verb; returns its result and Nova's answer, or throws an ApiError carrying the answer. */
-export const runVerb = async (compute: ServerCompute, server: Server, verb: Verb, options: { length?: number } = {}): Promise<{ result: unknown; answer: VerbAnswer }> => {
+export const runVerb = async (compute: ServerCompute, server: Server, verb: Verb, options: { length?: number; snapshot?: { name: string; organizationId: string; projectId: string } } = {}): Promise<{ result: unknown; answer: VerbAnswer }> => {
   const novaId = server.status?.serverID;
   if (!novaId) throw conflict(`cannot ${WHAT[verb]} server "${server.spec.name}": Nova has not created it yet`);
   const nova = await compute.novaFor(server);
@@ -55,6 +59,13 @@ export const runVerb = async (compute: ServerCompute, server: Server, verb: Verb
       case 'consolesession': {
         const console = await nova.createRemoteConsole(novaId, 'vnc', 'novnc');
         return { result: { url: console.url }, answer: { nova: { outcome: 'accepted' } } };
+      }
+      case 'snapshot': {
+        const o = options.snapshot;
+        if (!o) throw new Error('snapshot needs its name and ownership');
+        // provenance and ownership travel on the image itself (image-properties.ts reads the scope back)
+        const made = await nova.createServerImage(novaId, o.name, { [SNAPSHOT_SOURCE_PROPERTY]: server.metadata.name, 'regent.dev:organization-id': o.organizationId, 'regent.dev:project-id': o.projectId });
+        return { result: { imageId: made.imageId, sourceServerId: server.metadata.name }, answer: { nova: { outcome: 'accepted', ...(made.requestId !== undefined ? { requestId: made.requestId } : {}) } } };
       }
     }
   } catch (error) {

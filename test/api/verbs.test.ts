@@ -110,6 +110,27 @@ describe('api: power and console verbs (simulator Nova)', function () {
     expect(await novaStatus()).to.equal('ACTIVE');
   });
 
+  it('snapshot → 201: the image carries its provenance (source server) and the server\'s organization and project; recorded with source server and image', async () => {
+    const reply = await rig.call('POST', `/api/v2/servers/${id}/snapshot`, { body: { metadata: { name: 'web-1-before-upgrade' } } });
+    expect(reply.status, JSON.stringify(reply.body)).to.equal(201);
+    const { imageId, sourceServerId } = reply.body as { imageId: string; sourceServerId: string };
+    expect(sourceServerId).to.equal(id);
+    const image = await os.glance.getImage(imageId);
+    expect(image.properties).to.include({ 'regent.dev:source-server-id': id, 'regent.dev:organization-id': 'acme', 'regent.dev:project-id': 'web' });
+    const [event] = await events();
+    expect(event?.type).to.equal('api.server.snapshot');
+    expect((event?.data as unknown as { details: { image: unknown } }).details.image).to.deep.equal({ imageId, sourceServerId: id });
+  });
+
+  it('snapshot needs server visibility (404) and image create in the organization (403): a project-level images grant is not enough', async () => {
+    const projectOnly = await rig.token(projectAcl('acme', 'web', [ENDPOINTS.serversV2, ENDPOINTS.images]));
+    expect((await rig.call('POST', `/api/v2/servers/${id}/snapshot`, { token: projectOnly, body: { metadata: { name: 's' } } })).status).to.equal(403);
+    const orgImages = await rig.token({ organizations: [{ id: 'acme', endpoints: [{ name: ENDPOINTS.images, operations: ['create'] }], projects: [{ id: 'web', endpoints: [{ name: ENDPOINTS.serversV2, operations: ['read'] }] }] }] });
+    expect((await rig.call('POST', `/api/v2/servers/${id}/snapshot`, { token: orgImages, body: { metadata: { name: 's' } } })).status).to.equal(201);
+    const imagesOnly = await rig.token({ organizations: [{ id: 'acme', endpoints: [{ name: ENDPOINTS.images, operations: ['create'] }] }] });
+    expect((await rig.call('POST', `/api/v2/servers/${id}/snapshot`, { token: imagesOnly, body: { metadata: { name: 's' } } })).status).to.equal(404);
+  });
+
   it('a bad length → 400', async () => {
     expect((await rig.call('GET', `/api/v2/servers/${id}/consoleoutput?length=abc`)).status).to.equal(400);
   });
