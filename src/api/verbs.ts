@@ -82,3 +82,20 @@ export class VerbRefused extends Error {
     super(apiError?.message ?? 'Nova failed');
   }
 }
+
+/** What `identityCompute` needs of IdentitySessions (src/provider/identity/sessions.ts). */
+export interface IdentitySessionSource {
+  forIdentity(namespace: string, name: string): Promise<{ session: { nova: VerbNova } }>;
+}
+
+/**
+ * ServerCompute over the control plane's IdentitySessions: a verb runs with the credentials of the server's
+ * identity (the `regent.dev/identity` label the API wrote), in its project — as every other project-scoped call.
+ */
+export const identityCompute = (sessions: IdentitySessionSource): ServerCompute => ({
+  async novaFor(server) {
+    const identity = server.metadata.labels?.['regent.dev/identity'];
+    if (!identity) throw new Error(`server ${server.metadata.name} has no identity label`);
+    return (await sessions.forIdentity(server.metadata.namespace, identity)).session.nova;
+  },
+});

@@ -9,7 +9,12 @@ import { cloudFromYaml } from '../../src/openstack/keystone/clouds-config.js';
 import { valueOr } from '../../src/openstack/decoders/field.js';
 import { auditStream } from '../../src/api/audit.js';
 import { ENDPOINTS, OPERATIONS } from '../../src/api/auth.js';
+import type { IdentitySessions } from '../../src/provider/identity/sessions.js';
+import type { IdentitySessionSource } from '../../src/api/verbs.js';
 import { projectAcl, startApiRig, v2Body, type ApiRig } from './rig.js';
+
+// IdentitySessions fits identityCompute as it is (a compile-time check).
+export const identitySessionsFit: IdentitySessions extends IdentitySessionSource ? true : never = true;
 
 describe('api: power and console verbs (simulator Nova)', function () {
   this.timeout(30_000);
@@ -147,5 +152,16 @@ describe('api: verbs without a compute connection', () => {
     } finally {
       await rig.close();
     }
+  });
+});
+
+describe('api: identityCompute', () => {
+  it('runs a verb with the session of the server\'s identity (its label), in the server\'s namespace', async () => {
+    const { identityCompute } = await import('../../src/api/verbs.js');
+    const asked: string[] = [];
+    const nova = {} as never;
+    const compute = identityCompute({ forIdentity: async (ns, name) => (asked.push(`${ns}/${name}`), { session: { nova } }) });
+    expect(await compute.novaFor({ metadata: { name: 's', namespace: 'default', labels: { 'regent.dev/identity': 'id-a' } } } as never)).to.equal(nova);
+    expect(asked).to.deep.equal(['default/id-a']);
   });
 });
