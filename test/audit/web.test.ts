@@ -59,7 +59,7 @@ describe('audit web: routes', function () {
   it('the resource page carries the overlay, the fired transitions, the chains and the page script', async () => {
     const page = await get(`/streams/${REBUILD_STREAM}`);
     expect(page.status).to.equal(200);
-    expect(page.text).to.include('current state <b id="current-state">noMarker</b> · 9 event(s)');
+    expect(page.text).to.include('current state <b id="current-state">noMarker</b> · <span id="event-count">9</span> event(s)');
     expect(page.text).to.match(new RegExp(`class="fired-edge destructive" data-edge="${R11}" data-first="1"`));
     expect(page.text).to.include('<script src="/assets/app.js" defer></script>');
     expect(page.text).to.include('"pageSize":4,"api":"/api/streams/server-rebuild-srv-1"');

@@ -221,7 +221,7 @@ ${data.api ? '<section class="panel" id="state-panel" data-revision=""><h3>State
 <div id="chains">${data.chains.chains.map(chainHtml).join('') || '<p class="muted">no destructive effect in this history</p>'}</div>`;
   const title = v.subject ? `<h1 id="subject"><span class="kind">${esc(v.subject.kind)}</span> ${esc(v.subject.namespace)}/${esc(v.subject.name)}</h1><div class="stream-name mono">${esc(v.stream)}</div>` : `<h1>${esc(v.stream)}</h1>`;
   const header = `${title}<div class="crumbs">${o.assets === 'linked' ? `<a href="${o.base}/">Regent audit</a> › ` : ''}${o.assets === 'linked' ? `<a href="${machineHref(o, v.machine, v.version)}">${esc(v.machine)} v${v.version}</a>` : `${esc(v.machine)} v${v.version}`}</div>
-<div class="summary">current state <b id="current-state">${state(v.state)}</b> · ${v.head + 1} event(s) · ${v.fired.length} transition(s) fired · ${v.destructiveDecisions} destructive decision(s)</div>${banners.join('')}`;
+<div class="summary">current state <b id="current-state">${state(v.state)}</b> · <span id="event-count">${v.head + 1}</span> event(s) · ${v.fired.length} transition(s) fired · ${v.destructiveDecisions} destructive decision(s)${o.assets === 'linked' ? ' · <span id="live-status" class="live muted" title="new events of this stream appear in the timeline as they are appended">connecting…</span>' : ''}</div>${banners.join('')}`;
   return layout(`${v.subject ? `${v.subject.kind} ${v.subject.namespace}/${v.subject.name} (${v.stream})` : v.stream} — Regent audit`, header, body, o, `<script type="application/json" id="regent-data">${scriptJson(config)}</script>`, [...STREAM_KEYS, ...GRAPH_KEYS]);
 };
 

@@ -11,6 +11,8 @@
  *   GET /api/streams/<stream>/timeline?from=R&limit=N     a timeline page (at most 1000)
  *   GET /api/streams/<stream>/state?at=R   state, context, last observation and decision as of R
  *   GET /api/streams/<stream>/chains       authorization chains of destructive effects
+ *   GET /api/streams/<stream>/live         server-sent events: `event: appended` with {revision, type} for every
+ *                                          event appended to the stream from now on (the store's subscription)
  *   GET /assets/app.js, /assets/app.css, /assets/favicon.svg (also as /favicon.ico)
  *
  * An unknown machine or stream answers 404 with an HTML page linking back (JSON under /api/). Any
@@ -81,6 +83,28 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
         return { ...row, machine: last?.metadata.machine, state: last?.metadata.to, updatedAt: last?.metadata.recordedAt, ...(last?.metadata.subject ? { subject: last.metadata.subject } : {}) };
       }),
     );
+  /**
+   * Live history: the store's subscription from its current end, filtered to one stream, as server-sent
+   * events until the client goes away (a comment every 15 s keeps proxies from closing an idle stream).
+   */
+  const followStream = async (req: IncomingMessage, res: ServerResponse, stream: string): Promise<void> => {
+    const after = await store.lastPosition();
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', connection: 'keep-alive' });
+    res.write(`event: ready\ndata: ${JSON.stringify({ after })}\n\n`);
+    const subscription = store.subscribe({ after, filter: { streamPrefixes: [stream] } }, (event) => {
+      if (event.stream !== stream) return;
+      res.write(`event: appended\ndata: ${JSON.stringify({ revision: event.revision, type: event.type, recordedAt: event.metadata.recordedAt, to: event.metadata.to })}\n\n`);
+    });
+    const heartbeat = setInterval(() => res.write(': still here\n\n'), 15_000);
+    heartbeat.unref();
+    const stop = () => {
+      clearInterval(heartbeat);
+      void subscription.close();
+    };
+    req.on('close', stop);
+    res.on('close', stop);
+    subscription.done.catch(() => res.end());
+  };
   const requireStream = async (stream: string) => {
     if ((await store.streamHead(stream)) === undefined) throw new NotFound(`no stream ${stream}`);
   };
@@ -130,6 +154,13 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
       const chains = await views.chains(stream, 50, version);
       const api = `${base}/api/streams/${encodeURIComponent(stream)}`;
       send(res, 200, 'text/html', streamPage({ overview, chains, pageSize, api, version }, page));
+      return true;
+    }
+    m = /^\/api\/streams\/([^/]+)\/live$/.exec(path);
+    if (m) {
+      const stream = decodeURIComponent(m[1] as string);
+      await requireStream(stream);
+      await followStream(req, res, stream);
       return true;
     }
     m = /^\/api\/streams\/([^/]+)\/(timeline|state|chains)$/.exec(path);

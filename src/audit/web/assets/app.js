@@ -160,6 +160,8 @@ var regentGraph = (function () {
   var rows = new Map();
   var pageFrom = null;
   var current = null;
+  // the revision the last select asked for (current once its page is loaded)
+  var wanted = null;
   var ticket = 0;
   var query = config.version === undefined || config.version === null ? '' : '&version=' + config.version;
 
@@ -193,7 +195,7 @@ var regentGraph = (function () {
       var effects = r.effects.map(function (e) { return e.type; }).join(', ');
       // The page names the machine; the row names the outcome (the full type is the cell's title).
       var type = config.machine && r.type.indexOf(config.machine + '.') === 0 ? r.type.slice(config.machine.length + 1) : r.type;
-      return '<tr data-revision="' + r.revision + '" data-edge="' + esc(r.match.edges[0] || '') + '" class="' + (r.destructive ? 'destructive' : '') + '">' +
+      return '<tr data-revision="' + r.revision + '" data-edge="' + esc(r.match.edges[0] || '') + '" class="' + (r.destructive ? 'destructive' : '') + (r.revision === current ? ' selected' : '') + '">' +
         '<td class="mono">' + r.revision + '</td><td class="mono nowrap time" title="' + esc(r.recordedAt) + '">' + esc(shortTime(r.recordedAt)) + '</td>' +
         '<td class="type" title="' + esc(r.type) + '">' + esc(type) + (effects ? '<div class="effects">' + (r.destructive ? '⚠ ' : '') + esc(effects) + '</div>' : '') + '</td>' +
         '<td class="source"><span class="src ' + esc(r.source) + '">' + esc(r.source) + '</span></td>' +
@@ -310,6 +312,7 @@ var regentGraph = (function () {
   var select = function (revision) {
     if (head < firstRevision) return Promise.resolve();
     revision = Math.max(firstRevision, Math.min(head, revision));
+    wanted = revision;
     var mine = ++ticket;
     return loadPage(pageStartOf(revision)).then(function () {
       if (mine !== ticket) return;
@@ -365,6 +368,28 @@ var regentGraph = (function () {
     var revision = fromHash();
     if (revision !== null && revision !== current) select(revision);
   });
+  // Live history: the stream's new events as the store records them (server-sent events). The timeline's
+  // last page follows; a reader on the newest event moves with it; one reading an older event stays put.
+  var follow = function () {
+    var status = $('live-status');
+    if (staticRows || !status || typeof EventSource === 'undefined') return;
+    var source = new EventSource(config.api + '/live');
+    source.addEventListener('ready', function () { status.textContent = 'live: following new events'; status.classList.remove('muted'); });
+    source.addEventListener('appended', function (message) {
+      var event = JSON.parse(message.data);
+      if (event.revision <= head) return;
+      var wasAtHead = wanted === head;
+      var onLastPage = pageFrom !== null && pageFrom === pageStartOf(head);
+      head = event.revision;
+      $('event-count').textContent = String(head + 1);
+      $('current-state').textContent = formatState(event.to);
+      status.textContent = 'live: revision ' + head + ' just recorded';
+      if (wasAtHead) { pageFrom = null; select(head); }
+      else if (onLastPage) { var keep = pageFrom; pageFrom = null; loadPage(keep); }
+      else $('page-info').textContent = $('page-info').textContent.replace(/ of \d+$/, ' of ' + (head + 1));
+    });
+    source.onerror = function () { status.textContent = 'live: reconnecting…'; status.classList.add('muted'); };
+  };
   var start = fromHash();
-  select(start === null ? head : start).then(function () { document.body.dataset.ready = 'true'; });
+  select(start === null ? head : start).then(function () { document.body.dataset.ready = 'true'; follow(); });
 })();
