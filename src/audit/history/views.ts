@@ -15,6 +15,7 @@ import { activeNodeIds, edgeLabel, nodeDomId } from '../graph/statechart.js';
 import { KeyedQueue } from '../../engine/keyed-queue.js';
 import { ReplayCursor, frameView } from '../replay/cursor.js';
 import { resolveChain, type ResolvedChain } from './chain.js';
+import { structuralDiff } from './diff.js';
 import { buildHistoryIndex, extendHistoryIndex, overlayOf, type EventMatch, type HistoryIndex } from './index.js';
 
 export interface TimelineRow {
@@ -146,6 +147,18 @@ export class AuditViews {
     const key = `${stream}@${definition.version}`;
     const cursor = this.cursors.get(key) ?? this.remember(this.cursors, key, new ReplayCursor(this.store, stream, definition));
     return frameView(await cursor.at(revision));
+  }
+
+  /** What changed in state and context from revision `from` to revision `to` (diff.ts). */
+  async compare(stream: string, from: number, to: number, version?: number) {
+    const before = await this.stateAt(stream, from, version);
+    const after = await this.stateAt(stream, to, version);
+    return {
+      stream,
+      from: { revision: before.at?.revision ?? null, type: before.at?.type ?? null, recordedAt: before.at?.recordedAt ?? null, state: before.state },
+      to: { revision: after.at?.revision ?? null, type: after.at?.type ?? null, recordedAt: after.at?.recordedAt ?? null, state: after.state },
+      changes: structuralDiff({ state: before.state, context: before.context }, { state: after.state, context: after.context }),
+    };
   }
 
   /** Authorization chains of the destructive decisions, newest first, at most `limit`. */

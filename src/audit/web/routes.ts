@@ -11,6 +11,7 @@
  *   GET /api/streams/<stream>/timeline?from=R&limit=N     a timeline page (at most 1000)
  *   GET /api/streams/<stream>/state?at=R   state, context, last observation and decision as of R
  *   GET /api/streams/<stream>/chains       authorization chains of destructive effects
+ *   GET /api/streams/<stream>/compare?from=A&to=B   what changed in state and context from A to B (a structural diff)
  *   GET /api/streams/<stream>/live         server-sent events: `event: appended` with {revision, type} for every
  *                                          event appended to the stream from now on (the store's subscription)
  *   GET /assets/app.js, /assets/app.css, /assets/favicon.svg (also as /favicon.ico)
@@ -161,6 +162,13 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
       const stream = decodeURIComponent(m[1] as string);
       await requireStream(stream);
       await followStream(req, res, stream);
+      return true;
+    }
+    m = /^\/api\/streams\/([^/]+)\/compare$/.exec(path);
+    if (m) {
+      const stream = decodeURIComponent(m[1] as string);
+      await requireStream(stream);
+      sendJson(res, await views.compare(stream, intParam(url, 'from', 0), intParam(url, 'to', Number.MAX_SAFE_INTEGER), versionParam(url)));
       return true;
     }
     m = /^\/api\/streams\/([^/]+)\/(timeline|state|chains)$/.exec(path);

@@ -364,6 +364,24 @@ var regentGraph = (function () {
     var value = Number($('goto-revision').value);
     if (!Number.isNaN(value)) select(value);
   });
+  // Compare: what changed in state and context between two revisions (the server's structural diff).
+  var compareForm = $('compare');
+  if (compareForm) {
+    compareForm.addEventListener('submit', function (event) {
+      event.preventDefault();
+      var from = $('compare-from').value === '' ? (current === null ? 0 : current) : Number($('compare-from').value);
+      var to = $('compare-to').value === '' ? head : Number($('compare-to').value);
+      fetch(config.api + '/compare?from=' + from + '&to=' + to + query).then(function (res) { return res.json(); }).then(function (diff) {
+        var title = 'revision ' + diff.from.revision + ' (' + esc(formatState(diff.from.state)) + ') → revision ' + diff.to.revision + ' (' + esc(formatState(diff.to.state)) + '): ' + diff.changes.length + ' change(s)';
+        var body = diff.changes.map(function (c) {
+          var before = c.kind === 'added' ? '<span class="muted">—</span>' : '<code>' + esc(line(c.before)) + '</code>';
+          var after = c.kind === 'removed' ? '<span class="muted">—</span>' : '<code>' + esc(line(c.after)) + '</code>';
+          return '<tr class="change ' + c.kind + '"><td class="mono">' + esc(c.path) + '</td><td>' + c.kind + '</td><td>' + before + '</td><td>' + after + '</td></tr>';
+        }).join('');
+        $('compare-result').innerHTML = '<p id="compare-title">' + title + '</p>' + (body ? '<table id="compare-changes"><thead><tr><th>path</th><th>change</th><th>before</th><th>after</th></tr></thead><tbody>' + body + '</tbody></table>' : '<p class="muted">nothing changed</p>');
+      });
+    });
+  }
   window.addEventListener('hashchange', function () {
     var revision = fromHash();
     if (revision !== null && revision !== current) select(revision);
