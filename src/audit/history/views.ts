@@ -16,6 +16,7 @@ import { KeyedQueue } from '../../engine/keyed-queue.js';
 import { ReplayCursor, frameView } from '../replay/cursor.js';
 import { resolveChain, type ResolvedChain } from './chain.js';
 import { structuralDiff } from './diff.js';
+import { auditOf } from '../profile.js';
 import { buildHistoryIndex, extendHistoryIndex, overlayOf, type EventMatch, type HistoryIndex } from './index.js';
 
 export interface TimelineRow {
@@ -147,6 +148,29 @@ export class AuditViews {
     const key = `${stream}@${definition.version}`;
     const cursor = this.cursors.get(key) ?? this.remember(this.cursors, key, new ReplayCursor(this.store, stream, definition));
     return frameView(await cursor.at(revision));
+  }
+
+  /**
+   * One stream's line in a fleet view: its state now, its last event (the last decision and who took it),
+   * whether the machine has parked, and a destructive intent it stands on (armed, not yet settled).
+   */
+  async fleetLine(stream: string) {
+    const definition = await this.definitionFor(stream);
+    const key = `${stream}@${definition.version}`;
+    const cursor = this.cursors.get(key) ?? this.remember(this.cursors, key, new ReplayCursor(this.store, stream, definition));
+    const frame = await cursor.at(Number.MAX_SAFE_INTEGER);
+    const audit = auditOf(definition);
+    const last = frame.event;
+    return {
+      stream,
+      machine: definition.id,
+      state: frame.snapshot.value as unknown,
+      head: last?.revision ?? -1,
+      last: last ? { type: last.type, source: last.metadata.source, actor: last.metadata.actor, recordedAt: last.metadata.recordedAt } : null,
+      parked: audit?.parked?.(frame.snapshot) ?? false,
+      intent: audit?.intentOf?.(frame.snapshot) ?? null,
+      subject: last?.metadata.subject,
+    };
   }
 
   /** What changed in state and context from revision `from` to revision `to` (diff.ts). */

@@ -137,7 +137,50 @@ export const indexPage = (machines: readonly MachineDefinition[], streams: reado
     'Regent audit',
     '<h1>Regent audit</h1><div class="crumbs">machines, resources and their histories</div>',
     `<h2>Machines</h2><table id="machines"><thead><tr><th>machine</th><th>version</th><th>streams</th><th>destructive effects</th><th>lifecycle</th></tr></thead><tbody>${machineRows}</tbody></table>
-<h2>Resources (${paging.total})</h2>${searchForm(o, search, kinds)}${pager}<table id="streams"><thead><tr><th>resource</th><th>stream</th><th>machine</th><th>current state</th><th>revision</th><th>updated</th></tr></thead><tbody>${streamRows || `<tr><td colspan="6" class="muted">${Object.values(search).some((v) => v) ? 'no stream matches the search' : 'no streams in the store'}</td></tr>`}</tbody></table>${pager}`,
+<h2>Resources (${paging.total})</h2><p id="fleet-links">fleet view: ${kinds.map((k) => `<a href="${o.base}/fleet/${encodeURIComponent(k)}">${esc(k)}</a>`).join(' · ')}</p>${searchForm(o, search, kinds)}${pager}<table id="streams"><thead><tr><th>resource</th><th>stream</th><th>machine</th><th>current state</th><th>revision</th><th>updated</th></tr></thead><tbody>${streamRows || `<tr><td colspan="6" class="muted">${Object.values(search).some((v) => v) ? 'no stream matches the search' : 'no streams in the store'}</td></tr>`}</tbody></table>${pager}`,
+    o,
+  );
+};
+
+/** One stream of a resource in a fleet view (AuditViews.fleetLine). */
+export interface FleetLine {
+  stream: string;
+  machine: string;
+  state: unknown;
+  head: number;
+  last: { type: string; source: string; actor: string; recordedAt: string } | null;
+  parked: boolean;
+  intent: { target: string; state: string } | null;
+  subject?: { kind: string; namespace: string; name: string } | undefined;
+}
+
+/**
+ * The fleet view of a kind: one row per resource (by the subject its streams recorded), parked resources
+ * first, then those standing on a destructive intent, then by namespace and name; each with every stream's
+ * state, last decision and its source.
+ */
+export const fleetPage = (kind: string, lines: readonly FleetLine[], o: PageOptions): string => {
+  const byResource = new Map<string, FleetLine[]>();
+  for (const line of lines) {
+    const key = `${line.subject?.namespace ?? ''}/${line.subject?.name ?? ''}`;
+    byResource.set(key, [...(byResource.get(key) ?? []), line]);
+  }
+  // a parked stream's intent is not pending: it waits for a user action (a new spec), not for Regent
+  const rank = (ls: FleetLine[]) => (ls.some((l) => l.parked) ? 0 : ls.some((l) => l.intent) ? 1 : 2);
+  const resources = [...byResource.entries()].sort(([a, la], [b, lb]) => rank(la) - rank(lb) || (a < b ? -1 : a > b ? 1 : 0));
+  const rows = resources
+    .map(([key, ls]) => {
+      const flags = `${ls.some((l) => l.parked) ? '<span class="flag parked">parked</span> ' : ''}${ls.filter((l) => l.intent && !l.parked).map((l) => `<span class="flag intent" title="${esc(l.stream)}">pending ${esc(l.intent?.state ?? '')} (${esc(l.intent?.target ?? '')})</span>`).join(' ')}`;
+      const streams = ls
+        .map((l) => `<div class="fleet-stream"><a href="${streamHref(o, l.stream)}">${esc(l.machine)}</a> <b>${state(l.state)}</b>${l.last ? ` · ${esc(l.last.type.replace(`${l.machine}.`, ''))} <span class="src ${esc(l.last.source)}">${esc(l.last.source)}</span> <span class="mono">${esc(l.last.recordedAt)}</span>` : ''}</div>`)
+        .join('');
+      return `<tr class="fleet-row rank-${rank(ls)}" data-resource="${esc(key)}"><td><b>${esc(key.slice(1 + key.indexOf('/')))}</b><div class="muted">${esc(key.slice(0, key.indexOf('/')))}</div></td><td>${flags || '<span class="muted">settled or working</span>'}</td><td>${streams}</td></tr>`;
+    })
+    .join('');
+  return layout(
+    `${kind} fleet — Regent audit`,
+    `<h1>${esc(kind)} fleet</h1><div class="crumbs"><a href="${o.base}/">Regent audit</a> › fleet › ${esc(kind)}</div><div class="summary">${resources.length} resource(s) · parked first, then those on a pending destructive decision</div>`,
+    `<table id="fleet"><thead><tr><th>resource</th><th>attention</th><th>streams: state · last decision · source · time</th></tr></thead><tbody>${rows || `<tr><td colspan="3" class="muted">no ${esc(kind)} has recorded a history with its name</td></tr>`}</tbody></table>`,
     o,
   );
 };

@@ -5,6 +5,8 @@
  *
  *   GET /                                  machines and resources (?page=N, 100 per page), each stream named by the
  *                                          resource its last event recorded; search: ?q=<name|ns/name|stream>&kind=&state=&since=&until=
+ *   GET /fleet/<Kind>                      one row per resource of a kind: parked first, then on a pending destructive
+ *                                          decision; every stream's state, last decision and its source
  *   GET /machines/<id>[?version=N]         statechart and static checks;  /machines/<id>.svg: the SVG
  *   GET /streams/<stream>[?version=N]      resource page: overlay, timeline, stepping; #rev-N deep links
  *   GET /api/streams                       resources as JSON
@@ -31,7 +33,7 @@ import { statechartOfDefinition } from '../graph/statechart.js';
 import { toDot } from '../graph/dot.js';
 import { renderInlineSvg, renderSvg } from '../graph/render.js';
 import { checkMachine, type MachineCheckReport } from '../checks/rules.js';
-import { indexPage, machinePage, matchesSearch, notFoundPage, streamPage, type PageOptions, type StreamListRow, type StreamSearch } from './pages.js';
+import { fleetPage, indexPage, machinePage, matchesSearch, notFoundPage, streamPage, type PageOptions, type StreamListRow, type StreamSearch } from './pages.js';
 import { KIND_NAMES } from '../../resources/index.js';
 
 export interface AuditRoutesOptions {
@@ -155,6 +157,16 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
       const chains = await views.chains(stream, 50, version);
       const api = `${base}/api/streams/${encodeURIComponent(stream)}`;
       send(res, 200, 'text/html', streamPage({ overview, chains, pageSize, api, version }, page));
+      return true;
+    }
+    m = /^\/fleet\/([^/]+)$/.exec(path);
+    if (m) {
+      const kind = decodeURIComponent(m[1] as string);
+      const known = KIND_NAMES.find((k) => k.toLowerCase() === kind.toLowerCase());
+      if (!known) throw new NotFound(`no kind ${kind}`);
+      const mine = (await withLast(await streamList())).filter((row) => row.subject?.kind === known);
+      const lines = await Promise.all(mine.map((row) => views.fleetLine(row.stream)));
+      send(res, 200, 'text/html', fleetPage(known, lines, page));
       return true;
     }
     m = /^\/api\/streams\/([^/]+)\/live$/.exec(path);
