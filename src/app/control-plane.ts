@@ -93,6 +93,11 @@ export interface ControlPlaneOptions {
    * the operations listener then serves only /metrics, /healthz and /readyz.
    */
   app?: { host: string; port: number; guard?: Guard };
+  /**
+   * Write `status.auditURL` (the resource's audit page) on every resource: under `baseUrl` (how users reach the
+   * audit pages, e.g. behind an ingress), else under the URL of the listener serving them.
+   */
+  auditLinks?: { baseUrl?: string };
   env?: NodeJS.ProcessEnv;
   /** Namespace of the Lease on Kubernetes (default $POD_NAMESPACE, else default). */
   leaseNamespace?: string;
@@ -279,7 +284,9 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
           ? new FileCheckpoint(`${sqlitePath}.status-checkpoint.json`)
           : new MemoryCheckpoint();
     logger.info('status checkpoint', { checkpoint: checkpoint.description });
-    const status = new StatusRunner({ store, engine, source, checkpoint, logger, servedKinds: SERVED });
+    // every status links the resource's audit page when the audit pages are served (options.auditLinks)
+    const auditBaseUrl = options.auditLinks ? (options.auditLinks.baseUrl ?? app?.url ?? http.url) : undefined;
+    const status = new StatusRunner({ store, engine, source, checkpoint, logger, servedKinds: SERVED, ...(auditBaseUrl !== undefined ? { auditBaseUrl } : {}) });
 
     /**
      * Runs a Server or Network pass with its Identity's session. An Identity not ready yet is a wait; a

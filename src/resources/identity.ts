@@ -5,7 +5,7 @@
  * cannot do.
  */
 import type * as t from 'io-ts';
-import { Conditions, DnsLabel, Generation, LocalObjectReference, Phase } from './codec/common.js';
+import { AuditURL, Conditions, DnsLabel, Generation, LocalObjectReference, Phase } from './codec/common.js';
 import { str } from './codec/primitives.js';
 import { record, struct } from './codec/structure.js';
 import { deepEqual, ruleError } from './codec/transitions.js';
@@ -23,6 +23,7 @@ export const IdentityStatus = struct(
   {},
   {
     observedGeneration: Generation,
+    auditURL: AuditURL,
     phase: Phase,
     conditions: Conditions,
     /** What the provider created; the application-credential secret itself lives in a Secret. */

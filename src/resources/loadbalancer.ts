@@ -5,7 +5,7 @@
  * protocol proxyProtocolV2 derives) in place. UDP listeners take neither idle timeouts nor PROXY v2.
  */
 import type * as t from 'io-ts';
-import { Cidr, Conditions, DnsLabel, Generation, Ipv4, ObjectName, Phase, Uuid } from './codec/common.js';
+import { AuditURL, Cidr, Conditions, DnsLabel, Generation, Ipv4, ObjectName, Phase, Uuid } from './codec/common.js';
 import { bool, enumOf, int, str } from './codec/primitives.js';
 import { list, struct } from './codec/structure.js';
 import type { FieldError } from './codec/report.js';
@@ -70,6 +70,7 @@ export const LoadBalancerStatus = struct(
   {},
   {
     observedGeneration: Generation,
+    auditURL: AuditURL,
     phase: Phase,
     conditions: Conditions,
     loadBalancerID: Uuid,

@@ -4,7 +4,7 @@
  * cascading deletion. The identity and the subnet prefix are fixed at creation.
  */
 import type * as t from 'io-ts';
-import { Cidr, Conditions, Generation, Ipv4, LocalObjectReference, Phase, Uuid } from './codec/common.js';
+import { AuditURL, Cidr, Conditions, Generation, Ipv4, LocalObjectReference, Phase, Uuid } from './codec/common.js';
 import { int } from './codec/primitives.js';
 import { list, struct } from './codec/structure.js';
 import { deepEqual, ruleError } from './codec/transitions.js';
@@ -27,6 +27,7 @@ export const NetworkStatus = struct(
   {},
   {
     observedGeneration: Generation,
+    auditURL: AuditURL,
     phase: Phase,
     conditions: Conditions,
     networkID: Uuid,

@@ -4,7 +4,7 @@
  * of NOVA_READY_SUBCONDITIONS are; ExtraConfigHealthy is informational and kept out of it.
  */
 import type * as t from 'io-ts';
-import { Conditions, DnsLabel, Generation, LocalObjectReference, ObjectName, Phase, SecretKeyReference } from './codec/common.js';
+import { AuditURL, Conditions, DnsLabel, Generation, LocalObjectReference, ObjectName, Phase, SecretKeyReference } from './codec/common.js';
 import { bool, enumOf, int, str } from './codec/primitives.js';
 import { list, record, struct } from './codec/structure.js';
 import { ruleError } from './codec/transitions.js';
@@ -130,6 +130,7 @@ export const NovaStatus = struct(
   {},
   {
     observedGeneration: Generation,
+    auditURL: AuditURL,
     phase: Phase,
     conditions: Conditions,
     installedRelease: str('OpenStackRelease', { pattern: OPENSTACK_RELEASE }),

@@ -4,7 +4,7 @@
  * per-Identity projects. Flavor and VolumeClass exports are operator-curated allowlists.
  */
 import type * as t from 'io-ts';
-import { Conditions, DisplayName, DnsLabel, Generation, ObjectName, Phase, Uuid } from './codec/common.js';
+import { AuditURL, Conditions, DisplayName, DnsLabel, Generation, ObjectName, Phase, Uuid } from './codec/common.js';
 import { bool, enumOf, int, str } from './codec/primitives.js';
 import { list, record, struct } from './codec/structure.js';
 import { defineKind, standardColumns, type ResourceObject } from './kind.js';
@@ -169,7 +169,7 @@ export const OpenStackRegionSettings = struct(
 export const RegionSpec = struct('RegionSpec', { provider: enumOf('Provider', ['openstack']), openstack: OpenStackRegionSettings }, {});
 export type RegionSpec = t.TypeOf<typeof RegionSpec>;
 
-export const RegionStatus = struct('RegionStatus', {}, { observedGeneration: Generation, phase: Phase, conditions: Conditions });
+export const RegionStatus = struct('RegionStatus', {}, { observedGeneration: Generation, auditURL: AuditURL, phase: Phase, conditions: Conditions });
 export type RegionStatus = t.TypeOf<typeof RegionStatus>;
 
 export const RegionKind = defineKind({ kind: 'Region', plural: 'regions', shortNames: ['rg'], spec: RegionSpec, status: RegionStatus, columns: standardColumns('Available') });

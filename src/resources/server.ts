@@ -5,7 +5,7 @@
  * image is mutable: changing it is a destructive in-place rebuild, tracked in `status.rebuild`.
  */
 import type * as t from 'io-ts';
-import { Conditions, DateTime, DisplayName, DnsLabel, Generation, ObjectName, Phase, Uuid } from './codec/common.js';
+import { AuditURL, Conditions, DateTime, DisplayName, DnsLabel, Generation, ObjectName, Phase, Uuid } from './codec/common.js';
 import { bool, enumOf, str } from './codec/primitives.js';
 import { list, struct } from './codec/structure.js';
 import { canonicalJson, deepEqual, ruleError, sameUnordered } from './codec/transitions.js';
@@ -100,6 +100,7 @@ export const ServerStatus = struct(
   {},
   {
     observedGeneration: Generation,
+    auditURL: AuditURL,
     phase: Phase,
     provisioningStatus: ProvisioningStatus,
     serverID: Uuid,

@@ -4,7 +4,7 @@
  * shrink; the network and the volume class (the Cinder volume type) are fixed at creation.
  */
 import type * as t from 'io-ts';
-import { Conditions, Generation, ObjectName, Phase, Uuid } from './codec/common.js';
+import { AuditURL, Conditions, Generation, ObjectName, Phase, Uuid } from './codec/common.js';
 import { int, str } from './codec/primitives.js';
 import { struct } from './codec/structure.js';
 import { canonicalJson, ruleError } from './codec/transitions.js';
@@ -21,7 +21,7 @@ export type VolumeSpec = t.TypeOf<typeof VolumeSpec>;
 export const VolumeStatus = struct(
   'VolumeStatus',
   {},
-  { observedGeneration: Generation, phase: Phase, conditions: Conditions, volumeID: Uuid, size: int('SizeGiB', { minimum: 0 }), state: str('CinderStatus', { maxLength: 64 }), volumeClassID: Uuid },
+  { observedGeneration: Generation, auditURL: AuditURL, phase: Phase, conditions: Conditions, volumeID: Uuid, size: int('SizeGiB', { minimum: 0 }), state: str('CinderStatus', { maxLength: 64 }), volumeClassID: Uuid },
 );
 export type VolumeStatus = t.TypeOf<typeof VolumeStatus>;
 

@@ -65,7 +65,16 @@ export interface StatusRunnerOptions {
   servedKinds: readonly KindName[];
   now?: () => Date;
   onLag?: (events: number) => void;
+  /**
+   * The audit pages' base URL: every status written gets `auditURL`, the resource's audit page
+   * (`<base>/resources/<Kind>/<namespace>/<name>`; issue 18). Absent: no link is written.
+   */
+  auditBaseUrl?: string;
 }
+
+/** The audit page of a resource (src/audit/web/routes.ts serves /resources/<Kind>/<namespace>/<name>). */
+export const auditUrlOf = (base: string, ref: { kind: string; namespace: string; name: string }): string =>
+  `${base.replace(/\/$/, '')}/resources/${encodeURIComponent(ref.kind)}/${encodeURIComponent(ref.namespace)}/${encodeURIComponent(ref.name)}`;
 
 export class StatusRunner {
   private readonly byUid = new Map<string, ResourceRef>();
@@ -299,6 +308,7 @@ export class StatusRunner {
 
   /** Patches only the keys whose rendered value differs; owned keys missing from the render are removed. */
   private async patchIfChanged(ref: ResourceRef, current: Record<string, unknown> | undefined, rendered: Record<string, unknown>): Promise<void> {
+    if (this.options.auditBaseUrl !== undefined) rendered = { ...rendered, auditURL: auditUrlOf(this.options.auditBaseUrl, ref) };
     const patch: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(rendered)) {
       if (JSON.stringify(current?.[key]) !== JSON.stringify(value)) patch[key] = value;

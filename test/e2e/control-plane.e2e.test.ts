@@ -214,4 +214,23 @@ describe('e2e: the control plane on the embedded stores', function () {
     expect(streams).to.match(/network-lifecycle-/);
     expect((await fetch(`${plane.url}/metrics`)).status).to.equal(200);
   });
+
+  it("issue 18: with audit links on, every status carries auditURL, the resource's audit page, which lists its streams by name", async () => {
+    const plane = await startControlPlane({ ...options(), routes: ({ store, engine }) => [createAuditRoutes({ store, registry: engine.registry })], auditLinks: {} });
+    planes.push(plane);
+    await until('leadership', async () => plane.isLeader());
+    await applyManifests(plane.source, network + '---\n' + server(SEED.images.cirros));
+    const running = await until('web-1 running with its audit link', async () => {
+      const s = await statusOf(plane, 'Server', 'web-1');
+      return s?.phase === 'Running' && typeof s.auditURL === 'string' && s;
+    });
+    expect(running.auditURL).to.equal(`${plane.url}/resources/Server/default/web-1`);
+    expect((await statusOf(plane, 'Network', 'net-a'))?.auditURL).to.equal(`${plane.url}/resources/Network/default/net-a`);
+    const page = await fetch(running.auditURL as string);
+    expect(page.status).to.equal(200);
+    const html = await page.text();
+    const uid = (await plane.source.get('Server', 'default', 'web-1'))?.metadata.uid as string;
+    expect(html).to.include('<h1 id="subject"><span class="kind">Server</span> default/web-1</h1>').and.include(`/streams/server-lifecycle-${uid}`);
+    expect((await fetch(`${plane.url}/resources/Server/default/nobody`)).status).to.equal(404);
+  });
 });

@@ -159,7 +159,7 @@ export interface FleetLine {
  * first, then those standing on a destructive intent, then by namespace and name; each with every stream's
  * state, last decision and its source.
  */
-export const fleetPage = (kind: string, lines: readonly FleetLine[], o: PageOptions): string => {
+export const fleetPage = (kind: string, lines: readonly FleetLine[], o: PageOptions, resource?: { namespace: string; name: string }): string => {
   const byResource = new Map<string, FleetLine[]>();
   for (const line of lines) {
     const key = `${line.subject?.namespace ?? ''}/${line.subject?.name ?? ''}`;
@@ -177,9 +177,12 @@ export const fleetPage = (kind: string, lines: readonly FleetLine[], o: PageOpti
       return `<tr class="fleet-row rank-${rank(ls)}" data-resource="${esc(key)}"><td><b>${esc(key.slice(1 + key.indexOf('/')))}</b><div class="muted">${esc(key.slice(0, key.indexOf('/')))}</div></td><td>${flags || '<span class="muted">settled or working</span>'}</td><td>${streams}</td></tr>`;
     })
     .join('');
+  const fleetHref = `${o.base}/fleet/${encodeURIComponent(kind)}`;
   return layout(
-    `${kind} fleet — Regent audit`,
-    `<h1>${esc(kind)} fleet</h1><div class="crumbs"><a href="${o.base}/">Regent audit</a> › fleet › ${esc(kind)}</div><div class="summary">${resources.length} resource(s) · parked first, then those on a pending destructive decision</div>`,
+    resource ? `${kind} ${resource.namespace}/${resource.name} — Regent audit` : `${kind} fleet — Regent audit`,
+    resource
+      ? `<h1 id="subject"><span class="kind">${esc(kind)}</span> ${esc(resource.namespace)}/${esc(resource.name)}</h1><div class="crumbs"><a href="${o.base}/">Regent audit</a> › <a href="${fleetHref}">${esc(kind)} fleet</a> › ${esc(resource.name)}</div><div class="summary">${lines.length} stream(s) of this resource</div>`
+      : `<h1>${esc(kind)} fleet</h1><div class="crumbs"><a href="${o.base}/">Regent audit</a> › fleet › ${esc(kind)}</div><div class="summary">${resources.length} resource(s) · parked first, then those on a pending destructive decision</div>`,
     `<table id="fleet"><thead><tr><th>resource</th><th>attention</th><th>streams: state · last decision · source · time</th></tr></thead><tbody>${rows || `<tr><td colspan="3" class="muted">no ${esc(kind)} has recorded a history with its name</td></tr>`}</tbody></table>`,
     o,
   );

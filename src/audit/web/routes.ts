@@ -5,6 +5,7 @@
  *
  *   GET /                                  machines and resources (?page=N, 100 per page), each stream named by the
  *                                          resource its last event recorded; search: ?q=<name|ns/name|stream>&kind=&state=&since=&until=
+ *   GET /resources/<Kind>/<ns>/<name>      one resource's streams (what status.auditURL links)
  *   GET /fleet/<Kind>                      one row per resource of a kind: parked first, then on a pending destructive
  *                                          decision; every stream's state, last decision and its source
  *   GET /machines/<id>[?version=N]         statechart and static checks;  /machines/<id>.svg: the SVG
@@ -157,6 +158,18 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
       const chains = await views.chains(stream, 50, version);
       const api = `${base}/api/streams/${encodeURIComponent(stream)}`;
       send(res, 200, 'text/html', streamPage({ overview, chains, pageSize, api, version }, page));
+      return true;
+    }
+    m = /^\/resources\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(path);
+    if (m) {
+      // a resource's audit page (what status.auditURL links): its streams, by the subject they recorded
+      const [kind, namespace, name] = [m[1], m[2], m[3]].map((x) => decodeURIComponent(x as string)) as [string, string, string];
+      const known = KIND_NAMES.find((k) => k.toLowerCase() === kind.toLowerCase());
+      if (!known) throw new NotFound(`no kind ${kind}`);
+      const mine = (await withLast(await streamList())).filter((row) => row.subject?.kind === known && row.subject.namespace === namespace && row.subject.name === name);
+      if (mine.length === 0) throw new NotFound(`no history names ${known} ${namespace}/${name} (yet)`);
+      const lines = await Promise.all(mine.map((row) => views.fleetLine(row.stream)));
+      send(res, 200, 'text/html', fleetPage(known, lines, page, { namespace, name }));
       return true;
     }
     m = /^\/fleet\/([^/]+)$/.exec(path);

@@ -20,6 +20,7 @@ export interface StartCommandOptions {
   auditHost?: string;
   auditPort: string;
   auditJwks?: string;
+  auditBaseUrl?: string;
   auditOnly?: boolean;
   resources?: string;
   /** undefined: the default examples/, applied only to the built-in simulator; a dir: applied anywhere; false: never. */
@@ -83,6 +84,7 @@ export const registerStart = (program: Command, globals: () => GlobalOptions) =>
     .option('--host <address>', 'HTTP listen address of /metrics, /healthz, /readyz (0.0.0.0 in a container, for probes and scraping); the audit pages share it only on loopback', '127.0.0.1')
     .option('--audit-host <address>', 'serve the audit pages on a listener of their own at this address; not loopback needs --audit-jwks')
     .option('--audit-port <port>', 'the audit listener\'s port (when it is not --port\'s listener)', '8081')
+    .option('--audit-base-url <url>', 'the URL users reach the audit pages at (behind an ingress): every status links its resource\'s page there (status.auditURL); default: the audit listener\'s URL')
     .option('--audit-jwks <file|url>', 'require bearer JWTs verified against this JWKS, granting read on region:audit, for every audit page')
     .option('--resources <url>', 'resource source: embedded:<path> (default) | kubernetes[:<context>]')
     .option('--examples <dir>', 'apply these manifests when the resource store is empty, to whatever cloud Regent drives (default: examples/, and only into the built-in simulator)')
@@ -110,6 +112,7 @@ export const registerStart = (program: Command, globals: () => GlobalOptions) =>
         return true;
       };
       const listeners = listenerPlanOf(options);
+      if (options.auditBaseUrl !== undefined && !/^https?:\/\/\S+$/.test(options.auditBaseUrl)) throw new UsageError(`--audit-base-url ${options.auditBaseUrl}: expected an http(s) URL`);
       let guard: Guard | undefined;
       if (listeners.audit?.jwks !== undefined) {
         const { createAuthenticator } = await import('../../api/auth.js');
@@ -125,6 +128,7 @@ export const registerStart = (program: Command, globals: () => GlobalOptions) =>
         logger,
         routes: ({ store, engine }) => [createAuditRoutes({ store, registry: engine.registry }), notFound],
         ...(listeners.audit ? { app: { host: listeners.audit.host, port: listeners.audit.port, ...(guard ? { guard } : {}) } } : {}),
+        auditLinks: options.auditBaseUrl !== undefined ? { baseUrl: options.auditBaseUrl } : {},
       });
       logger.info('listening', { operations: plane.url, audit: plane.appUrl ?? plane.url, auditAuthentication: guard ? 'bearer' : 'none (loopback)' });
       printWelcome(plane.url, plane.openstack.description, plane.source.description, plane.store.description, plane.appUrl ?? plane.url);

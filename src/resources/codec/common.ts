@@ -23,6 +23,8 @@ export const Cidr = str('Cidr', { format: 'cidr', maxLength: 43 });
 export const DisplayName = str('DisplayName', { minLength: 1, maxLength: 255 });
 export const Phase = str('Phase', { maxLength: 64 });
 export const Generation = int('Generation', { minimum: 0 });
+/** The resource's audit page (issue 18), written by the status runner when Regent knows its audit base URL. */
+export const AuditURL = str('AuditURL', { maxLength: 2048, pattern: '^https?://[^\\s]+$' });
 
 /** A reference to an object of a known kind in the same namespace. */
 export const LocalObjectReference = struct('LocalObjectReference', { name: ObjectName }, {});
