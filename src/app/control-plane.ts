@@ -63,6 +63,12 @@ import { reconcileNetwork } from '../controllers/network/reconcile.js';
 import { ServerMonitor } from '../controllers/server-monitor/monitor.js';
 import { baremetalProgressLookup } from '../controllers/server-monitor/baremetal.js';
 import { pinnedCreateContext } from './pinned-context.js';
+import { startApi } from '../api/server.js';
+import type { AuthOptions } from '../api/auth.js';
+import { identityCompute } from '../api/verbs.js';
+import { inventoryImageValidator, regionInventoryFor } from '../api/images.js';
+import { RegionImageInventories } from '../provider/inventory/region-images.js';
+import { FlavorInventory } from '../provider/inventory/flavors.js';
 import { novaRebuildHandler } from '../controllers/server-rebuild/nova-rebuild-effect.js';
 import { createServerHandler, deleteServerHandler } from '../provider/servers.js';
 import { createNetworkHandler, deleteNetworkHandler, isVlanRequest } from '../provider/networks.js';
@@ -98,6 +104,8 @@ export interface ControlPlaneOptions {
    * audit pages, e.g. behind an ingress), else under the URL of the listener serving them.
    */
   auditLinks?: { baseUrl?: string };
+  /** Serve the server REST API (src/api, issue 17) on its own listener, verifying bearer tokens with `auth`. */
+  api?: { host: string; port: number; auth: AuthOptions };
   env?: NodeJS.ProcessEnv;
   /** Namespace of the Lease on Kubernetes (default $POD_NAMESPACE, else default). */
   leaseNamespace?: string;
@@ -120,6 +128,8 @@ export interface ControlPlane {
   url: string;
   /** The routes' own listener, when `options.app` asked for one. */
   appUrl?: string;
+  /** The server REST API, when `options.api` asked for it. */
+  apiUrl?: string;
   openstack: OpenStackTarget;
   source: ResourceSource;
   store: EventStore;
@@ -263,6 +273,25 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     }
     // The Region's exported VolumeClasses, cached with its clients (refreshed when its config or Secret changes).
     const volumeClasses = new VolumeClassInventory(connections);
+    // The server REST API (issue 17) on its own listener, over the same resource source and event store; the
+    // Region's image inventory is kept warm for it (refresh-ahead: a create never waits on Glance).
+    const imageInventories = new RegionImageInventories({ connections, keepWarm: true });
+    opened.push(async () => imageInventories.close());
+    const api = options.api
+      ? await startApi({
+          source,
+          events: store,
+          logger,
+          host: options.api.host,
+          port: options.api.port,
+          auth: options.api.auth,
+          compute: identityCompute(sessions),
+          images: inventoryImageValidator({ source, inventoryFor: regionInventoryFor({ images: imageInventories, flavors: new FlavorInventory(connections) }) }),
+        }).catch((error: NodeJS.ErrnoException) => {
+          throw error.code === 'EADDRINUSE' ? new ListenError(`${options.api?.host}:${options.api?.port} is already in use (another Regent? pass --api-port)`) : error;
+        })
+      : undefined;
+    if (api) opened.push(() => api.close());
     for (const [type, handler] of Object.entries(identityHandlers({ connections, secrets: source.secrets, connectAsUser: (cloud, login) => connectAsUser(cloud, login, { logger, cancel }) }))) {
       engine.handle(type, handler);
     }
@@ -510,6 +539,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
           if (kind === 'Region') {
             connections.forget(object.metadata.uid);
             volumeClasses.forget(object.metadata.uid);
+            imageInventories.forget(object.metadata.uid);
           }
           // a dependent is gone: a deleting Identity waiting for it may proceed
           if (leading && (kind === 'Network' || kind === 'Server' || kind === 'Volume' || kind === 'LoadBalancer')) wakeIdentitiesOf(object.metadata.namespace ?? 'default');
@@ -674,6 +704,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     return {
       url: http.url,
       ...(app ? { appUrl: app.url } : {}),
+      ...(api ? { apiUrl: api.url } : {}),
       openstack: target,
       source,
       store,
@@ -685,6 +716,8 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         clearInterval(lag);
         await http.close();
         await app?.close();
+        await api?.close();
+        imageInventories.close();
         // Stop the work while the lease is still held (results of passes in flight are still recorded),
         // then give the lease up so a standby takes over without waiting for it to expire.
         await stopLeading('stopping');

@@ -3,12 +3,12 @@
  * structural diff)". The diff's rules, the route over HTTP on a real rebuild history, and the page in Chromium.
  */
 import { expect } from 'chai';
-import { mkdirSync } from 'node:fs';
 import { structuralDiff } from '../../src/audit/history/diff.js';
 import { MemoryEventStore } from '../../src/store/memory.js';
 import { createProductRegistry } from '../../machines/index.js';
 import { startAuditServer, type AuditServer } from '../../src/audit/web/server.js';
 import { recordRebuildHistory, REBUILD_STREAM } from './support/rebuild-history.js';
+import { withPage } from './support/chromium.js';
 
 describe('audit: compare two revisions (issue 18)', function () {
   this.timeout(60_000);
@@ -59,10 +59,7 @@ describe('audit: compare two revisions (issue 18)', function () {
     });
 
     it('in Chromium: two revisions typed in, the changes listed (screenshot)', async () => {
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
-      try {
-        const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+      await withPage({ width: 1280, height: 1000 }, async (page) => {
         await page.goto(new URL(`/streams/${REBUILD_STREAM}`, server.url).toString());
         await page.waitForFunction(() => document.body.dataset.ready === 'true');
         await page.fill('#compare-from', '0');
@@ -72,11 +69,8 @@ describe('audit: compare two revisions (issue 18)', function () {
         expect(await page.textContent('#compare-title')).to.match(/^revision 0 \(Initiated\) → revision 5 \(Rebuilding\): \d+ change\(s\)$/);
         const paths = await page.$$eval('#compare-changes tbody tr td:first-child', (tds) => tds.map((td) => td.textContent));
         expect(paths).to.include('state');
-        mkdirSync('test/artifacts', { recursive: true });
         await (await page.$('#compare-panel'))!.screenshot({ path: 'test/artifacts/audit-compare.png' });
-      } finally {
-        await browser.close();
-      }
+      });
     });
   });
 });

@@ -4,11 +4,11 @@
  * index in Chromium with a screenshot (test/artifacts/audit-find-by-name.png).
  */
 import { expect } from 'chai';
-import { mkdirSync } from 'node:fs';
 import { MemoryEventStore } from '../../src/store/memory.js';
 import { createProductRegistry } from '../../machines/index.js';
 import { startAuditServer, type AuditServer } from '../../src/audit/web/server.js';
 import { recordCleanRebuild, T0 } from './support/rebuild-history.js';
+import { withPage } from './support/chromium.js';
 
 const DAY = 86_400_000;
 
@@ -65,19 +65,13 @@ describe('audit web: find by name (issue 18)', function () {
   });
 
   it('in Chromium: typing a name in the search box and submitting lists only that resource (screenshot)', async () => {
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
-    try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await withPage({ width: 1280, height: 800 }, async (page) => {
       await page.goto(server.url);
       await page.fill('#search-q', 'web-2');
       await Promise.all([page.waitForNavigation(), page.click('#search button[type="submit"]')]);
       const streams = await page.$$eval('#streams tbody a', (as) => as.map((a) => a.textContent));
       expect(streams).to.deep.equal(['server-rebuild-aaa']);
-      mkdirSync('test/artifacts', { recursive: true });
       await page.screenshot({ path: 'test/artifacts/audit-find-by-name.png', fullPage: true });
-    } finally {
-      await browser.close();
-    }
+    });
   });
 });

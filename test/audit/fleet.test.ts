@@ -4,13 +4,13 @@
  * one settled, one armed (a destructive rebuild decided, not yet settled), one parked (Nova refused it).
  */
 import { expect } from 'chai';
-import { mkdirSync } from 'node:fs';
 import { MemoryEventStore } from '../../src/store/memory.js';
 import { Engine } from '../../src/engine/engine.js';
 import { createProductRegistry } from '../../machines/index.js';
 import { startAuditServer, type AuditServer } from '../../src/audit/web/server.js';
 import { recordCleanRebuild } from './support/rebuild-history.js';
 import { idle, image, observed, reconcile } from '../machines/server-rebuild-facts.js';
+import { withPage } from './support/chromium.js';
 
 const server = (name: string) => ({ kind: 'Server', namespace: 'shop', name });
 
@@ -65,17 +65,11 @@ describe('audit web: the fleet view (issue 18)', function () {
   });
 
   it('in Chromium (screenshot test/artifacts/audit-fleet.png): the parked row comes first and is flagged', async () => {
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
-    try {
-      const page = await browser.newPage({ viewport: { width: 1100, height: 500 } });
+    await withPage({ width: 1100, height: 500 }, async (page) => {
       await page.goto(new URL('/fleet/Server', audit.url).toString());
       expect(await page.getAttribute('#fleet tbody tr:first-child', 'data-resource')).to.equal('shop/c-parked');
       expect(await page.isVisible('#fleet tbody tr:first-child .flag.parked')).to.equal(true);
-      mkdirSync('test/artifacts', { recursive: true });
       await page.screenshot({ path: 'test/artifacts/audit-fleet.png' });
-    } finally {
-      await browser.close();
-    }
+    });
   });
 });

@@ -4,13 +4,13 @@
  * Chromium (the page), with events appended by the engine while the page is open.
  */
 import { expect } from 'chai';
-import { mkdirSync } from 'node:fs';
 import { MemoryEventStore } from '../../src/store/memory.js';
 import { Engine } from '../../src/engine/engine.js';
 import { createProductRegistry } from '../../machines/index.js';
 import { startAuditServer, type AuditServer } from '../../src/audit/web/server.js';
 import { recordCleanRebuild } from './support/rebuild-history.js';
 import { image, reconcile } from '../machines/server-rebuild-facts.js';
+import { withPage } from './support/chromium.js';
 
 const STREAM = 'server-rebuild-live';
 const OTHER = 'server-rebuild-live-2';
@@ -61,10 +61,7 @@ describe('audit web: live history (issue 18)', function () {
   });
 
   it('in Chromium: the open page says it is live, and a new event appears in the timeline and is selected without a reload (screenshot)', async () => {
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
-    try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await withPage({ width: 1280, height: 900 }, async (page) => {
       await page.goto(new URL(`/streams/${STREAM}`, server.url).toString());
       await page.waitForFunction(() => document.getElementById('live-status')?.textContent?.startsWith('live: following'));
       const head = (await store.streamHead(STREAM)) as number;
@@ -81,26 +78,18 @@ describe('audit web: live history (issue 18)', function () {
       expect(await page.textContent('#event-count')).to.equal(String(newest + 1));
       expect(await page.textContent('#live-status')).to.equal(`live: revision ${newest} just recorded`);
       expect(page.url()).to.match(new RegExp(`#rev-${newest}$`));
-      mkdirSync('test/artifacts', { recursive: true });
       await page.screenshot({ path: 'test/artifacts/audit-live-history.png' });
-    } finally {
-      await browser.close();
-    }
+    });
   });
 
   it('a reader on an older event stays there while new events arrive', async () => {
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
-    try {
-      const page = await browser.newPage();
+    await withPage({ width: 1280, height: 900 }, async (page) => {
       await page.goto(new URL(`/streams/${STREAM}#rev-1`, server.url).toString());
       await page.waitForFunction(() => document.getElementById('live-status')?.textContent?.startsWith('live: following'));
       const head = (await store.streamHead(STREAM)) as number;
       await append();
       await page.waitForFunction((n) => document.getElementById('event-count')?.textContent === String(n), head + 2);
       expect(await page.getAttribute('#timeline-rows tr.selected', 'data-revision')).to.equal('1');
-    } finally {
-      await browser.close();
-    }
+    });
   });
 });

@@ -58,7 +58,7 @@ describe('where regent serve listens (issue 18: no open door)', () => {
       const issuer = await createTokenIssuer();
       const stranger = await createTokenIssuer();
       writeFileSync(join(dir, 'jwks.json'), JSON.stringify(issuer.jwks));
-      child = spawn(process.execPath, ['bin/regent.js', '--store', `sqlite:${join(dir, 'regent.db')}`, 'start', '--port', '0', '--audit-host', '127.0.0.1', '--audit-port', '0', '--audit-jwks', join(dir, 'jwks.json'), '--resources', `embedded:${join(dir, 'resources.db')}`], {
+      child = spawn(process.execPath, ['bin/regent.js', '--store', `sqlite:${join(dir, 'regent.db')}`, 'start', '--port', '0', '--api-port', '0', '--audit-host', '127.0.0.1', '--audit-port', '0', '--audit-jwks', join(dir, 'jwks.json'), '--resources', `embedded:${join(dir, 'resources.db')}`], {
         env: { ...process.env, REGENT_LOG_LEVEL: 'error', OS_CLOUD: '', OS_AUTH_URL: '' },
       });
       const { ops, audit } = await new Promise<{ ops: string; audit: string }>((resolve, reject) => {

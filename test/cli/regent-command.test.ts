@@ -1,7 +1,7 @@
 /** The `regent` command as a user runs it: a real process, a real sqlite file. */
 import { expect } from 'chai';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/open.js';
@@ -106,7 +106,7 @@ describe('the regent command', function () {
   it('logs JSON lines on a non-TTY stderr at the level REGENT_LOG_LEVEL names, and stops cleanly on SIGINT', async () => {
     const run = (level: string) =>
       new Promise<{ code: number | null; err: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, ['bin/regent.js', '--store', `sqlite:${join(dir, `start-${level}.db`)}`, 'start', '--port', '0', '--no-examples', '--resources', `embedded:${join(dir, `res-${level}.db`)}`], {
+        const child = spawn(process.execPath, ['bin/regent.js', '--store', `sqlite:${join(dir, `start-${level}.db`)}`, 'start', '--port', '0', '--api-port', '0', '--no-examples', '--resources', `embedded:${join(dir, `res-${level}.db`)}`], {
           env: { ...process.env, REGENT_LOG_LEVEL: level, OS_CLOUD: '', OS_AUTH_URL: '' },
         });
         let err = '';
@@ -130,16 +130,18 @@ describe('the regent command', function () {
   });
 
   it('start serves a path nothing else serves with the audit 404 page (links back), and a favicon', async () => {
-    const child = spawn(process.execPath, ['bin/regent.js', '--store', `sqlite:${join(dir, 'start-404.db')}`, 'start', '--port', '0', '--no-examples', '--resources', `embedded:${join(dir, 'res-404.db')}`], {
+    const child = spawn(process.execPath, ['bin/regent.js', '--store', `sqlite:${join(dir, 'start-404.db')}`, 'start', '--port', '0', '--api-port', '0', '--no-examples', '--resources', `embedded:${join(dir, 'res-404.db')}`], {
       env: { ...process.env, REGENT_LOG_LEVEL: 'error', OS_CLOUD: '', OS_AUTH_URL: '' },
     });
     try {
+      let printed = '';
       const url = await new Promise<string>((resolve, reject) => {
         let out = '';
         child.stdout.on('data', (d: Buffer) => {
           out += d.toString();
+          printed = out;
           const found = /http:\/\/127\.0\.0\.1:\d+/.exec(out);
-          if (out.includes('Regent is running.') && found) resolve(found[0]);
+          if (out.includes('Ctrl-C stops Regent') && found) resolve(found[0]);
         });
         child.on('error', reject);
         child.on('exit', (code) => reject(new Error(`regent start exited ${code}: ${out}`)));
@@ -151,8 +153,23 @@ describe('the regent command', function () {
       expect(html).to.include('Not found').and.include('id="link-home"').and.include('/no/such/page');
       expect((await fetch(`${url}/favicon.ico`)).status).to.equal(200);
       expect((await fetch(`${url}/healthz`)).status).to.equal(200);
+      // the server API (issue 17) with the printed demo token from the token file next to the store
+      const api = /server API:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1] as string;
+      const tokenPath = /API demo token:\s+(\S+)/.exec(printed)?.[1] as string;
+      expect(tokenPath).to.equal(join(dir, 'api', 'demo-token'));
+      const token = readFileSync(tokenPath, 'utf8').trim();
+      expect(printed).to.include(token);
+      expect((await fetch(`${api}/api/v2/servers`)).status).to.equal(401);
+      const listed = await fetch(`${api}/api/v2/servers`, { headers: { authorization: `Bearer ${token}` } });
+      expect(listed.status).to.equal(200);
+      expect(await listed.json()).to.deep.equal([]);
+      expect((await fetch(`${api}/openapi.yaml`)).status).to.equal(200);
     } finally {
-      child.kill('SIGINT');
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGINT');
+        await exited;
+      }
     }
   });
 

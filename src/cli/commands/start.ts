@@ -13,6 +13,10 @@ import { createLogger } from '../../log/logger.js';
 import { UsageError } from '../errors.js';
 import type { Guard, Route } from '../../app/http-server.js';
 import { isLoopback, planListeners, type ListenerPlan } from './listeners.js';
+import { dirname, join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { parseStoreUrl } from '../../store/open.js';
+import type { DemoTokens } from '../../api/auth.js';
 
 export interface StartCommandOptions {
   port: string;
@@ -21,6 +25,10 @@ export interface StartCommandOptions {
   auditPort: string;
   auditJwks?: string;
   auditBaseUrl?: string;
+  apiHost: string;
+  apiPort: string;
+  apiJwks?: string;
+  api?: boolean;
   auditOnly?: boolean;
   resources?: string;
   /** undefined: the default examples/, applied only to the built-in simulator; a dir: applied anywhere; false: never. */
@@ -50,6 +58,24 @@ export const controlPlaneOptions = (globals: GlobalOptions, options: StartComman
   return { storeUrl: storeUrlOf(globals), resourcesUrl: resourcesUrlOf(options), host: options.host, port, monitorIntervalMs, ...(examples ? { examples } : {}) };
 };
 
+/**
+ * The server API's listener and key set: `--api-jwks` in production; on the embedded default a demo key set and
+ * a full-access token written next to the store (the signing key lives only in this process).
+ */
+export const apiOptionsOf = async (globals: GlobalOptions, options: StartCommandOptions): Promise<{ options: NonNullable<ControlPlaneOptions['api']>; demo?: DemoTokens }> => {
+  const port = Number(options.apiPort);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--api-port ${options.apiPort}: expected a port number`);
+  if (!isLoopback(options.apiHost) && options.apiJwks === undefined) {
+    throw new UsageError(`--api-host ${options.apiHost} exposes the server API: it needs --api-jwks <file|url> (the demo key set is for loopback only)`);
+  }
+  if (options.apiJwks !== undefined) return { options: { host: options.apiHost, port, auth: { jwks: options.apiJwks } } };
+  const location = parseStoreUrl(storeUrlOf(globals));
+  const dir = location.kind === 'sqlite' ? join(dirname(location.path), 'api') : join(tmpdir(), `regent-api-${process.pid}`);
+  const { writeDemoTokens } = await import('../../api/auth.js');
+  const demo = await writeDemoTokens(dir);
+  return { options: { host: options.apiHost, port, auth: { jwks: demo.jwksPath } }, demo };
+};
+
 /** The listeners of `regent serve` (listeners.ts), from the command's options. */
 export const listenerPlanOf = (options: StartCommandOptions): ListenerPlan => {
   const auditPort = Number(options.auditPort);
@@ -57,9 +83,9 @@ export const listenerPlanOf = (options: StartCommandOptions): ListenerPlan => {
   return planListeners({ host: options.host, port: Number(options.port), ...(options.auditHost !== undefined ? { auditHost: options.auditHost } : {}), auditPort, ...(options.auditJwks !== undefined ? { auditJwks: options.auditJwks } : {}) });
 };
 
-export const printWelcome = (url: string, openstack: string, resources: string, store: string, auditUrl = url): void => {
+export const printWelcome = (url: string, openstack: string, resources: string, store: string, auditUrl = url, api?: { url: string; token?: string; tokenPath?: string }): void => {
   console.log(`Regent is running.
-  web UI and audit:   ${auditUrl}/
+  web UI and audit:   ${auditUrl}/${api ? `\n  server API:         ${api.url}/api/v2/servers   (contract: ${api.url}/openapi.yaml)` : ''}${api?.token ? `\n  API demo token:     ${api.tokenPath}  (full access; README "The server API" has curl examples)\n    ${api.token}` : ''}
   metrics / health:   ${url}/metrics   ${url}/healthz   ${url}/readyz
   OpenStack:          ${openstack}
   resources:          ${resources}
@@ -84,6 +110,10 @@ export const registerStart = (program: Command, globals: () => GlobalOptions) =>
     .option('--host <address>', 'HTTP listen address of /metrics, /healthz, /readyz (0.0.0.0 in a container, for probes and scraping); the audit pages share it only on loopback', '127.0.0.1')
     .option('--audit-host <address>', 'serve the audit pages on a listener of their own at this address; not loopback needs --audit-jwks')
     .option('--audit-port <port>', 'the audit listener\'s port (when it is not --port\'s listener)', '8081')
+    .option('--api-host <address>', 'the server REST API\'s listen address (not loopback needs --api-jwks)', '127.0.0.1')
+    .option('--api-port <port>', 'the server REST API\'s port', '8090')
+    .option('--api-jwks <file|url>', 'verify the API\'s bearer tokens against this JWKS (default: a demo key set and token written next to the store)')
+    .option('--no-api', 'do not serve the server REST API')
     .option('--audit-base-url <url>', 'the URL users reach the audit pages at (behind an ingress): every status links its resource\'s page there (status.auditURL); default: the audit listener\'s URL')
     .option('--audit-jwks <file|url>', 'require bearer JWTs verified against this JWKS, granting read on region:audit, for every audit page')
     .option('--resources <url>', 'resource source: embedded:<path> (default) | kubernetes[:<context>]')
@@ -123,15 +153,17 @@ export const registerStart = (program: Command, globals: () => GlobalOptions) =>
           throw new UsageError(`--audit-jwks ${listeners.audit.jwks}: not a readable JWKS (${error instanceof Error ? error.message : String(error)})`);
         }
       }
+      const api = options.api === false ? undefined : await apiOptionsOf(globals(), options);
       const plane = await startControlPlane({
         ...controlPlaneOptions(globals(), options),
+        ...(api ? { api: api.options } : {}),
         logger,
         routes: ({ store, engine }) => [createAuditRoutes({ store, registry: engine.registry }), notFound],
         ...(listeners.audit ? { app: { host: listeners.audit.host, port: listeners.audit.port, ...(guard ? { guard } : {}) } } : {}),
         auditLinks: options.auditBaseUrl !== undefined ? { baseUrl: options.auditBaseUrl } : {},
       });
       logger.info('listening', { operations: plane.url, audit: plane.appUrl ?? plane.url, auditAuthentication: guard ? 'bearer' : 'none (loopback)' });
-      printWelcome(plane.url, plane.openstack.description, plane.source.description, plane.store.description, plane.appUrl ?? plane.url);
+      printWelcome(plane.url, plane.openstack.description, plane.source.description, plane.store.description, plane.appUrl ?? plane.url, plane.apiUrl ? { url: plane.apiUrl, ...(api?.demo ? { token: api.demo.token, tokenPath: api.demo.tokenPath } : {}) } : undefined);
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           logger.info('stopping', { signal });

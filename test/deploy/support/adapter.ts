@@ -86,7 +86,11 @@ export const PORT_CALLS: Readonly<Record<string, readonly string[]>> = {
  * in src/resources KINDS; 'served': SERVED in src/app/control-plane.ts), and the code path. `--examples`
  * would add apply (get, create, update) for the example manifests: the Deployment passes --no-examples.
  */
-export const CONTROL_PLANE_CALLS: Readonly<Record<string, { kinds: 'all' | 'served' | 'lease' | 'events' | 'secrets'; path: string }>> = {
+export const CONTROL_PLANE_CALLS: Readonly<Record<string, { kinds: 'all' | 'served' | 'servers' | 'lease' | 'events' | 'secrets'; path: string }>> = {
+  // the server REST API (src/api/servers.ts, issue 17): requests become Server resources
+  create: { kinds: 'servers', path: 'src/api/servers.ts create (v2 and v1): a request becomes a Server resource' },
+  update: { kinds: 'servers', path: 'src/api/servers.ts update (v2 and v1), with the read\'s resourceVersion' },
+  delete: { kinds: 'servers', path: 'src/api/servers.ts delete (v2 and v1)' },
   list: { kinds: 'all', path: 'src/kube/informer.ts relist (one informer per kind, every namespace)' },
   watch: { kinds: 'all', path: 'src/kube/informer.ts watch (one informer per kind, every namespace)' },
   get: { kinds: 'all', path: 'src/status/runner.ts render*, src/controllers/{server,network,region,identity}/reconcile.ts, src/provider/regions/connections.ts' },
@@ -279,7 +283,7 @@ export const expectedGrants = (plurals: { all: readonly string[]; served: readon
       // Not restricted by name: an Identity's credential is named after the Identity.
       else if (c.api === 'secrets') secrets.add(triple('', 'secrets', c.verb));
       else if (c.api === 'events') cluster.add(triple('', 'events', c.verb));
-      else for (const plural of use.kinds === 'served' ? plurals.served : plurals.all) cluster.add(triple(GROUP, c.api === 'custom/status' ? `${plural}/status` : plural, c.verb));
+      else for (const plural of use.kinds === 'servers' ? ['servers'] : use.kinds === 'served' ? plurals.served : plurals.all) cluster.add(triple(GROUP, c.api === 'custom/status' ? `${plural}/status` : plural, c.verb));
     }
   }
   return { cluster: [...cluster].sort(), leases: [...leases].sort(), secrets: [...secrets].sort() };
