@@ -187,8 +187,10 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     // refused at once, before its deadline timer runs (src/kube/leader/elector.ts term()).
     const fence: Fence | undefined = lease ? { current: () => elector?.term() } : undefined;
     // every event names the resource its stream belongs to, from the caches below (filled once they exist)
-    let subjectOf: ((stream: string) => Subject | undefined) | undefined;
-    const engine = new Engine({ store, registry: createProductRegistry(), logger, observer: metrics.engineObserver(), ...(fence ? { fence } : {}), subjectOf: (stream) => subjectOf?.(stream) });
+    // (the Nova server id → Server key map the Server passes fill; the rebuild streams are named by that id)
+    const serverKeyByNovaId = new Map<string, string>();
+    const subjectOf: (stream: string) => Subject | undefined = streamSubjects({ list: (kind) => informers[kind]?.list() ?? [], serverKeyByNovaId });
+    const engine = new Engine({ store, registry: createProductRegistry(), logger, observer: metrics.engineObserver(), ...(fence ? { fence } : {}), subjectOf });
 
     // Leadership state is read by /readyz, so it exists before the listener.
     let leading = false;
@@ -232,8 +234,6 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
 
     // User data is read when the create runs, from the resource itself, so it never enters an event.
     const userData = new Map<string, string>();
-    const serverKeyByNovaId = new Map<string, string>();
-    subjectOf = streamSubjects({ list: (kind) => informers[kind]?.list() ?? [], serverKeyByNovaId });
     // Regions are clouds: their clients come from the Region resource and its credentials Secret. The
     // cloud this process was given stands for the Region named processRegionName when no such resource
     // exists. On Kubernetes Regent's Secrets live in its own namespace (its RBAC reaches secrets there only).

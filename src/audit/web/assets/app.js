@@ -3,7 +3,7 @@
  * Plain browser JavaScript, no dependencies, no network beyond this server's own /api (and none at
  * all in a static `regent viz --stream` file, whose timeline is embedded).
  * Served by src/audit/web/routes.ts; inlined by src/audit/web/pages.ts for static files. */
-/* global document, window, fetch, history, location */
+/* global document, window, fetch, history, location, DOMPoint, EventSource */
 var regentHelpOpen = (function () {
   'use strict';
   var help = document.getElementById('help');
