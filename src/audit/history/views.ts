@@ -144,10 +144,14 @@ export class AuditViews {
 
   /** The state as of an event, what it knew and what it had decided then. */
   async stateAt(stream: string, revision: number, version?: number) {
+    return frameView(await (await this.cursorFor(stream, version)).at(revision));
+  }
+
+  /** The stream's replay cursor for the version it is drawn with (cached, bounded). */
+  private async cursorFor(stream: string, version?: number): Promise<ReplayCursor> {
     const definition = await this.definitionFor(stream, version);
     const key = `${stream}@${definition.version}`;
-    const cursor = this.cursors.get(key) ?? this.remember(this.cursors, key, new ReplayCursor(this.store, stream, definition));
-    return frameView(await cursor.at(revision));
+    return this.cursors.get(key) ?? this.remember(this.cursors, key, new ReplayCursor(this.store, stream, definition));
   }
 
   /**
@@ -155,10 +159,8 @@ export class AuditViews {
    * whether the machine has parked, and a destructive intent it stands on (armed, not yet settled).
    */
   async fleetLine(stream: string) {
-    const definition = await this.definitionFor(stream);
-    const key = `${stream}@${definition.version}`;
-    const cursor = this.cursors.get(key) ?? this.remember(this.cursors, key, new ReplayCursor(this.store, stream, definition));
-    const frame = await cursor.at(Number.MAX_SAFE_INTEGER);
+    const frame = await (await this.cursorFor(stream)).at(Number.MAX_SAFE_INTEGER);
+    const definition = frame.definition;
     const audit = auditOf(definition);
     const last = frame.event;
     return {

@@ -109,6 +109,15 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
     res.on('close', stop);
     subscription.done.catch(() => res.end());
   };
+  /** A kind name in any letter case; NotFound for one Regent does not have. */
+  const knownKind = (kind: string) => {
+    const known = KIND_NAMES.find((k) => k.toLowerCase() === kind.toLowerCase());
+    if (!known) throw new NotFound(`no kind ${kind}`);
+    return known;
+  };
+  /** The fleet lines of the streams whose last event names a resource matching `wanted`. */
+  const fleetLines = async (wanted: (subject: NonNullable<StreamListRow['subject']>) => boolean) =>
+    Promise.all((await withLast(await streamList())).filter((row) => row.subject !== undefined && wanted(row.subject)).map((row) => views.fleetLine(row.stream)));
   const requireStream = async (stream: string) => {
     if ((await store.streamHead(stream)) === undefined) throw new NotFound(`no stream ${stream}`);
   };
@@ -164,22 +173,16 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
     if (m) {
       // a resource's audit page (what status.auditURL links): its streams, by the subject they recorded
       const [kind, namespace, name] = [m[1], m[2], m[3]].map((x) => decodeURIComponent(x as string)) as [string, string, string];
-      const known = KIND_NAMES.find((k) => k.toLowerCase() === kind.toLowerCase());
-      if (!known) throw new NotFound(`no kind ${kind}`);
-      const mine = (await withLast(await streamList())).filter((row) => row.subject?.kind === known && row.subject.namespace === namespace && row.subject.name === name);
-      if (mine.length === 0) throw new NotFound(`no history names ${known} ${namespace}/${name} (yet)`);
-      const lines = await Promise.all(mine.map((row) => views.fleetLine(row.stream)));
+      const known = knownKind(kind);
+      const lines = await fleetLines((s) => s.kind === known && s.namespace === namespace && s.name === name);
+      if (lines.length === 0) throw new NotFound(`no history names ${known} ${namespace}/${name} (yet)`);
       send(res, 200, 'text/html', fleetPage(known, lines, page, { namespace, name }));
       return true;
     }
     m = /^\/fleet\/([^/]+)$/.exec(path);
     if (m) {
-      const kind = decodeURIComponent(m[1] as string);
-      const known = KIND_NAMES.find((k) => k.toLowerCase() === kind.toLowerCase());
-      if (!known) throw new NotFound(`no kind ${kind}`);
-      const mine = (await withLast(await streamList())).filter((row) => row.subject?.kind === known);
-      const lines = await Promise.all(mine.map((row) => views.fleetLine(row.stream)));
-      send(res, 200, 'text/html', fleetPage(known, lines, page));
+      const known = knownKind(decodeURIComponent(m[1] as string));
+      send(res, 200, 'text/html', fleetPage(known, await fleetLines((s) => s.kind === known), page));
       return true;
     }
     m = /^\/api\/streams\/([^/]+)\/live$/.exec(path);

@@ -34,11 +34,7 @@ export const registerStreams = (program: Command, globals: () => GlobalOptions) 
           rows.push({ stream: info.stream, head: info.head, machine: last?.metadata.machine, state: last?.metadata.to, updatedAt: last?.metadata.recordedAt, ...(subject ? { resource: subject } : {}) });
         }
         const wanted = options.resource;
-        if (wanted !== undefined) {
-          const keep = rows.filter((r) => r.resource && subjectMatches(r.resource, wanted));
-          rows.length = 0;
-          rows.push(...keep);
-        }
+        if (wanted !== undefined) rows.splice(0, rows.length, ...rows.filter((r) => r.resource && subjectMatches(r.resource, wanted)));
         if (options.json) return void console.log(JSON.stringify(rows, null, 2));
         if (rows.length === 0) return void console.log(`no streams in ${store.description}`);
         const resource = (r: StreamRow) => (r.resource ? `${r.resource.kind} ${r.resource.namespace}/${r.resource.name}` : '');
