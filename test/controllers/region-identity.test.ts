@@ -76,7 +76,7 @@ spec: { provider: openstack, openstack: { endpoint: ${rig.sim.url}/identity/v3, 
         expect(await rig.admin.identityAdmin.hasProjectRole({ projectId: project!.id, userId: user!.id, roleId: r!.id }), role).to.equal(true);
       }
       const secret = await rig.source.secrets.get('default', identitySecretName(uid));
-      expect(Object.keys(secret?.data ?? {}).sort()).to.deep.equal(['application_credential_id', 'application_credential_secret', 'password']);
+      expect(Object.keys(secret?.data ?? {}).sort()).to.deep.equal(['application_credential_id', 'application_credential_secret', 'password', 'ssh_private_key', 'ssh_public_key']);
       const status = await rig.status('Identity', 'acme-web');
       expect(status.openstack).to.deep.equal({ projectID: project!.id, userID: user!.id, applicationCredentialID: secret?.data.application_credential_id });
       expect(status.credentialsSecretRef).to.deep.equal({ name: identitySecretName(uid) });

@@ -79,6 +79,36 @@ describe('identity lifecycle: realizing, one step per pass, in order', () => {
     expect(retried.outcome).to.equal('retrying');
   });
 
+  const kp = { absent: { kind: 'absent', name: 'regent-uid-1' }, present: { kind: 'present', name: 'regent-uid-1', fingerprint: 'SHA256:fp1' }, lost: { kind: 'unusable', name: 'regent-uid-1', why: 'privateKeyMissing' } } as const;
+  it('I7 the keypair is absent: import one, before the credential, under the observed deterministic name', () => {
+    const r = decide(after(), reconcile(observed({ project: present('p1'), user: present('u1'), keypair: kp.absent })));
+    expect(r.outcome).to.equal('keypairRequested');
+    expect(r.effects).to.deep.equal(['nova.importKeypair']);
+    expect(r.params).to.deep.include({ name: 'regent-uid-1', projectId: 'p1', userId: 'u1', replace: false, secret: 'default/regent-identity-uid-1' });
+  });
+  it('I7 present in Nova but the Secret lost the private key: replaced under the same name (recorded)', () => {
+    const r = decide(after(reconcile(full({ keypair: kp.present }))), reconcile(full({ keypair: kp.lost })));
+    expect(r.outcome).to.equal('keypairReplaced');
+    expect(r.effects).to.deep.equal(['nova.importKeypair']);
+    expect(r.params).to.deep.include({ name: 'regent-uid-1', replace: true });
+    expect(r.value).to.equal('realizing');
+  });
+  it('I7 a realized identity whose keypair was deleted in Nova imports it again', () => {
+    const r = decide(after(reconcile(full({ keypair: kp.present }))), reconcile(full({ keypair: kp.absent })));
+    expect([r.outcome, r.effects]).to.deep.equal(['keypairRequested', ['nova.importKeypair']]);
+  });
+  it('I7 the keypair is recorded by name and fingerprint; realized once it is present', () => {
+    const s = after(reconcile(observed({ project: present('p1'), user: present('u1'), keypair: kp.absent })), done('keypair', { id: 'regent-uid-1', fingerprint: 'SHA256:fp1' }));
+    expect((s.context as IdentityContext).keypair).to.deep.equal({ name: 'regent-uid-1', fingerprint: 'SHA256:fp1' });
+    const r = decide(s, reconcile(full({ keypair: kp.present })));
+    expect([r.value, r.effects]).to.deep.equal(['realized', []]);
+    expect(r.context.keypair).to.deep.equal({ name: 'regent-uid-1', fingerprint: 'SHA256:fp1' });
+  });
+  it('I7 a refused import parks the identity like any refused create', () => {
+    const s = after(reconcile(full({ keypair: kp.absent })), refused('keypair'));
+    expect(s.value).to.equal('failed');
+  });
+
   it('every pass records the generation it decided from', () => {
     expect(decide(after(), reconcile(full(), { generation: 7 })).context.decidedGeneration).to.equal(7);
   });
@@ -130,6 +160,15 @@ describe('identity lifecycle: deletion', () => {
     expect(decide(s, deleting(observed({ project: present('p1') }))).effects).to.deep.equal(['keystone.deleteProject']);
     expect(decide(s, deleting(observed())).value).to.equal('deleted');
   });
+  it('D3 the keypair goes first, as its user, while the user can still log in', () => {
+    const withKey = full({ keypair: { kind: 'present', name: 'regent-uid-1', fingerprint: 'SHA256:fp1' } });
+    const s = after(reconcile(withKey), deleting(withKey));
+    const r = decide(s, deleting(withKey));
+    expect(r.effects).to.deep.equal(['nova.deleteKeypair']);
+    expect(r.params).to.deep.include({ name: 'regent-uid-1', userId: 'u1', projectId: 'p1' });
+    expect(decide(s, deleting(full({ keypair: { kind: 'unusable', name: 'regent-uid-1', why: 'privateKeyMissing' } }))).effects).to.deep.equal(['nova.deleteKeypair']);
+    expect(decide(s, deleting(full({ keypair: { kind: 'absent', name: 'regent-uid-1' } }))).effects).to.deep.equal(['keystone.deleteCredential']);
+  });
   it('a dependent that appears after the arm disarms it: nothing is deleted', () => {
     const armed = after(reconcile(full()), deleting(full()));
     const r = decide(armed, deleting(full(), ['Volume/data-1']));
@@ -153,7 +192,8 @@ describe('identity lifecycle: model-based, every reachable state', function () {
     const map = getAdjacencyMap(machine, { events: def.audit?.alphabet() as never, serializeState: (s) => def.audit?.stateKey?.(s as AnyMachineSnapshot) ?? '', serializeEvent: (e) => JSON.stringify(e) });
     edges = (adjacencyMapToArray(map) as unknown as Edge[]).map((e) => ({ ...e, actions: (transition(machine, e.state as never, e.event as never) as unknown as [unknown, Array<{ type: string }>])[1] }));
   });
-  const effectsOf = (e: Edge) => e.actions.filter((a) => a.type.startsWith('keystone.')).map((a) => a.type);
+  const effectsOf = (e: Edge) => e.actions.filter((a) => a.type.startsWith('keystone.') || a.type.startsWith('quotas.') || a.type.endsWith('Keypair')).map((a) => a.type);
+  const isDelete = (t: string) => t.startsWith('keystone.delete') || t === 'nova.deleteKeypair';
 
   it('explores realizing, realized, failed, waiting, armed and deleted', () => {
     const values = new Set(edges.map((e) => JSON.stringify(e.nextState.value)));
@@ -183,13 +223,13 @@ describe('identity lifecycle: model-based, every reachable state', function () {
   it('a deletion request never creates anything', () => {
     for (const e of edges) {
       if (e.event.type !== 'reconcile' || !e.event.deletionRequested) continue;
-      expect(effectsOf(e).filter((t) => !t.startsWith('keystone.delete')), JSON.stringify(e.event)).to.deep.equal([]);
+      expect(effectsOf(e).filter((t) => !isDelete(t)), JSON.stringify(e.event)).to.deep.equal([]);
     }
   });
   it('a delete only from an arm read back (an earlier event), never while dependents remain', () => {
     let deletes = 0;
     for (const e of edges) {
-      if (!effectsOf(e).some((t) => t.startsWith('keystone.delete'))) continue;
+      if (!effectsOf(e).some(isDelete)) continue;
       deletes++;
       expect(e.state.value).to.deep.equal({ deleting: 'armed' });
       expect((e.event as Extract<IdentityStimulus, { type: 'reconcile' }>).dependents).to.deep.equal([]);
@@ -208,11 +248,48 @@ describe('identity lifecycle: model-based, every reachable state', function () {
       }
     }
   });
+  it('I7 a keypair is imported only when observed absent or unusable, on a project and user with every role, and never by a deletion', () => {
+    let imports = 0;
+    let replaces = 0;
+    for (const e of edges) {
+      if (!effectsOf(e).includes('nova.importKeypair')) continue;
+      imports++;
+      const event = e.event as Extract<IdentityStimulus, { type: 'reconcile' }>;
+      const o = event.observed;
+      expect(['absent', 'unusable'], JSON.stringify(event)).to.include(o.keypair?.kind);
+      expect([o.project.kind, o.user.kind, o.missingRoles.length, event.deletionRequested, event.mode]).to.deep.equal(['present', 'present', 0, false, 'managed']);
+      const params = e.actions.find((a) => a.type === 'nova.importKeypair') as unknown as { params: { replace: boolean; name: string } };
+      expect(params.params.replace).to.equal(o.keypair?.kind === 'unusable');
+      expect(params.params.name).to.equal(o.keypair?.name);
+      if (params.params.replace) replaces++;
+    }
+    expect(imports).to.be.greaterThan(0);
+    expect(replaces).to.be.greaterThan(0);
+  });
+  it('I7 the keypair is imported before the credential is issued (servers are gated on the credential)', () => {
+    for (const e of edges) {
+      if (!effectsOf(e).includes('keystone.issueCredential') || e.event.type !== 'reconcile') continue;
+      expect(['absent', 'unusable']).not.to.include(e.event.observed.keypair?.kind);
+    }
+  });
+  it('D3 the keypair is deleted before the credential, the user and the project', () => {
+    let checked = 0;
+    for (const e of edges) {
+      if (e.event.type !== 'reconcile') continue;
+      const later = effectsOf(e).filter((t) => t === 'keystone.deleteCredential' || t === 'keystone.deleteUser' || t === 'keystone.deleteProject');
+      if (later.length === 0) continue;
+      checked++;
+      expect(['present', 'unusable'], JSON.stringify(e.event)).not.to.include(e.event.observed.keypair?.kind);
+    }
+    expect(checked).to.be.greaterThan(0);
+  });
   it('realized only when everything is present and Keystone accepts the credential', () => {
     for (const e of edges) {
       if (e.nextState.value !== 'realized' || e.state.value === 'realized' || e.event.type !== 'reconcile' || e.event.mode !== 'managed') continue;
       const o = e.event.observed;
       expect([o.project.kind, o.user.kind, o.credential.kind, o.missingRoles.length]).to.deep.equal(['present', 'present', 'valid', 0]);
+      // a keypair that was observed is present and usable
+      if (o.keypair !== undefined) expect(o.keypair.kind).to.equal('present');
     }
   });
 });

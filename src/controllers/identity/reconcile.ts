@@ -17,6 +17,10 @@ import type { RegionConnections } from '../../provider/regions/connections.js';
 import { DEFAULT_IDENTITY_ROLES, DEFAULT_SERVICE_ROLES, identityProjectName, identitySecretName, identityUserName } from '../../provider/identity/names.js';
 import { desiredQuotas, quotaDrift, readQuotas } from '../../provider/identity/quotas.js';
 import { observeIdentity } from '../../provider/identity/observe.js';
+import { identityKeypairName } from '../../provider/identity/keypair.js';
+import { connectAsUser as connectAsUserDefault, type OpenStackSession } from '../../openstack/session.js';
+import type { CloudConfig } from '../../openstack/keystone/clouds-config.js';
+import type { UserLogin } from '../../openstack/keystone/admin/index.js';
 import { done, park, yieldFor, type Disposition } from '../disposition.js';
 import { identityDependents } from './dependents.js';
 
@@ -30,6 +34,11 @@ export interface IdentityControllerDeps {
   connections: RegionConnections;
   logger: Logger;
   now?: () => Date;
+  /**
+   * Connects as the identity's own user (its keypair is observed as that user, I7); default: connectAsUser
+   * with this logger (the control plane may pass its cancel scope too).
+   */
+  connectAsUser?: (cloud: CloudConfig, login: UserLogin) => Promise<OpenStackSession>;
 }
 
 const actor = 'reconciler/identity';
@@ -80,13 +89,23 @@ export const reconcileIdentity = async (deps: IdentityControllerDeps, namespace:
   // and the project gets the Region's quotas (Regent's defaults, overridden key by key: spec.openstack.quotas)
   const quotas = desiredQuotas(region.spec.openstack.quotas);
   const session = connection.session;
+  const asUser = deps.connectAsUser ?? ((cloud: CloudConfig, login: UserLogin) => connectAsUserDefault(cloud, login, { logger: deps.logger }));
+  const userNova = async (login: { projectId: string; userId: string; password: string }) => {
+    try {
+      return await asUser(connection.cloud, login);
+    } catch (error) {
+      // the user cannot log in (yet): the keypair is not observed on this pass
+      if (error instanceof Unauthorized) return undefined;
+      throw error;
+    }
+  };
   const drift = async (projectId: string) => quotaDrift(quotas, await readQuotas(session, projectId, quotas)).map((d) => ({ service: d.service, key: d.key, want: d.want, ...(d.have !== undefined ? { have: d.have } : {}) }));
   let observed: IdentityObservation;
   try {
     observed = domainId
       ? await observeIdentity(
-          { admin: connection.session.identityAdmin, identityHttp: connection.session.http('identity'), secrets: deps.source.secrets, regionCloud: connection.cloud, quotaDrift: drift },
-          { domainId, projectName: identityProjectName(uid), userName: identityUserName(uid), roles, service, secret },
+          { admin: connection.session.identityAdmin, identityHttp: connection.session.http('identity'), secrets: deps.source.secrets, regionCloud: connection.cloud, quotaDrift: drift, userNova },
+          { domainId, projectName: identityProjectName(uid), userName: identityUserName(uid), roles, service, secret, keypairName: identityKeypairName(uid) },
         )
       : {
           // an unmanaged region: the identity stands on the region credentials' own project

@@ -7,6 +7,11 @@
  * is created (so a user Regent created always has a password Regent knows); the application
  * credential's secret goes from Keystone's answer straight into that Secret. Events get the credential
  * id, the Secret's name and a digest of the secret — never the secret.
+ *
+ * The keypair (I7): the ed25519 key pair is generated here and written to the Secret BEFORE the public key
+ * is imported into Nova (as the identity's own user, so the keypair belongs to the user that creates the
+ * identity's servers). A concurrent import of that name (409) leaves Nova with another key: the next pass
+ * observes the mismatch and replaces it. Events get the keypair's name and fingerprint.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { EffectHandler } from '../../engine/engine.js';
@@ -20,6 +25,7 @@ import type { RegionConnections } from '../regions/connections.js';
 import { STEP_EFFECT, type IdentityStep } from '../../../machines/identity-lifecycle.js';
 import { identityCredentialName, SECRET_KEYS } from './names.js';
 import { applyQuotas, type QuotaService } from './quotas.js';
+import { generateSshKeyPair } from './keypair.js';
 
 export interface IdentityHandlerDeps {
   connections: RegionConnections;
@@ -90,6 +96,15 @@ export const identityHandlers = (deps: IdentityHandlerDeps): Record<string, Effe
     }
   };
 
+  /** A session as the identity's own user, scoped to its project (its password from the Secret). */
+  const asIdentityUser = async (effect: Record<string, unknown>) => {
+    const { cloud } = await adminOf(effect);
+    const { namespace, name } = secretOf(effect);
+    const password = (await deps.secrets.get(namespace, name))?.data[SECRET_KEYS.password];
+    if (!password) throw new Error(`the identity Secret ${namespace}/${name} holds no password for its user`);
+    return deps.connectAsUser(cloud, { userId: text(effect.userId, 'a user'), password, projectId: text(effect.projectId, 'a project') });
+  };
+
   const grantRoles = async (effect: Record<string, unknown>): Promise<Record<string, unknown>> => {
     const { session } = await adminOf(effect);
     const projectId = text(effect.projectId, 'a project');
@@ -155,6 +170,24 @@ export const identityHandlers = (deps: IdentityHandlerDeps): Record<string, Effe
         await gone(() => session.identityAdmin.deleteApplicationCredential({ userId, id: old }));
       }
       return { id: issued.id, secretRef: `${namespace}/${name}`, digest: secretDigest(issued.secret) };
+    }),
+    [STEP_EFFECT.keypair]: guarded('keypair', async (effect) => {
+      const keypairName = text(effect.name, 'a keypair name');
+      const asUser = await asIdentityUser(effect);
+      // an unusable keypair of this name (the Secret lost its private key, or holds another): ours, replaced
+      if (effect.replace === true) await gone(() => asUser.nova.deleteKeypair(keypairName));
+      const pair = generateSshKeyPair(keypairName);
+      // the private key is durable before Nova has the public one: a keypair Regent imported always has its private half
+      await mergeSecret(effect, { [SECRET_KEYS.sshPrivateKey]: pair.privateKey, [SECRET_KEYS.sshPublicKey]: pair.publicKey });
+      await asUser.nova.importKeypair(keypairName, pair.publicKey, 'ssh');
+      return { id: keypairName, fingerprint: pair.fingerprint };
+    }),
+    [STEP_EFFECT.deleteKeypair]: guarded('deleteKeypair', async (effect) => {
+      const keypairName = text(effect.name, 'a keypair name');
+      const asUser = await asIdentityUser(effect);
+      await gone(() => asUser.nova.deleteKeypair(keypairName));
+      await mergeSecret(effect, { [SECRET_KEYS.sshPrivateKey]: undefined, [SECRET_KEYS.sshPublicKey]: undefined });
+      return {};
     }),
     [STEP_EFFECT.deleteCredential]: guarded('deleteCredential', async (effect) => {
       const { session } = await adminOf(effect);

@@ -28,4 +28,7 @@ export const SECRET_KEYS = {
   password: 'password',
   credentialId: 'application_credential_id',
   credentialSecret: 'application_credential_secret',
+  /** The identity's SSH key pair (its Nova keypair `regent-<uid>`): openssh-key-v1 private key, OpenSSH public key line. */
+  sshPrivateKey: 'ssh_private_key',
+  sshPublicKey: 'ssh_public_key',
 } as const;

@@ -3,15 +3,18 @@
  * user by exact name in the managed domain, the managed roles the user lacks on the project, the service
  * roles the region credentials' own user lacks there, the project's quota keys that differ from the
  * Region's, and whether Keystone accepts the application credential stored in the identity's Secret (a
- * token issue: a read).
+ * token issue: a read), and the identity's Nova keypair by exact name as its own user (I7): absent, present
+ * with the key pair the Secret holds, or unusable (the Secret has no private key for it, or another one).
  */
 import type { SecretStore } from '../../kube/secrets.js';
 import type { KeystoneAdminClient } from '../../openstack/keystone/admin/index.js';
 import { issueToken } from '../../openstack/keystone/auth.js';
 import type { CloudConfig } from '../../openstack/keystone/clouds-config.js';
 import type { HttpSession } from '../../openstack/http.js';
-import { Unauthorized } from '../../openstack/errors.js';
-import type { IdentityObservation, QuotaDriftEntry } from '../../../machines/identity-lifecycle.js';
+import { NotFound, Unauthorized } from '../../openstack/errors.js';
+import type { OpenStackSession } from '../../openstack/session.js';
+import type { IdentityObservation, KeypairState, QuotaDriftEntry } from '../../../machines/identity-lifecycle.js';
+import { samePublicKey, sshFingerprint, storedKeyPair } from './keypair.js';
 import { SECRET_KEYS } from './names.js';
 
 export interface IdentityTarget {
@@ -23,7 +26,24 @@ export interface IdentityTarget {
   service?: { userId: string; roles: readonly string[] };
   /** Where the identity's Secret lives. */
   secret: { namespace: string; name: string };
+  /** The identity's Nova keypair name (I7); absent: not observed. */
+  keypairName?: string;
 }
+
+/** The identity's keypair as its user sees it in Nova, against the key pair in its Secret. */
+export const observeKeypair = async (nova: Pick<OpenStackSession, 'nova'>['nova'], name: string, data: Readonly<Record<string, string>> | undefined): Promise<KeypairState> => {
+  let keypair;
+  try {
+    keypair = await nova.getKeypair(name);
+  } catch (error) {
+    if (error instanceof NotFound) return { kind: 'absent', name };
+    throw error;
+  }
+  const stored = storedKeyPair(data);
+  if (!stored) return { kind: 'unusable', name, why: 'privateKeyMissing' };
+  if (keypair.public_key !== undefined && !samePublicKey(keypair.public_key, stored.publicKey)) return { kind: 'unusable', name, why: 'publicKeyMismatch' };
+  return { kind: 'present', name, fingerprint: sshFingerprint(stored.publicKey) };
+};
 
 /** The identity's application credential as a cloud config on the Region's endpoint (undefined when none is stored). */
 export const identityCloudConfig = (region: CloudConfig, data: Readonly<Record<string, string>> | undefined): CloudConfig | undefined => {
@@ -49,6 +69,11 @@ export const observeIdentity = async (
     regionCloud: CloudConfig;
     /** The project's quota keys that differ from what the Region applies (read with the region credentials). */
     quotaDrift?: (projectId: string) => Promise<QuotaDriftEntry[]>;
+    /**
+     * Nova as the identity's own user on its project (its password from the Secret); undefined when it cannot
+     * log in yet. Absent: the keypair is not observed.
+     */
+    userNova?: (login: { projectId: string; userId: string; password: string }) => Promise<Pick<OpenStackSession, 'nova'> | undefined>;
   },
   target: IdentityTarget,
 ): Promise<IdentityObservation> => {
@@ -81,6 +106,13 @@ export const observeIdentity = async (
       credential = { kind: 'refused', id };
     }
   }
+  // the keypair, once the user can log in to its project (roles granted): before that it is not observed
+  let keypair: KeypairState | undefined;
+  const password = stored?.data[SECRET_KEYS.password];
+  if (project && user && missingRoles.length === 0 && password && deps.userNova && target.keypairName) {
+    const asUser = await deps.userNova({ projectId: project.id, userId: user.id, password });
+    if (asUser) keypair = await observeKeypair(asUser.nova, target.keypairName, stored?.data);
+  }
   return {
     project: project ? { kind: 'present', id: project.id } : { kind: 'absent' },
     user: user ? { kind: 'present', id: user.id } : { kind: 'absent' },
@@ -88,5 +120,6 @@ export const observeIdentity = async (
     credential,
     ...(missingServiceRoles.length > 0 ? { missingServiceRoles } : {}),
     ...(quotaDrift.length > 0 ? { quotaDrift } : {}),
+    ...(keypair !== undefined ? { keypair } : {}),
   };
 };
