@@ -7,6 +7,9 @@
  *   - building the overlay index   vs reading the whole stream
  *   - a timeline page, index built vs reading that page's 200 events
  *   - a cursor step back / a jump  vs reading one checkpoint interval (1,000 events)
+ *   - the first view of the resource page (overview, chains, state at the head) in a new process-like
+ *     AuditViews: with nothing kept, and after a restart with the shelf beside the sqlite file
+ *     (src/audit/history/shelf.ts)   vs reading one checkpoint interval
  * The test suite asserts how many events each of these reads (test/audit/large.test.ts), never seconds.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,6 +23,7 @@ import { ReplayCursor } from '../src/audit/replay/cursor.js';
 import { createProductRegistry } from '../machines/index.js';
 import { serverRebuildDefinition } from '../machines/server-rebuild.js';
 import { writeLongHistory } from '../test/audit/fixtures/long-history.js';
+import { shelfForStoreUrl } from '../src/audit/history/shelf.js';
 
 const EVENTS = Number(process.env.REGENT_BENCH_EVENTS ?? 100_000);
 const STREAM = 'server-rebuild-bench';
@@ -73,6 +77,18 @@ try {
     jump = Math.min(jump, await seconds(() => cursor.at(31_337 + i)));
   }
 
+  // The resource page's first view, as a restarted server serves it: the overview and chains (the HTML) and
+  // the state at the head (the page's first /state request).
+  const firstView = (shelved: boolean) => async () => {
+    const fresh = new AuditViews(store, registry, shelved ? shelfForStoreUrl(`sqlite:${join(dir, 'regent.db')}`) : undefined);
+    await fresh.overview(STREAM);
+    await fresh.chains(STREAM);
+    await fresh.stateAt(STREAM, EVENTS - 1);
+  };
+  const unkept = await seconds(firstView(false));
+  const keeping = await seconds(firstView(true)); // folds once more and keeps what it folded
+  const restarted = await best(5, firstView(true));
+
   const row = (label: string, s: number, base: number, baseLabel: string) =>
     console.log(`  ${label.padEnd(34)} ${(s * 1000).toFixed(1).padStart(8)} ms   ${(s / base).toFixed(2).padStart(6)} × ${baseLabel} (${(base * 1000).toFixed(1)} ms)`);
   console.log(`baseline: paged readStream of all ${EVENTS} events ${(readAll * 1000).toFixed(0)} ms (${Math.round(EVENTS / readAll)} events/s)`);
@@ -82,6 +98,9 @@ try {
   row('timeline page of 200, index built', page, readPage, 'raw read of 200 events');
   row('cursor step back', back, readInterval, 'raw read of 1,000 events');
   row('cursor jump to 31,337', jump, readInterval, 'raw read of 1,000 events');
+  row('first view, nothing kept', unkept, readInterval, 'raw read of 1,000 events');
+  row('first view, keeping it', keeping, readInterval, 'raw read of 1,000 events');
+  row('first view after a restart', restarted, readInterval, 'raw read of 1,000 events');
 } finally {
   await store.close();
   rmSync(dir, { recursive: true, force: true });

@@ -13,7 +13,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { openExistingStore, type StoreSelection } from '../store/open-existing.js';
+import { openExistingStore, storeUrlOf, type StoreSelection } from '../store/open-existing.js';
+import { shelfForStoreUrl } from './history/shelf.js';
 import { buildRegistry, type MachineModuleSelection } from '../machine-registry/build.js';
 import { UsageError } from '../errors/usage.js';
 import type { MachineDefinition } from '../../machines/definition.js';
@@ -158,7 +159,7 @@ export const registerAuditCommands = (program: Command, globals: () => AuditGlob
 export const serveAuditPagesOnly = async (globals: () => AuditGlobals, host: string, port: number): Promise<void> => {
   const registry = await buildRegistry(globals());
   await withStore(globals, async (store) => {
-    const server = await startAuditServer({ port, host, store, registry });
+    const server = await startAuditServer({ port, host, store, registry, checkpoints: shelfForStoreUrl(storeUrlOf(globals())) });
     console.log(`Regent audit pages on ${server.url} (store ${store.description}); Ctrl-C to stop`);
     await new Promise<void>((resolve) => {
       const stop = () => {

@@ -21,6 +21,7 @@ import { serverRebuildDefinition } from '../../machines/server-rebuild.js';
 import { AuditViews } from '../../src/audit/history/views.js';
 import { ReplayCursor } from '../../src/audit/replay/cursor.js';
 import { startAuditServer } from '../../src/audit/web/server.js';
+import { shelfForStoreUrl } from '../../src/audit/history/shelf.js';
 import { LONG_HISTORY_START, writeLongHistory } from './fixtures/long-history.js';
 
 const EVENTS = 100_000;
@@ -133,6 +134,46 @@ describe('audit: 100,000-event history', function () {
       expect(seen.events, 'events read for a page once the server has indexed the stream').to.be.at.most(202);
     } finally {
       await server.close();
+    }
+  });
+
+  it('a restarted server\'s first view of the stream, and a jump, read at most one checkpoint interval (the shelf beside the sqlite file)', async () => {
+    const shelf = () => shelfForStoreUrl(`sqlite:${db}`);
+    const pagePath = `streams/${STREAM}`;
+    const first = await startAuditServer({ port: 0, store, registry: createProductRegistry(), checkpoints: shelf() });
+    try {
+      const built = await timed('first view, nothing kept (folds the stream)', async () => {
+        expect((await fetch(new URL(pagePath, first.url))).status).to.equal(200);
+        return (await fetch(new URL(`api/streams/${STREAM}/state?at=${EVENTS - 1}`, first.url))).json() as Promise<{ at: { revision: number } }>;
+      });
+      expect(built.value.at.revision).to.equal(EVENTS - 1);
+    } finally {
+      await first.close();
+    }
+    const { store: s, seen } = spied(store);
+    const restarted = await startAuditServer({ port: 0, store: s, registry: createProductRegistry(), checkpoints: shelf() });
+    try {
+      const get = async (path: string) => (await fetch(new URL(path, restarted.url))).json() as Promise<Record<string, unknown>>;
+      seen.reset();
+      const html = await timed('first view after a restart (page + state at the head)', async () => {
+        const response = await fetch(new URL(pagePath, restarted.url));
+        const state = (await get(`api/streams/${STREAM}/state?at=${EVENTS - 1}`)) as { at: { revision: number } };
+        return { text: await response.text(), state };
+      });
+      expect(html.value.text).to.contain('serverRebuild');
+      expect(html.value.state.at.revision).to.equal(EVENTS - 1);
+      expect(seen.events, 'events read for the first view after a restart').to.be.at.most(1000);
+      seen.reset();
+      const rows = (await timed('its timeline page', () => get(`api/streams/${STREAM}/timeline?from=${EVENTS - 200}&limit=200`))).value.rows as Array<{ revision: number; match: { kind: string } }>;
+      expect(rows.map((r) => r.revision)).to.deep.equal(Array.from({ length: 200 }, (_, i) => EVENTS - 200 + i));
+      expect(rows.every((r) => r.match.kind === 'exact')).to.equal(true);
+      expect(seen.events, 'events read for the timeline page').to.be.at.most(200 + 2);
+      seen.reset();
+      const jump = (await timed('a jump to revision 31,337', () => get(`api/streams/${STREAM}/state?at=31337`))).value as { lastObservation: { revision: number } };
+      expect(jump.lastObservation.revision).to.equal(31_337);
+      expect(seen.events, 'events read for a jump').to.be.at.most(1000 + 3);
+    } finally {
+      await restarted.close();
     }
   });
 

@@ -4,6 +4,11 @@
  *
  * `AuditViews` caches per stream (bounded), keyed by the stream head: a history is folded once and
  * then only its new events. One instance per server or command: no module-level state.
+ *
+ * With a shelf (shelf.ts) what was folded outlives the process: the overlay index is kept at its head
+ * whenever it has grown by `SHELVE_EVERY` events, and the replay cursors keep their frames every 1,000
+ * revisions, so a restarted server's first view of a 100,000-event stream reads the events after the
+ * kept head and at most one interval for the state it shows (checkpoint.ts says when one is trusted).
  */
 import type { RecordedEvent } from '../../events/envelope.js';
 import type { EventStore } from '../../store/port.js';
@@ -17,7 +22,9 @@ import { ReplayCursor, frameView } from '../replay/cursor.js';
 import { resolveChain, type ResolvedChain } from './chain.js';
 import { structuralDiff } from './diff.js';
 import { auditOf } from '../profile.js';
-import { buildHistoryIndex, extendHistoryIndex, overlayOf, type EventMatch, type HistoryIndex } from './index.js';
+import { emptyIndex, extendHistoryIndex, overlayOf, type EventMatch, type HistoryIndex } from './index.js';
+import { checkpointKey, eventAt, parseIndex, serializeIndex } from './checkpoint.js';
+import type { CheckpointShelf } from './shelf.js';
 
 export interface TimelineRow {
   revision: number;
@@ -67,6 +74,8 @@ export interface StreamOverview {
 }
 
 const LIMIT = 32;
+/** The overlay index is put on the shelf each time it has grown by this many events (and a stream shorter than it is never kept: it folds as fast as it reads). */
+export const SHELVE_EVERY = 1000;
 
 export class AuditViews {
   private readonly indexes = new Map<string, HistoryIndex>();
@@ -74,10 +83,13 @@ export class AuditViews {
   private readonly cursors = new Map<string, ReplayCursor>();
   /** One fold per stream at a time: two requests extending one index at once would count events twice. */
   private readonly queue = new KeyedQueue();
+  /** Per index key, the head last put on (or taken from) the shelf. */
+  private readonly shelved = new Map<string, number>();
 
   constructor(
     private readonly store: EventStore,
     private readonly registry: MachineRegistry,
+    private readonly shelf?: CheckpointShelf,
   ) {}
 
   /** The version a stream is drawn with: the one its last event names if registered, else the current one. */
@@ -100,9 +112,35 @@ export class AuditViews {
     const key = `${stream}@${definition.version}`;
     return this.queue.run(key, async () => {
       const cached = this.indexes.get(key);
-      const index = cached && cached.definition === definition ? await extendHistoryIndex(this.store, cached) : await buildHistoryIndex(this.store, stream, { definition });
+      const start = cached && cached.definition === definition ? cached : ((await this.fromShelf(stream, definition)) ?? emptyIndex(stream, definition));
+      const index = await extendHistoryIndex(this.store, start);
+      await this.toShelf(index);
       return this.remember(this.indexes, key, index);
     });
+  }
+
+  /** The index kept on the shelf, when its head event is still the store's event at that revision. */
+  private async fromShelf(stream: string, definition: MachineDefinition): Promise<HistoryIndex | undefined> {
+    if (!this.shelf) return undefined;
+    const key = checkpointKey('index', stream, definition);
+    const text = await this.shelf.read(key).catch(() => undefined);
+    const kept = text === undefined ? undefined : parseIndex(text, stream, definition);
+    if (!kept || (await eventAt(this.store, stream, kept.index.head))?.id !== kept.headEventId) return undefined;
+    this.shelved.set(key, kept.index.head);
+    return kept.index;
+  }
+
+  /** Keeps the index when it has grown by SHELVE_EVERY events since it was last kept. A failed write costs a fold later, nothing else. */
+  private async toShelf(index: HistoryIndex): Promise<void> {
+    if (!this.shelf) return;
+    const key = checkpointKey('index', index.stream, index.definition);
+    if (index.head + 1 - ((this.shelved.get(key) ?? -1) + 1) < SHELVE_EVERY) return;
+    const head = await eventAt(this.store, index.stream, index.head);
+    if (!head) return;
+    await this.shelf.write(key, serializeIndex(index, head.id)).then(
+      () => this.shelved.set(key, index.head),
+      () => undefined,
+    );
   }
 
   async overview(stream: string, version?: number): Promise<StreamOverview> {
@@ -151,7 +189,7 @@ export class AuditViews {
   private async cursorFor(stream: string, version?: number): Promise<ReplayCursor> {
     const definition = await this.definitionFor(stream, version);
     const key = `${stream}@${definition.version}`;
-    return this.cursors.get(key) ?? this.remember(this.cursors, key, new ReplayCursor(this.store, stream, definition));
+    return this.cursors.get(key) ?? this.remember(this.cursors, key, new ReplayCursor(this.store, stream, definition, undefined, undefined, this.shelf));
   }
 
   /**

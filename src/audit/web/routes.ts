@@ -30,6 +30,7 @@ import type { EventStore } from '../../store/port.js';
 import type { RecordedEvent } from '../../events/envelope.js';
 import { UnknownMachine, type MachineRegistry } from '../../../machines/registry.js';
 import { AuditViews } from '../history/views.js';
+import type { CheckpointShelf } from '../history/shelf.js';
 import { statechartOfDefinition } from '../graph/statechart.js';
 import { toDot } from '../graph/dot.js';
 import { renderInlineSvg, renderSvg } from '../graph/render.js';
@@ -44,6 +45,8 @@ export interface AuditRoutesOptions {
   basePath?: string;
   /** Timeline rows per page; default 200. */
   pageSize?: number;
+  /** Where folded indexes and replay frames are kept across restarts (history/shelf.ts); default: none (folded again after a restart). */
+  checkpoints?: CheckpointShelf;
 }
 
 export type AuditHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
@@ -71,7 +74,7 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
   const { store, registry } = options;
   const base = (options.basePath ?? '').replace(/\/$/, '');
   const pageSize = options.pageSize ?? 200;
-  const views = new AuditViews(store, registry);
+  const views = new AuditViews(store, registry, options.checkpoints);
   const page: PageOptions = { base, assets: 'linked' };
   const assets = { js: assetText('app.js'), css: assetText('app.css'), icon: assetText('favicon.svg') };
   const checks = new Map<string, MachineCheckReport>();

@@ -8,6 +8,7 @@ import type { EventStore } from '../../store/port.js';
 import type { MachineRegistry } from '../../../machines/registry.js';
 import { createAuditRoutes } from './routes.js';
 import { notFoundPage } from './pages.js';
+import type { CheckpointShelf } from '../history/shelf.js';
 
 export interface AuditServer {
   url: string;
@@ -16,8 +17,8 @@ export interface AuditServer {
   close(): Promise<void>;
 }
 
-export const startAuditServer = async (options: { port?: number; host?: string; store: EventStore; registry: MachineRegistry; pageSize?: number }): Promise<AuditServer> => {
-  const handle = createAuditRoutes({ store: options.store, registry: options.registry, pageSize: options.pageSize });
+export const startAuditServer = async (options: { port?: number; host?: string; store: EventStore; registry: MachineRegistry; pageSize?: number; checkpoints?: CheckpointShelf }): Promise<AuditServer> => {
+  const handle = createAuditRoutes({ store: options.store, registry: options.registry, pageSize: options.pageSize, ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}) });
   const server = createServer((req, res) => {
     handle(req, res)
       .then((handled) => {

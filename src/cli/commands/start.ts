@@ -134,6 +134,7 @@ export const registerStart = (program: Command, globals: () => GlobalOptions) =>
       const { startControlPlane } = await import('../../app/control-plane.js');
       const { createAuditRoutes } = await import('../../audit/web/routes.js');
       const { notFoundPage } = await import('../../audit/web/pages.js');
+      const { shelfForStoreUrl } = await import('../../audit/history/shelf.js');
       // last: a path nothing else serves gets the audit's 404 page with its links back, not bare text
       const notFound: Route = async (req, res) => {
         const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -158,7 +159,7 @@ export const registerStart = (program: Command, globals: () => GlobalOptions) =>
         ...controlPlaneOptions(globals(), options),
         ...(api ? { api: api.options } : {}),
         logger,
-        routes: ({ store, engine }) => [createAuditRoutes({ store, registry: engine.registry }), notFound],
+        routes: ({ store, engine }) => [createAuditRoutes({ store, registry: engine.registry, checkpoints: shelfForStoreUrl(storeUrlOf(globals())) }), notFound],
         ...(listeners.audit ? { app: { host: listeners.audit.host, port: listeners.audit.port, ...(guard ? { guard } : {}) } } : {}),
         auditLinks: options.auditBaseUrl !== undefined ? { baseUrl: options.auditBaseUrl } : {},
       });
