@@ -8,7 +8,8 @@
  *   - every state's text lies inside its shape, every cluster's title inside its cluster;
  *   - every label, node, cluster title and text lies inside the SVG's viewBox (nothing clipped);
  *   - no two drawn edges join the same ordered pair of states (parallel transitions are one edge);
- *   - the drawing fits its box on load; +/−, wheel, drag and "fit" change and restore the view.
+ *   - the drawing fits its box on load; +/−, Ctrl + wheel, drag and "fit" change and restore the view;
+ *     the plain wheel scrolls the page and leaves the drawing alone.
  * On a resource page the current state's node lies inside the graph box's visible area after load.
  * Screenshots: test/artifacts/statechart-<machine>.png for every machine (fitted),
  * statechart-serverLifecycle-zoomed.png (the wheel over a junction), statechart-resource.png.
@@ -211,7 +212,7 @@ describe('audit web: a legible statechart, measured in headless chromium', funct
     await page.close();
   });
 
-  it('zoom (+/−, wheel), drag to pan and "fit" change the view and restore it', async () => {
+  it('zoom (+/−, Ctrl + wheel; the plain wheel scrolls the page), drag to pan and "fit" change the view and restore it', async () => {
     const page = await (context as BrowserContext).newPage();
     await page.goto(`${server.url}machines/serverLifecycle`);
     await page.waitForSelector('#graph[data-view="fit"]');
@@ -231,7 +232,13 @@ describe('audit web: a legible statechart, measured in headless chromium', funct
     const panned = await view();
     expect(panned).to.not.equal(zoomed);
     expect((panned as string).split(' ')[2]).to.equal((zoomed as string).split(' ')[2]);
+    // The plain wheel scrolls the page, never the drawing; Ctrl + wheel (a pinch) zooms.
     await page.mouse.wheel(0, 200);
+    expect(await view(), 'the plain wheel leaves the drawing alone').to.equal(panned);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.keyboard.down('Control');
+    await page.mouse.wheel(0, 200);
+    await page.keyboard.up('Control');
     const wheeled = await view();
     expect(Number((wheeled as string).split(' ')[2])).to.be.greaterThan(Number((panned as string).split(' ')[2]));
     await page.click('#zoom-out');
@@ -245,7 +252,9 @@ describe('audit web: a legible statechart, measured in headless chromium', funct
     });
     expect(junction, 'the nothingToDelete junction').to.not.equal(null);
     await page.mouse.move((junction as { x: number }).x, (junction as { y: number }).y);
+    await page.keyboard.down('Control');
     for (let i = 0; i < 3; i++) await page.mouse.wheel(0, -300);
+    await page.keyboard.up('Control');
     await page.screenshot({ path: `${ARTIFACTS}/statechart-serverLifecycle-zoomed.png` });
     console.log(`    screenshot: ${ARTIFACTS}/statechart-serverLifecycle-zoomed.png`);
     await page.click('#zoom-fit');

@@ -49,7 +49,7 @@ export const STREAM_KEYS: readonly PageKey[] = [
 
 /** The statechart box's keys (assets/app.js), on the machine and resource pages. */
 export const GRAPH_KEYS: readonly PageKey[] = [
-  ['+', 'zoom the statechart in (or the mouse wheel over it; drag it to pan)'],
+  ['+', 'zoom the statechart in (or Ctrl + the mouse wheel over it; drag it to pan)'],
   ['-', 'zoom out'],
   ['0', 'fit the whole statechart in its box'],
 ];
@@ -76,8 +76,8 @@ export const layout = (title: string, header: string, body: string, o: PageOptio
 <body><header class="top"><button type="button" id="help-open" class="help-open" title="keys on this page (?)" aria-haspopup="dialog" aria-controls="help">?</button>${header}</header><main>${body}</main>${helpOverlay([...keys, ...HELP_KEYS])}${js}</body></html>`;
 };
 
-/** The statechart box's zoom buttons (assets/app.js: drag to pan, wheel or +/− to zoom, fit). */
-const graphTools = '<div class="graph-tools" role="toolbar" aria-label="zoom"><button type="button" id="zoom-in" title="zoom in (+, or the mouse wheel)">+</button><button type="button" id="zoom-out" title="zoom out (−)">−</button><button type="button" id="zoom-fit" title="fit the whole statechart in its box (0)">fit</button></div>';
+/** The statechart box's zoom buttons (assets/app.js: drag to pan, Ctrl + wheel or +/− to zoom, fit). */
+const graphTools = '<div class="graph-tools" role="toolbar" aria-label="zoom"><button type="button" id="zoom-in" title="zoom in (+, or Ctrl + the mouse wheel)">+</button><button type="button" id="zoom-out" title="zoom out (−)">−</button><button type="button" id="zoom-fit" title="fit the whole statechart in its box (0)">fit</button></div>';
 
 export interface StreamListRow {
   stream: string;

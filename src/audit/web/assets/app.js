@@ -36,7 +36,8 @@ var regentHelpOpen = (function () {
 })();
 
 /* The statechart box (#graph, machine and resource pages): the drawing fits its box on load; drag to
- * pan, the wheel or + / − (buttons and keys) to zoom, "fit" (or 0) to see all of it again. The view is
+ * pan, Ctrl + wheel (a trackpad pinch) or + / − (buttons and keys) to zoom, "fit" (or 0) to see all of
+ * it again; the plain wheel scrolls the page, as everywhere else. The view is
  * the SVG's viewBox, kept at the box's aspect ratio; the drawing's own viewBox is kept in
  * svg.dataset.viewBox. #graph[data-view] says what the view is: fit, zoomed or centred. */
 var regentGraph = (function () {
@@ -119,6 +120,7 @@ var regentGraph = (function () {
   // A drag that ends on a transition's link does not follow it.
   box.addEventListener('click', function (event) { if (moved) { event.preventDefault(); event.stopPropagation(); moved = false; } }, true);
   box.addEventListener('wheel', function (event) {
+    if (!event.ctrlKey && !event.metaKey) return; // the plain wheel scrolls the page; a pinch arrives with ctrlKey
     event.preventDefault();
     var r = box.getBoundingClientRect();
     zoom(Math.exp(-event.deltaY * 0.0015), event.clientX - r.left - box.clientLeft, event.clientY - r.top - box.clientTop);
