@@ -19,7 +19,7 @@ export const unrealizedServerFields = (spec: Partial<ServerSpec> | undefined): U
   if (!spec) return [];
   const out: UnrealizedField[] = [];
   const ssh = spec.name !== undefined ? resolveSshInjection(spec as ServerSpec) : spec.sshInjection;
-  if (ssh === 'identityKeypair') out.push({ field: 'spec.sshInjection', why: 'identityKeypair is not implemented yet: Nova receives no key name, so no SSH key is injected' });
+  // sshInjection identityKeypair is acted on: the create sends the identity keypair's key_name (src/provider/identity/keypair.ts, issue 17)
   if (ssh === 'ca') out.push({ field: 'spec.sshCertificateAuthorityId', why: 'SSH certificate authorities are not implemented yet: no CA is configured in the guest' });
   if ((spec.securityGroups ?? []).length > 0) out.push({ field: 'spec.securityGroups', why: 'security groups are not implemented yet: the server has only the project default' });
   // spec.infrastructureRef is acted on: the pinned create (src/controllers/server/pinned-create.ts, issue 16)

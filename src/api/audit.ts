@@ -12,7 +12,7 @@ import type { EventStore } from '../store/port.js';
 export const AUDIT_STREAM_PREFIX = 'api-server-';
 export const AUDIT_MACHINE = 'api';
 
-export type AuditAction = 'created' | 'updated' | 'deleted' | 'gateSatisfied' | 'start' | 'stop' | 'softreboot' | 'hardreboot' | 'consoleoutput' | 'consolesession' | 'snapshot';
+export type AuditAction = 'created' | 'updated' | 'deleted' | 'gateSatisfied' | 'start' | 'stop' | 'softreboot' | 'hardreboot' | 'consoleoutput' | 'consolesession' | 'snapshot' | 'sshkey';
 
 export interface AuditRecord {
   readonly action: AuditAction;

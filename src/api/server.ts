@@ -8,8 +8,8 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import type winston from 'winston';
 import type { ResourceSource } from '../kube/port.js';
 import type { EventStore } from '../store/port.js';
-import { createAuthenticator, ENDPOINTS, type AuthOptions, type Authenticator } from './auth.js';
-import { ApiError, badRequest, notFound, notImplemented, type ErrorBody, type ErrorCode } from './errors.js';
+import { createAuthenticator, type AuthOptions, type Authenticator } from './auth.js';
+import { ApiError, badRequest, notFound, type ErrorBody, type ErrorCode } from './errors.js';
 import { describeSchemaError, openApiText, SchemaValidators } from './openapi.js';
 import { ServerService, type ImageValidator, type RequestContext, type V1Write, type V2Write } from './servers.js';
 import { POWER_VERBS, type ServerCompute } from './verbs.js';
@@ -27,6 +27,8 @@ export interface ApiDeps {
   readonly images?: ImageValidator;
   /** Nova for the power and console verbs (the server's identity session); absent: those verbs answer 501. */
   readonly compute?: ServerCompute;
+  /** Where the Identities' Secrets live (sshkey reads the keypair's private key there); default the served namespace. */
+  readonly secretNamespace?: string;
   readonly logger?: winston.Logger;
   readonly now?: () => Date;
 }
@@ -123,12 +125,7 @@ export const buildApi = (deps: ApiDeps): FastifyInstance => {
     return reply.code(202).send();
   });
 
-  // v2 verbs. Power and console verbs run through deps.compute (501 without it, after the 404/403 checks);
-  // sshkey is declared in the contract and not built yet (404/403, then 501).
-  const pending = (verb: string, operation: 'read' | 'update' | 'create', endpoint: string = ENDPOINTS.serversV2) => async (request: FastifyRequest) => {
-    await service.verbV2(await context(request), id(request), endpoint, operation);
-    throw notImplemented(`${verb} is declared in the contract but not built yet (docs/api.md)`);
-  };
+  // v2 verbs. Power and console verbs run through deps.compute (501 without it, after the 404/403 checks).
   for (const verb of POWER_VERBS) {
     app.post(`/api/v2/servers/:serverID/${verb}`, async (request, reply) => {
       await service.verb(await context(request), id(request), verb);
@@ -148,7 +145,8 @@ export const buildApi = (deps: ApiDeps): FastifyInstance => {
     const snapshot = body<{ metadata: { name: string } }>(request, 'SnapshotRequest');
     return reply.code(201).send(await service.snapshot(ctx, id(request), snapshot.metadata.name));
   });
-  app.get('/api/v2/servers/:serverID/sshkey', pending('sshkey', 'read'));
+  // the identity's private key, identityKeypair servers only (404 for ca and none)
+  app.get('/api/v2/servers/:serverID/sshkey', async (request, reply) => reply.header('cache-control', 'no-store').send(await service.sshKeyV2(await context(request), id(request))));
   app.post('/api/v2/servers/:serverID/provider-create-gates', async (request) => {
     const ctx = await context(request);
     return service.satisfyGateV2(ctx, id(request), body<{ name: string; reason: string; message?: string }>(request, 'ProviderCreateGateSatisfy'));

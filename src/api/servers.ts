@@ -18,6 +18,8 @@ import { appendAudit, digest, type AuditAction } from './audit.js';
 import { conflict, forbidden, notFound, notImplemented, unprocessable } from './errors.js';
 import { userDataProblem } from './user-data.js';
 import { runVerb, VerbRefused, type ServerCompute, type Verb } from './verbs.js';
+import { identitySecretName, SECRET_KEYS } from '../provider/identity/names.js';
+import { identityKeypairName } from '../provider/identity/keypair.js';
 import { apiVersionOf, LABELS, sameFlavor, sameImage, serverResourceName, tenancyOf, toV1Read, toV2Read, type Tenancy } from './model.js';
 
 /** Image (and flavor) checks through the provider; absent: not checked (docs/api.md). */
@@ -37,6 +39,11 @@ export interface ServerServiceDeps {
   readonly images?: ImageValidator;
   /** Nova for the operational verbs; absent: the verbs answer 501 after their 404/403 checks. */
   readonly compute?: ServerCompute;
+  /**
+   * Where the Identities' Secrets live (their keypair's private key, for sshkey): Regent's own namespace on
+   * Kubernetes (RegionConnections.secretNamespaceFor); default the namespace the API serves.
+   */
+  readonly secretNamespace?: string;
   readonly now?: () => Date;
 }
 
@@ -278,6 +285,25 @@ export class ServerService {
     const found = await this.visible(ctx, id, '2', ENDPOINTS.serversV2);
     if (!allowed(ctx.principal, endpoint, operation, found.tenancy.organizationId, found.tenancy.projectId)) throw forbidden('not allowed to perform this operation on this server');
     return found;
+  }
+
+  /**
+   * The identity's SSH private key (server-api.md: "only returns the identity private key for servers where
+   * Region requested identityKeypair SSH injection during create. It returns not found for ca and none
+   * servers"): the server must be visible (404) and the caller allowed to read it (403); a ca or none server,
+   * or an identity whose keypair is not stored yet, is 404. Every key handed out is audited with its actor
+   * and the keypair's name — never the key.
+   */
+  async sshKeyV2(ctx: RequestContext, id: string): Promise<{ privateKey: string }> {
+    const { server, tenancy } = await this.verbV2(ctx, id, ENDPOINTS.serversV2, 'read');
+    const mode = resolveSshInjection(server.spec);
+    if (mode !== 'identityKeypair') throw notFound(`server "${id}" has no identity SSH key: its sshInjection is ${mode}`);
+    const identity = (await this.deps.source.get('Identity', server.metadata.namespace ?? this.namespace, tenancy.identityId)) as Identity | undefined;
+    const secret = identity ? await this.deps.source.secrets.get(this.deps.secretNamespace ?? identity.metadata.namespace ?? this.namespace, identitySecretName(identity.metadata.uid)) : undefined;
+    const privateKey = secret?.data[SECRET_KEYS.sshPrivateKey];
+    if (!identity || !privateKey) throw notFound(`server "${id}": the SSH key of its identity "${tenancy.identityId}" is not stored yet (the Identity has not imported its keypair)`);
+    await this.audit(ctx, 'sshkey', 2, server, tenancy, { keypair: identityKeypairName(identity.metadata.uid), identity: tenancy.identityId });
+    return { privateKey };
   }
 
   /**

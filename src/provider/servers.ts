@@ -26,6 +26,8 @@ export interface ServerCreateRequest {
   ownerUid: string;
   /** A pinned create's destination (spec.infrastructureRef.host): sent as Nova's `host`, with the bound credentials. */
   host?: string;
+  /** The identity's Nova keypair name: only for identityKeypair SSH injection (src/provider/identity/keypair.ts). */
+  keyName?: string;
   [key: string]: unknown;
 }
 
@@ -93,6 +95,7 @@ export const observeServer = async (os: Pick<OpenStackSession, 'nova'>, name: st
  * nova.createServer: user data is looked up at execution time so it never enters an event. A pinned create
  * (`desired.host`) is sent with `pinned()` — the region credentials bound to the identity's project — so
  * Nova's policy decides the requested destination on the region user's roles there; without it, refused.
+ * `desired.keyName` (identityKeypair servers) is sent as Nova's key_name; the pinned path never sends one.
  */
 export const createServerHandler =
   (os: Pick<OpenStackSession, 'nova'>, userDataFor: (ownerUid: string) => string | undefined, pinned?: () => Promise<Pick<OpenStackSession, 'nova'>>): EffectHandler =>
@@ -111,6 +114,8 @@ export const createServerHandler =
         metadata: { [OWNER_KEY]: desired.ownerUid },
         ...(userData === undefined ? {} : { userData: Buffer.from(userData, 'base64').toString('utf8') }),
         ...(host !== undefined ? { host } : {}),
+        // identityKeypair servers only (the request names the identity's keypair); never ca, none or a pinned create
+        ...(typeof desired.keyName === 'string' && host === undefined ? { keyName: desired.keyName } : {}),
       });
       context.logger.info('nova accepted the server create', { name: desired.name, serverId: created.id, requestId: created.requestId, ...(host !== undefined ? { host } : {}) });
       return { type: 'created', id: created.id };

@@ -5,27 +5,12 @@
  * Nova lost it; replaced (recorded) when the Secret lost the private key; deleted before the user.
  */
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startIdentityRig, type IdentityRig } from './identity-rig.js';
 import { identityLifecycleStream } from '../../machines/identity-lifecycle.js';
 import { identitySecretName, identityUserName } from '../../src/provider/identity/names.js';
 import { identityKeypairName, samePublicKey, sshFingerprint } from '../../src/provider/identity/keypair.js';
 import { keypairKey } from '../../src/simulator/nova/model.js';
-
-/** The public half of an OpenSSH private key, as ssh-keygen derives it (proves OpenSSH can read the key). */
-export const publicHalf = (privateKey: string): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'regent-key-'));
-  try {
-    const file = join(dir, 'id');
-    writeFileSync(file, privateKey, { mode: 0o600 });
-    return execFileSync('ssh-keygen', ['-y', '-f', file], { encoding: 'utf8' }).trim();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-};
+import { publicHalf } from './ssh-keys.js';
 
 describe('the identity keypair (I7, simulator)', function () {
   this.timeout(30_000);

@@ -25,6 +25,8 @@ import { recordDecisionEvents } from '../kube-events.js';
 import { reconcileServerVolumes } from './volume-attachments.js';
 import { pinnedDestination, type PinnedCreateContext } from './pinned-create.js';
 import { DesiredUnresolvable } from '../../provider/errors.js';
+// the identity keypair's name, for identityKeypair servers only (server-api.md; src/provider/identity/keypair.ts)
+import { identityKeyNameFor } from '../../provider/identity/keypair.js';
 
 export const SERVER_FINALIZER = 'regent.dev/server';
 
@@ -92,7 +94,7 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
     desired: async () => {
       imageId = await resolveImageId(deps.os, server.spec.image);
       const flavorId = await resolveFlavorId(deps.os, server.spec.flavor);
-      const request = { name: server.spec.name, imageId, flavorId, networkId: networkId ?? '', ownerUid: uid };
+      const request = { name: server.spec.name, imageId, flavorId, networkId: networkId ?? '', ownerUid: uid, ...(await identityKeyNameFor(deps, namespace, server.spec)) };
       const ref = server.spec.infrastructureRef;
       if (ref === undefined) return request;
       // a pinned create: the destination rides on the request; before the create, the gates (pinned-create.ts)
