@@ -28,7 +28,8 @@
  * L8 a dropped delete is sent again: while deleting (or recreating), a fresh observation of the same
  * resource after the decided delete's backoff (DELETE_RETRY_BACKOFF) decides the delete again. The
  * deletion was armed and read back before the first delete, so the re-sent one is still write-ahead.
- * L9 a desired request that cannot be resolved (no image or flavor by that name, or two; no free VLAN id) is recorded
+ * L9 a desired request that cannot be resolved (no image or flavor by that name, or two; no free VLAN id; a Server's
+ * provider-create gates not all satisfied) is recorded
  * (desiredUnresolvable) and nothing else happens; the next pass that resolves it clears the record.
  */
 import * as t from 'io-ts';
@@ -63,6 +64,11 @@ export const UnresolvableReason = t.keyof({
   PlacementPreflightMiss: null,
   /** Servers, issue 16: the pinned create cannot be sent (region credentials not bindable, no provider). */
   PinnedCreateUnavailable: null,
+  /**
+   * Servers, issue 17: spec.providerCreateGates declares gates its stored status does not record as satisfied;
+   * nothing is created until every one is (asked only before the first create is decided). The message names them.
+   */
+  ProviderCreateGatesPending: null,
 });
 export type UnresolvableReason = t.TypeOf<typeof UnresolvableReason>;
 

@@ -7,6 +7,7 @@ import { mergeConditions } from './conditions.js';
 import { lifecycleAvailability, type LifecycleView } from './lifecycle-status.js';
 import { observedCondition, renderServerStatus, specRealized, type ServerStatus } from './server-status.js';
 import type { UnrealizedField } from './server-unrealized.js';
+import { PROVIDER_CREATE_GATE_RECHECK_MS } from './server-create-gates.js';
 import type { ServerVolumeRow, ServerVolumesView } from './server-volumes.js';
 
 export interface ServerResourceStatus extends Omit<ServerStatus, 'provisioningStatus'> {
@@ -44,11 +45,22 @@ const withVolumes = (status: ServerResourceStatus, volumes: ServerVolumesView, p
   return out;
 };
 
+/**
+ * ProviderCreateGatesPending (src/controllers/server/create-gates.ts): a wait, not an error — the create goes
+ * once every gate is satisfied. Available=False naming the remaining gates; provisioningStatus provisioning.
+ */
+const gatesPending = (lifecycle: LifecycleView | undefined): ReturnType<typeof lifecycleAvailability> => {
+  const unresolvable = lifecycle?.context.unresolvable;
+  if (lifecycle?.context.specProblems || unresolvable?.reason !== 'ProviderCreateGatesPending') return undefined;
+  const message = `waiting for provider-create gates before the Nova create (re-checked every ${PROVIDER_CREATE_GATE_RECHECK_MS / 1000} s): ${unresolvable.message}`;
+  return { available: { type: 'Available', status: 'False', reason: 'ProviderCreateGatesPending', message }, provisioningStatus: 'provisioning' };
+};
+
 const renderServer = (input: Parameters<typeof renderServerResource>[0]): ServerResourceStatus => {
   const { lifecycle, rebuild, generation, at, previous } = input;
   const unrealized = input.unrealized ?? [];
   const serverID = lifecycle?.context.resourceId ?? undefined;
-  const early = lifecycleAvailability(lifecycle, 'Nova server');
+  const early = gatesPending(lifecycle) ?? lifecycleAvailability(lifecycle, 'Nova server');
   // The generation a pass last decided from: the image pass runs after the lifecycle pass of the same
   // Server pass, so once the server exists its record is the later one.
   const lifecycleDecided = lifecycle?.context.decidedGeneration ?? null;

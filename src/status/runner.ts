@@ -20,7 +20,9 @@ import { networkLifecycleStream } from '../../machines/network-lifecycle.js';
 import { serverRebuildStream } from '../../machines/server-rebuild.js';
 import { renderServerResource } from '../../projections/server-resource-status.js';
 import { unrealizedServerFields } from '../../projections/server-unrealized.js';
-import type { ServerSpec } from '../resources/server.js';
+import type { Server, ServerSpec } from '../resources/server.js';
+import { renderRemainingCreateGates } from '../../projections/server-create-gates.js';
+import { patchStatusWithRetry } from '../kube/retry.js';
 import { networkVlanIdOf, renderNetworkResource } from '../../projections/network-status.js';
 import { renderUnserved } from '../../projections/unserved-status.js';
 import { renderRegionResource } from '../../projections/region-status.js';
@@ -182,6 +184,22 @@ export class StatusRunner {
       previous: object.status as never,
     });
     await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);
+    await this.renderServerGates(ref, object as Server);
+  }
+
+  /**
+   * status.remainingProviderCreateGates, derived from the spec and the per-gate records (projections/
+   * server-create-gates.ts). The records are the API's (POST …/provider-create-gates): never written here, and
+   * the list is patched with the read's resourceVersion (re-read and re-derived on Conflict), so a gate
+   * satisfied between this read and the write is never clobbered by a list derived before it.
+   */
+  private async renderServerGates(ref: ResourceRef, object: Server): Promise<void> {
+    if (renderRemainingCreateGates(object.spec, object.status) === undefined) return;
+    await patchStatusWithRetry(this.options.source, 'Server', ref.namespace, ref.name, (current) => {
+      const remaining = renderRemainingCreateGates(current.spec, current.status);
+      if (remaining === undefined || JSON.stringify(remaining) === JSON.stringify(current.status?.remainingProviderCreateGates)) return undefined;
+      return { remainingProviderCreateGates: remaining };
+    });
   }
 
   /** The Server's (server, volume) pairs: those its spec lists and those it has a stream for. */
