@@ -2,7 +2,9 @@
  * The Server controller's pass (server-api.md; openstack-provider.md):
  * 1. the create/delete lifecycle under the server's deterministic name (machines/server-lifecycle.ts),
  *    gated on its Network being realized; deletion waits for the finalizer flow; an image or flavor
- *    name that resolves to nothing or to two is recorded for status (L9) and re-checked in 30 s;
+ *    name that resolves to nothing or to two is recorded for status (L9) and re-checked in 30 s; before the
+ *    first create, every provider-create gate the spec declares must be satisfied (./create-gates.ts:
+ *    ProviderCreateGatesPending, L9, re-checked every 10 s);
  * 2. once the server exists, the image pass (controllers/server-rebuild/reconcile.ts): a changed
  *    spec image becomes the write-ahead rebuild protocol;
  * 3. then the volume pass (./volume-attachments.ts): every Volume of spec.volumes attached, every one
@@ -24,6 +26,7 @@ import { reconcileServerImage } from '../server-rebuild/reconcile.js';
 import { recordDecisionEvents } from '../kube-events.js';
 import { reconcileServerVolumes } from './volume-attachments.js';
 import { pinnedDestination, type PinnedCreateContext } from './pinned-create.js';
+import { createGatesPassed, PROVIDER_CREATE_GATE_RECHECK_MS } from './create-gates.js';
 import { DesiredUnresolvable } from '../../provider/errors.js';
 // the identity keypair's name, for identityKeypair servers only (server-api.md; src/provider/identity/keypair.ts)
 import { identityKeyNameFor } from '../../provider/identity/keypair.js';
@@ -94,11 +97,14 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
     desired: async () => {
       imageId = await resolveImageId(deps.os, server.spec.image);
       const flavorId = await resolveFlavorId(deps.os, server.spec.flavor);
-      const request = { name: server.spec.name, imageId, flavorId, networkId: networkId ?? '', ownerUid: uid, ...(await identityKeyNameFor(deps, namespace, server.spec)) };
+      const recorded = (await deps.engine.load(serverLifecycleStream(uid))).snapshot;
+      const lifecycle = { state: String(recorded.value), context: recorded.context as LifecycleContext };
+      // provider-create gates: before the first create, every declared gate satisfied (./create-gates.ts)
+      const request = { name: server.spec.name, imageId, flavorId, networkId: networkId ?? '', ownerUid: uid, ...createGatesPassed(server, lifecycle), ...(await identityKeyNameFor(deps, namespace, server.spec)) };
       const ref = server.spec.infrastructureRef;
       if (ref === undefined) return request;
-      // a pinned create: the destination rides on the request; before the create, the gates (pinned-create.ts)
-      const created = ((await deps.engine.load(serverLifecycleStream(uid))).snapshot.context as LifecycleContext).resourceId !== null;
+      // a pinned create: the destination rides on the request; before the create, the preflight (pinned-create.ts)
+      const created = lifecycle.context.resourceId !== null;
       if (created) return { ...request, host: ref.host };
       if (!deps.pinned) throw new DesiredUnresolvable('PinnedCreateUnavailable', 'this control plane has no Region credentials to bind for a pinned create');
       return { ...request, ...(await pinnedDestination(await deps.pinned(), deps.os.nova, ref, flavorId)) };
@@ -108,6 +114,8 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
   await recordDecisionEvents(deps.source, object, result.decisions, deps.logger);
   const serverId = result.context.resourceId;
   if (serverId) deps.onServerId?.(serverId, `${namespace}/${name}`);
+  // gates pending: looked at again sooner than other unresolvable requests (the API's status write wakes no pass by itself)
+  if (result.unresolvable && result.context.unresolvable?.reason === 'ProviderCreateGatesPending') return yieldFor(PROVIDER_CREATE_GATE_RECHECK_MS, `ProviderCreateGatesPending: ${result.context.unresolvable.message}`);
   if (result.state !== 'present' || !serverId || deleting || result.unresolvable) return result.disposition;
   // The image: a desired change on an existing server is the write-ahead rebuild protocol.
   const image = await reconcileServerImage(
