@@ -17,6 +17,7 @@ import { allowed, allowedInOrganization, ENDPOINTS, type Principal } from './aut
 import { appendAudit, digest, type AuditAction } from './audit.js';
 import { conflict, forbidden, notFound, notImplemented, unprocessable } from './errors.js';
 import { userDataProblem } from './user-data.js';
+import { checkSecurityGroupScope } from './security-group-scope.js';
 import { runVerb, VerbRefused, type ServerCompute, type Verb } from './verbs.js';
 import { identitySecretName, SECRET_KEYS } from '../provider/identity/names.js';
 import { identityKeypairName } from '../provider/identity/keypair.js';
@@ -217,6 +218,7 @@ export class ServerService {
       },
       spec,
     });
+    await checkSecurityGroupScope(this.deps.source, { namespace: object.metadata.namespace ?? this.namespace, networkID: object.spec.networkID, securityGroups: object.spec.securityGroups });
     this.checkUserData(s.userData, object.spec);
     if (this.deps.images) await this.deps.images.validate({ mode: 'create', imageId: s.imageId, flavorId: s.flavorId, tenancy, network });
     const created = await this.createObject(object);
@@ -261,6 +263,7 @@ export class ServerService {
       ...(s.securityGroups !== undefined ? { securityGroups: s.securityGroups } : {}),
     };
     const object = this.checked(this.replacement(old, spec), old);
+    await checkSecurityGroupScope(this.deps.source, { namespace: old.metadata.namespace ?? this.namespace, networkID: old.spec.networkID, securityGroups: spec.securityGroups });
     if (s.userData !== old.spec.userData) this.checkUserData(s.userData, old.spec);
     if (imageChanged && this.deps.images) {
       const network = await this.deps.source.get('Network', this.namespace, old.spec.networkID);
@@ -423,6 +426,7 @@ export class ServerService {
         ...(s.securityGroups !== undefined ? { securityGroups: s.securityGroups } : {}),
       },
     });
+    await checkSecurityGroupScope(this.deps.source, { namespace: object.metadata.namespace ?? this.namespace, networkID: object.spec.networkID, securityGroups: object.spec.securityGroups });
     this.checkUserData(s.userData, object.spec);
     if (this.deps.images) await this.deps.images.validate({ mode: 'create', imageId: s.imageId, flavorId: s.flavorId, tenancy: scope, network });
     const created = await this.createObject(object);
@@ -463,6 +467,7 @@ export class ServerService {
       ...(s.userData !== undefined ? { userData: s.userData } : {}),
       ...(s.securityGroups !== undefined ? { securityGroups: s.securityGroups } : {}),
     };
+    await checkSecurityGroupScope(this.deps.source, { namespace: old.metadata.namespace ?? this.namespace, networkID: old.spec.networkID, securityGroups: spec.securityGroups });
     if (s.userData !== old.spec.userData) this.checkUserData(s.userData, old.spec);
     const updated = await this.updateObject(this.checked(this.replacement(old, spec), old));
     await this.audit(ctx, 'updated', 1, updated, scope, { userData: digest(s.userData), ...(sameImage(old.spec.image, s.imageId) ? {} : { imageIdIgnored: true }) });

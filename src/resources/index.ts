@@ -8,6 +8,7 @@ import { LoadBalancerKind } from './loadbalancer.js';
 import { NetworkKind } from './network.js';
 import { NovaKind } from './nova.js';
 import { RegionKind } from './region.js';
+import { SecurityGroupKind } from './security-group.js';
 import { ServerKind } from './server.js';
 import { VolumeKind } from './volume.js';
 
@@ -20,6 +21,7 @@ export * from './server.js';
 export * from './volume.js';
 export * from './loadbalancer.js';
 export * from './nova.js';
+export * from './security-group.js';
 export * from './registry.js';
 export { describeFieldErrors, type FieldError } from './codec/report.js';
 export { Condition, Conditions, type ConditionStatus, LocalObjectReference, SecretKeyReference } from './codec/common.js';
@@ -27,4 +29,4 @@ export { Condition, Conditions, type ConditionStatus, LocalObjectReference, Secr
 export type AnyKindDefinition = KindDefinition<string, unknown, unknown>;
 
 /** Every kind, in dependency order (a Region before its Identities, a Network before its Servers). */
-export const KINDS: readonly AnyKindDefinition[] = [RegionKind, IdentityKind, NetworkKind, ServerKind, VolumeKind, LoadBalancerKind, NovaKind] as unknown as readonly AnyKindDefinition[];
+export const KINDS: readonly AnyKindDefinition[] = [RegionKind, IdentityKind, NetworkKind, SecurityGroupKind, ServerKind, VolumeKind, LoadBalancerKind, NovaKind] as unknown as readonly AnyKindDefinition[];

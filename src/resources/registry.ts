@@ -8,6 +8,7 @@ import type { LoadBalancerSpec, LoadBalancerStatus } from './loadbalancer.js';
 import type { NetworkSpec, NetworkStatus } from './network.js';
 import type { NovaSpec, NovaStatus } from './nova.js';
 import type { RegionSpec, RegionStatus } from './region.js';
+import type { SecurityGroupSpec, SecurityGroupStatus } from './security-group.js';
 import type { ServerSpec, ServerStatus } from './server.js';
 import type { VolumeSpec, VolumeStatus } from './volume.js';
 
@@ -19,10 +20,11 @@ export interface KindTypes {
   Volume: { spec: VolumeSpec; status: VolumeStatus };
   LoadBalancer: { spec: LoadBalancerSpec; status: LoadBalancerStatus };
   Nova: { spec: NovaSpec; status: NovaStatus };
+  SecurityGroup: { spec: SecurityGroupSpec; status: SecurityGroupStatus };
 }
 
 export type KindName = keyof KindTypes;
-export const KIND_NAMES: readonly KindName[] = ['Region', 'Identity', 'Network', 'Server', 'Volume', 'LoadBalancer', 'Nova'];
+export const KIND_NAMES: readonly KindName[] = ['Region', 'Identity', 'Network', 'Server', 'Volume', 'LoadBalancer', 'Nova', 'SecurityGroup'];
 
 export type SpecOf<K extends KindName> = KindTypes[K]['spec'];
 export type StatusOf<K extends KindName> = KindTypes[K]['status'];

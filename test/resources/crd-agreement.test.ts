@@ -12,6 +12,7 @@ import { loadBalancerCases } from './cases/loadbalancer.cases.js';
 import { networkCases } from './cases/network.cases.js';
 import { novaCases } from './cases/nova.cases.js';
 import { regionCases } from './cases/region.cases.js';
+import { securityGroupCases } from './cases/security-group.cases.js';
 import { serverCases } from './cases/server.cases.js';
 import { volumeCases } from './cases/volume.cases.js';
 import { validateAgainstSchema } from './support/openapi.js';
@@ -25,6 +26,7 @@ const TABLES: Record<string, AgreementCase[]> = {
   Volume: volumeCases,
   LoadBalancer: loadBalancerCases,
   Nova: novaCases,
+  SecurityGroup: securityGroupCases,
 };
 
 const sorted = (paths: Iterable<string>): string[] => [...new Set(paths)].sort();
