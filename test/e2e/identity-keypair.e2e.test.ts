@@ -82,6 +82,12 @@ spec: { identityRef: { name: acme }, prefix: 10.0.0.0/24 }
     const keypair = sim.control.sim.nova.keypairs.get(keypairKey(userId, identityKeypairName(uid)));
     expect(keypair, 'the keypair is in Nova under the identity user').to.not.equal(undefined);
 
+    // the ca server's CA, in the server's organization and project (the API checks the scope once the kind is served)
+    await applyManifests(plane.source, `apiVersion: regent.dev/v1alpha1
+kind: SSHCertificateAuthority
+metadata: { name: ca-one }
+spec: { organizationID: acme, projectID: web, publicKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBf0Vr1k8mZXJ4S8b0m3v8x2Q1q2WmXl0w8p4r8e6x0N test-ca }
+`).catch(() => undefined);
     const userData = Buffer.from('#cloud-config\nruncmd: [echo hi]\n').toString('base64');
     const create = async (name: string, extra: Record<string, unknown>) => {
       const reply = await call('POST', '/api/v2/servers', { metadata: { name }, spec: { networkId: 'net-a', flavorId: '2', imageId: SEED.images.cirros, ...extra } });
