@@ -1,5 +1,7 @@
 /**
- * The projection runner: the only writer of resource status. It follows the event store (a
+ * The projection runner: the writer of resource status (except a Server's per-gate records,
+ * status.providerCreateGates, which only the API's POST …/provider-create-gates writes; the runner keeps the
+ * derived status.remainingProviderCreateGates: renderServerGates). It follows the event store (a
  * subscription from a stored checkpoint), works out which resource an event belongs to, renders that
  * resource's status with the pure functions in projections/, and patches the status subresource only
  * when the rendered status differs from what is stored (unchanged conditions keep their
@@ -17,6 +19,8 @@ import type { LifecycleContext } from '../../machines/lifecycle.js';
 import type { ServerRebuildContext } from '../../machines/server-rebuild.js';
 import { serverLifecycleStream } from '../../machines/server-lifecycle.js';
 import { networkLifecycleStream } from '../../machines/network-lifecycle.js';
+import { securityGroupLifecycleStream } from '../../machines/security-group-lifecycle.js';
+import { renderSecurityGroupResource } from '../../projections/security-group-status.js';
 import { serverRebuildStream } from '../../machines/server-rebuild.js';
 import { renderServerResource } from '../../projections/server-resource-status.js';
 import { unrealizedServerFields } from '../../projections/server-unrealized.js';
@@ -51,6 +55,7 @@ interface ResourceRef {
 const OWNED_OPTIONAL_KEYS: Record<string, readonly string[]> = {
   Server: ['rebuild', 'provisionedAt', 'macAddress', 'serverID', 'volumes'],
   Network: ['networkID', 'vlanID'],
+  SecurityGroup: ['securityGroupID'],
   Identity: ['openstack', 'credentialsSecretRef'],
   Volume: ['volumeID', 'size', 'state', 'volumeClassID'],
   LoadBalancer: ['loadBalancerID', 'vipAddress', 'publicIP', 'provisioningStatus', 'listeners'],
@@ -127,6 +132,7 @@ export class StatusRunner {
       else if (ref.kind === 'Volume' && this.options.servedKinds.includes('Volume')) await this.renderVolume(ref);
       else if (ref.kind === 'LoadBalancer' && this.options.servedKinds.includes('LoadBalancer')) await this.renderLoadBalancer(ref);
       else if (ref.kind === 'Nova' && this.options.servedKinds.includes('Nova')) await this.renderNova(ref);
+      else if (ref.kind === 'SecurityGroup' && this.options.servedKinds.includes('SecurityGroup')) await this.renderSecurityGroup(ref);
       else if (!this.options.servedKinds.includes(ref.kind)) await this.renderUnserved(ref);
     } catch (error) {
       // The resource was deleted between the read and the patch: nothing left to render.
@@ -149,7 +155,7 @@ export class StatusRunner {
   }
 
   private resourceOf(stream: string): ResourceRef | undefined {
-    for (const prefix of ['server-lifecycle-', 'network-lifecycle-', 'identity-lifecycle-', 'region-connection-', 'volume-lifecycle-', 'load-balancer-', 'nova-database-', 'nova-db-archive-']) {
+    for (const prefix of ['server-lifecycle-', 'network-lifecycle-', 'identity-lifecycle-', 'region-connection-', 'volume-lifecycle-', 'load-balancer-', 'nova-database-', 'nova-db-archive-', 'security-group-lifecycle-']) {
       if (stream.startsWith(prefix)) return this.byUid.get(stream.slice(prefix.length));
     }
     // volume-attachment-<serverUid>-<volumeUid>: the Server's status.volumes
@@ -241,6 +247,19 @@ export class StatusRunner {
     const status = renderNetworkResource({
       lifecycle: lifecycle.revision === undefined ? undefined : { state: String(lifecycle.snapshot.value), context: lifecycle.snapshot.context as LifecycleContext },
       vlanID,
+      generation: object.metadata.generation ?? 1,
+      at: lifecycle.last?.metadata.recordedAt ?? this.now(),
+      previous: object.status as never,
+    });
+    await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);
+  }
+
+  private async renderSecurityGroup(ref: ResourceRef): Promise<void> {
+    const object = await this.options.source.get('SecurityGroup', ref.namespace, ref.name);
+    if (!object) return;
+    const lifecycle = await this.options.engine.load(securityGroupLifecycleStream(object.metadata.uid));
+    const status = renderSecurityGroupResource({
+      lifecycle: lifecycle.revision === undefined ? undefined : { state: String(lifecycle.snapshot.value), context: lifecycle.snapshot.context as LifecycleContext },
       generation: object.metadata.generation ?? 1,
       at: lifecycle.last?.metadata.recordedAt ?? this.now(),
       previous: object.status as never,
