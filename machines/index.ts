@@ -15,10 +15,11 @@ import { loadBalancerDefinition } from './load-balancer.js';
 import { novaUpgradeDefinition } from './nova-upgrade.js';
 import { novaDBArchiveDefinition } from './nova-db-archive.js';
 import { vlanAllocationDefinition } from './vlan-allocation.js';
+import { securityGroupLifecycleDefinition } from './security-group-lifecycle.js';
 
 export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition, serverLifecycleDefinition, networkLifecycleDefinition, identityLifecycleDefinition, regionConnectionDefinition,
   volumeLifecycleDefinition, volumeAttachmentDefinition, loadBalancerDefinition, novaUpgradeDefinition, novaDBArchiveDefinition,
-  vlanAllocationDefinition,
+  vlanAllocationDefinition, securityGroupLifecycleDefinition,
 ];
 
 export const createProductRegistry = (): MachineRegistry => new MachineRegistry(productMachines);

@@ -21,7 +21,7 @@ export const unrealizedServerFields = (spec: Partial<ServerSpec> | undefined): U
   const ssh = spec.name !== undefined ? resolveSshInjection(spec as ServerSpec) : spec.sshInjection;
   // sshInjection identityKeypair is acted on: the create sends the identity keypair's key_name (src/provider/identity/keypair.ts, issue 17)
   if (ssh === 'ca') out.push({ field: 'spec.sshCertificateAuthorityId', why: 'SSH certificate authorities are not implemented yet: no CA is configured in the guest' });
-  if ((spec.securityGroups ?? []).length > 0) out.push({ field: 'spec.securityGroups', why: 'security groups are not implemented yet: the server has only the project default' });
+  // spec.securityGroups is acted on at create: the groups' Neutron ids go to Nova (src/controllers/security-group/for-server.ts, issue 17)
   // spec.infrastructureRef is acted on: the pinned create (src/controllers/server/pinned-create.ts, issue 16)
   // spec.providerCreateGates is acted on: the create waits for every gate (src/controllers/server/create-gates.ts, issue 17)
   return out;

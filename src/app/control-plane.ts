@@ -60,6 +60,7 @@ import { Metrics } from '../observability/metrics.js';
 import { Controller } from '../controllers/controller.js';
 import { reconcileServer } from '../controllers/server/reconcile.js';
 import { reconcileNetwork } from '../controllers/network/reconcile.js';
+import { securityGroupWiring } from '../controllers/security-group/wiring.js';
 import { ServerMonitor } from '../controllers/server-monitor/monitor.js';
 import { baremetalProgressLookup } from '../controllers/server-monitor/baremetal.js';
 import { pinnedCreateContext } from './pinned-context.js';
@@ -141,7 +142,7 @@ export interface ControlPlane {
   stop(): Promise<void>;
 }
 
-const SERVED: readonly KindName[] = ['Server', 'Network', 'Region', 'Identity', 'Volume', 'LoadBalancer', 'Nova'];
+const SERVED: readonly KindName[] = ['Server', 'Network', 'Region', 'Identity', 'Volume', 'LoadBalancer', 'Nova', 'SecurityGroup'];
 const DEFAULT_STOP_GRACE_MS = 10_000;
 /** The status runner's checkpoint name in a store that keeps checkpoints. */
 const STATUS_CHECKPOINT = 'status-runner';
@@ -474,6 +475,9 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       observer: metrics.controllerObserver(),
       reconcile: (key) => withScope('Network', key, (scopedOs) => reconcileNetwork({ engine, source, os: scopedOs, region: (network) => scopes.networkRegion(network) }, ...keyParts(key))),
     });
+    // SecurityGroups (issue 17): controller, Neutron handlers and wakes in one place (src/controllers/security-group/wiring.ts)
+    const securityGroups = securityGroupWiring({ engine, source, logger, observer: metrics.controllerObserver(), onNetwork: (o) => scopes.onNetwork(o), list: (kind) => informers[kind]?.list() ?? [], wakeServer: (key) => servers.enqueue(key) });
+    for (const [type, handler] of Object.entries(securityGroups.handlers)) engine.handle(type, handler);
     // A Network becoming ready unblocks the Servers waiting on it: requeue them.
     const wakeServersOn = (networkName: string) => {
       for (const server of informers.Server?.list() ?? []) {
@@ -581,7 +585,9 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
           if (changed) networks.enqueue(key);
           wakeServersOn(object.metadata.name);
           wakeNetworkDependents(object.metadata.namespace ?? 'default', object.metadata.name);
-        } else if (!SERVED.includes(kind) && changed) await status.render({ kind, namespace: object.metadata.namespace ?? 'default', name: object.metadata.name });
+          securityGroups.onNetwork(object.metadata.namespace ?? 'default', object.metadata.name);
+        } else if (kind === 'SecurityGroup') securityGroups.onGroup(object, changed);
+        else if (!SERVED.includes(kind) && changed) await status.render({ kind, namespace: object.metadata.namespace ?? 'default', name: object.metadata.name });
       }, { logger });
     }
 
@@ -626,6 +632,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         volumes.start();
         loadBalancers.start();
         novas.start();
+        securityGroups.controller.start();
         novaRuntime.start();
         for (const [kind, informer] of Object.entries(informers) as Array<[KindName, Informer<KindName>]>) {
           for (const object of informer.list()) {
@@ -636,6 +643,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
             else if (kind === 'Volume') volumes.enqueue(keyOf(object));
             else if (kind === 'LoadBalancer') loadBalancers.enqueue(keyOf(object));
             else if (kind === 'Nova') novas.enqueue(keyOf(object));
+            else if (kind === 'SecurityGroup') securityGroups.controller.enqueue(keyOf(object));
             await status.render({ kind, namespace: object.metadata.namespace ?? 'default', name: object.metadata.name });
           }
         }
@@ -657,7 +665,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         if (why === 'lost') cut();
         const graceMs = why === 'lost' ? 0 : (options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
         novaRuntime.stop();
-        await Promise.all([...[servers, networks, regions, identities, volumes, loadBalancers, novas].map((c) => c.stop({ graceMs, onGraceOver: cut })), monitorRunning]);
+        await Promise.all([...[servers, networks, regions, identities, volumes, loadBalancers, novas, securityGroups.controller].map((c) => c.stop({ graceMs, onGraceOver: cut })), monitorRunning]);
         await status.stop();
         logger.info('controllers, monitor and status runner stopped', { why });
       });

@@ -116,6 +116,8 @@ export const createServerHandler =
         ...(host !== undefined ? { host } : {}),
         // identityKeypair servers only (the request names the identity's keypair); never ca, none or a pinned create
         ...(typeof desired.keyName === 'string' && host === undefined ? { keyName: desired.keyName } : {}),
+        // spec.securityGroups: the groups' Neutron ids (src/controllers/security-group/for-server.ts); absent: Nova's default
+        ...(Array.isArray(desired.securityGroupIds) ? { securityGroups: desired.securityGroupIds as string[] } : {}),
       });
       context.logger.info('nova accepted the server create', { name: desired.name, serverId: created.id, requestId: created.requestId, ...(host !== undefined ? { host } : {}) });
       return { type: 'created', id: created.id };

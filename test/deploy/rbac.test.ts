@@ -138,6 +138,7 @@ describe('deploy: RBAC least privilege', () => {
         triple(GROUP, 'regions', 'patch'),
         triple(GROUP, 'volumes', 'patch'),
         triple(GROUP, 'loadbalancers', 'patch'),
+        triple(GROUP, 'securitygroups', 'patch'),
         triple('', 'events', 'create'),
         triple('', 'events', 'patch'),
         // the server REST API's writes (issue 17)

@@ -28,6 +28,7 @@ import { reconcileServerVolumes } from './volume-attachments.js';
 import { pinnedDestination, type PinnedCreateContext } from './pinned-create.js';
 import { createGatesPassed, PROVIDER_CREATE_GATE_RECHECK_MS } from './create-gates.js';
 import { DesiredUnresolvable } from '../../provider/errors.js';
+import { securityGroupIdsFor } from '../security-group/for-server.js';
 // the identity keypair's name, for identityKeypair servers only (server-api.md; src/provider/identity/keypair.ts)
 import { identityKeyNameFor } from '../../provider/identity/keypair.js';
 
@@ -72,6 +73,9 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
     networkId = await networkIdOf(deps, namespace, server.spec.networkID);
     if (!networkId) return yieldFor(2_000, `waiting for Network ${server.spec.networkID}`);
   }
+  // spec.securityGroups: before the first create, every listed group realized in Neutron (its id goes to Nova)
+  const groups = validation.ok && !deleting && (server.spec.securityGroups ?? []).length > 0 && (await deps.engine.load(serverLifecycleStream(uid))).snapshot.context.resourceId == null ? await securityGroupIdsFor(deps, namespace, server.spec) : undefined;
+  if (groups?.kind === 'waiting') return yieldFor(2_000, groups.why);
   const volumeDeps = { engine: deps.engine, source: deps.source, os: deps.os, logger: deps.logger, ...(deps.now ? { now: deps.now } : {}) };
   if (deleting) {
     // detach first: a volume is never left attached to a server Regent is deleting (spec: "or the server deleted")
@@ -100,7 +104,7 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
       const recorded = (await deps.engine.load(serverLifecycleStream(uid))).snapshot;
       const lifecycle = { state: String(recorded.value), context: recorded.context as LifecycleContext };
       // provider-create gates: before the first create, every declared gate satisfied (./create-gates.ts)
-      const request = { name: server.spec.name, imageId, flavorId, networkId: networkId ?? '', ownerUid: uid, ...createGatesPassed(server, lifecycle), ...(await identityKeyNameFor(deps, namespace, server.spec)) };
+      const request = { name: server.spec.name, imageId, flavorId, networkId: networkId ?? '', ownerUid: uid, ...createGatesPassed(server, lifecycle), ...(await identityKeyNameFor(deps, namespace, server.spec)), ...(groups?.kind === 'ready' ? { securityGroupIds: groups.ids } : {}) };
       const ref = server.spec.infrastructureRef;
       if (ref === undefined) return request;
       // a pinned create: the destination rides on the request; before the create, the preflight (pinned-create.ts)

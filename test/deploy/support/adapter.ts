@@ -257,8 +257,9 @@ export const HOLDS_NO_FINALIZER: readonly string[] = ['Nova'];
 /** The served kinds that carry a finalizer (what addFinalizer/removeFinalizer patch). */
 export const finalizedKinds = (): string[] => servedKinds().filter((k) => !HOLDS_NO_FINALIZER.includes(k));
 
-/** The controllers the control plane builds (`new Controller({ name: 'X'`). */
-export const controllerKinds = (): string[] => [...src('src/app/control-plane.ts').matchAll(/new Controller\(\{\s*name:\s*'(\w+)'/g)].map((m) => m[1]!);
+/** The controllers the control plane builds (`new Controller({ name: 'X'`), itself or through a kind's wiring module it imports. */
+export const controllerKinds = (): string[] =>
+  ['src/app/control-plane.ts', 'src/controllers/security-group/wiring.ts'].flatMap((file) => [...src(file).matchAll(/new Controller\(\{\s*name:\s*'(\w+)'/g)].map((m) => m[1]!));
 
 /** The Lease name the control plane elects on. */
 export const leaseName = (): string => {
