@@ -69,6 +69,11 @@ export const UnresolvableReason = t.keyof({
    * nothing is created until every one is (asked only before the first create is decided). The message names them.
    */
   ProviderCreateGatesPending: null,
+  /**
+   * Servers, issue 17: sshInjection ca names an SSHCertificateAuthority that does not exist, is not of the
+   * server's organization and project, or the user data is gzip (it cannot carry the CA); re-checked.
+   */
+  SshCertificateAuthorityUnusable: null,
 });
 export type UnresolvableReason = t.TypeOf<typeof UnresolvableReason>;
 

@@ -6,7 +6,7 @@
  *
  * Pure: from the spec as stored.
  */
-import { resolveSshInjection, type ServerSpec } from '../src/resources/server.js';
+import type { ServerSpec } from '../src/resources/server.js';
 
 export interface UnrealizedField {
   /** The field path, e.g. `spec.volumes`. */
@@ -18,9 +18,8 @@ export interface UnrealizedField {
 export const unrealizedServerFields = (spec: Partial<ServerSpec> | undefined): UnrealizedField[] => {
   if (!spec) return [];
   const out: UnrealizedField[] = [];
-  const ssh = spec.name !== undefined ? resolveSshInjection(spec as ServerSpec) : spec.sshInjection;
   // sshInjection identityKeypair is acted on: the create sends the identity keypair's key_name (src/provider/identity/keypair.ts, issue 17)
-  if (ssh === 'ca') out.push({ field: 'spec.sshCertificateAuthorityId', why: 'SSH certificate authorities are not implemented yet: no CA is configured in the guest' });
+  // sshInjection ca is acted on: the create merges the CA into the user data (src/provider/ssh-ca-user-data.ts, issue 17)
   // spec.securityGroups is acted on at create: the groups' Neutron ids go to Nova (src/controllers/security-group/for-server.ts, issue 17)
   // spec.infrastructureRef is acted on: the pinned create (src/controllers/server/pinned-create.ts, issue 16)
   // spec.providerCreateGates is acted on: the create waits for every gate (src/controllers/server/create-gates.ts, issue 17)

@@ -18,6 +18,7 @@ import { appendAudit, digest, type AuditAction } from './audit.js';
 import { conflict, forbidden, notFound, notImplemented, unprocessable } from './errors.js';
 import { userDataProblem } from './user-data.js';
 import { checkSecurityGroupScope } from './security-group-scope.js';
+import { checkSshCertificateAuthorityScope } from './ssh-ca-scope.js';
 import { runVerb, VerbRefused, type ServerCompute, type Verb } from './verbs.js';
 import { identitySecretName, SECRET_KEYS } from '../provider/identity/names.js';
 import { identityKeypairName } from '../provider/identity/keypair.js';
@@ -220,6 +221,7 @@ export class ServerService {
     });
     await checkSecurityGroupScope(this.deps.source, { namespace: object.metadata.namespace ?? this.namespace, networkID: object.spec.networkID, securityGroups: object.spec.securityGroups });
     this.checkUserData(s.userData, object.spec);
+    await checkSshCertificateAuthorityScope(this.deps.source, this.namespace, object.spec, tenancy);
     if (this.deps.images) await this.deps.images.validate({ mode: 'create', imageId: s.imageId, flavorId: s.flavorId, tenancy, network });
     const created = await this.createObject(object);
     await this.audit(ctx, 'created', 2, created, tenancy, { imageId: s.imageId, flavorId: s.flavorId, networkId: network.metadata.name, userData: digest(s.userData) });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { applyManifests, parseManifests } from '../kube/cli/manifests.js';
 import type { Region } from '../resources/region.js';
 import type { ResourceSource } from '../kube/port.js';
-import { KIND_NAMES } from '../resources/index.js';
+import { KINDS, KIND_NAMES } from '../resources/index.js';
 import { registerRegion } from '../provider/regions/register.js';
 import { cloudFromYaml } from '../openstack/keystone/clouds-config.js';
 import { connect, connectAsUser } from '../openstack/session.js';
@@ -58,7 +58,15 @@ export const applyFirstStartExamples = async (options: FirstStartExamples): Prom
     await adoptExampleInventory(source, join(dir, 'region.yaml'), report.region, logger);
     skip.add('region.yaml');
   }
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml') && !skip.has(f)).sort()) {
+  // in dependency order (KINDS: a CA before the Servers that name it, a Network before its Servers), so no
+  // pass waits on an object the next file would have created; a file of no known kind last, by name
+  const rank = (file: string) => {
+    const kind = /^kind:\s*(\S+)/m.exec(readFileSync(join(dir, file), 'utf8'))?.[1];
+    const at = KINDS.findIndex((k) => k.kind === kind);
+    return at === -1 ? KINDS.length : at;
+  };
+  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml') && !skip.has(f)).sort();
+  for (const file of files.sort((a, b) => rank(a) - rank(b))) {
     const outcomes = await applyManifests(source, readFileSync(join(dir, file), 'utf8'));
     logger.info('applied example', { file, objects: outcomes.map((o) => `${o.kind}/${o.name}`) });
   }

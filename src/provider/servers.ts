@@ -5,6 +5,7 @@
  * Lookup: Nova's name filter is a regex, so the exact-name helper post-filters; a server with the
  * right name but without Regent's ownership metadata is someone else's and is never adopted.
  */
+import { augmentUserDataWithCa } from './ssh-ca-user-data.js';
 import type { EffectHandler } from '../engine/engine.js';
 import type { OpenStackSession } from '../openstack/session.js';
 import { ConsistencyError, NotFound } from '../openstack/errors.js';
@@ -28,6 +29,8 @@ export interface ServerCreateRequest {
   host?: string;
   /** The identity's Nova keypair name: only for identityKeypair SSH injection (src/provider/identity/keypair.ts). */
   keyName?: string;
+  /** The SSH certificate authority a `ca` server binds (its public key, not a secret): merged into the user data (ssh-ca-user-data.ts). */
+  sshCertificateAuthority?: { name: string; publicKey: string };
   [key: string]: unknown;
 }
 
@@ -112,7 +115,7 @@ export const createServerHandler =
         flavorRef: desired.flavorId,
         networks: [{ uuid: desired.networkId }],
         metadata: { [OWNER_KEY]: desired.ownerUid },
-        ...(userData === undefined ? {} : { userData: Buffer.from(userData, 'base64').toString('utf8') }),
+        ...novaUserData(userData, desired.sshCertificateAuthority),
         ...(host !== undefined ? { host } : {}),
         // identityKeypair servers only (the request names the identity's keypair); never ca, none or a pinned create
         ...(typeof desired.keyName === 'string' && host === undefined ? { keyName: desired.keyName } : {}),
@@ -126,6 +129,12 @@ export const createServerHandler =
       throw error;
     }
   };
+
+/** The user data Nova receives: the stored payload, with a `ca` server's CA merged in (a MIME multipart). */
+const novaUserData = (base64: string | undefined, ca: ServerCreateRequest['sshCertificateAuthority']): { userData?: string } => {
+  if (ca) return { userData: augmentUserDataWithCa(base64 === undefined ? undefined : Buffer.from(base64, 'base64'), ca.publicKey) };
+  return base64 === undefined ? {} : { userData: Buffer.from(base64, 'base64').toString('utf8') };
+};
 
 /** nova.deleteServer: a server already gone (404) is success. */
 export const deleteServerHandler = (os: Pick<OpenStackSession, 'nova'>): EffectHandler => async (effect, context) => {

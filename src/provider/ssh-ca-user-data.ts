@@ -49,7 +49,7 @@ export const caCloudConfig = (publicKey: string): string =>
         `grep -qs '^Include /etc/ssh/sshd_config.d' /etc/ssh/sshd_config || grep -qs '^TrustedUserCAKeys' /etc/ssh/sshd_config || echo 'TrustedUserCAKeys ${CA_KEY_PATH}' >> /etc/ssh/sshd_config; systemctl reload ssh 2>/dev/null || systemctl reload sshd 2>/dev/null || service ssh reload 2>/dev/null || true`,
       ],
     ],
-  })}`;
+  }, { lineWidth: 0 })}`;
 
 const wrap76 = (base64: string): string => base64.replace(/.{1,76}/g, '$&\r\n');
 

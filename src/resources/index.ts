@@ -11,6 +11,7 @@ import { RegionKind } from './region.js';
 import { SecurityGroupKind } from './security-group.js';
 import { ServerKind } from './server.js';
 import { VolumeKind } from './volume.js';
+import { SshCertificateAuthorityKind } from './ssh-certificate-authority.js';
 
 export * from './kind.js';
 export * from './meta.js';
@@ -21,6 +22,7 @@ export * from './server.js';
 export * from './volume.js';
 export * from './loadbalancer.js';
 export * from './nova.js';
+export * from './ssh-certificate-authority.js';
 export * from './security-group.js';
 export * from './registry.js';
 export { describeFieldErrors, type FieldError } from './codec/report.js';
@@ -29,4 +31,4 @@ export { Condition, Conditions, type ConditionStatus, LocalObjectReference, Secr
 export type AnyKindDefinition = KindDefinition<string, unknown, unknown>;
 
 /** Every kind, in dependency order (a Region before its Identities, a Network before its Servers). */
-export const KINDS: readonly AnyKindDefinition[] = [RegionKind, IdentityKind, NetworkKind, SecurityGroupKind, ServerKind, VolumeKind, LoadBalancerKind, NovaKind] as unknown as readonly AnyKindDefinition[];
+export const KINDS: readonly AnyKindDefinition[] = [RegionKind, IdentityKind, NetworkKind, SecurityGroupKind, SshCertificateAuthorityKind, ServerKind, VolumeKind, LoadBalancerKind, NovaKind] as unknown as readonly AnyKindDefinition[];

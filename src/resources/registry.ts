@@ -11,6 +11,7 @@ import type { RegionSpec, RegionStatus } from './region.js';
 import type { SecurityGroupSpec, SecurityGroupStatus } from './security-group.js';
 import type { ServerSpec, ServerStatus } from './server.js';
 import type { VolumeSpec, VolumeStatus } from './volume.js';
+import type { SshCertificateAuthoritySpec, SshCertificateAuthorityStatus } from './ssh-certificate-authority.js';
 
 export interface KindTypes {
   Region: { spec: RegionSpec; status: RegionStatus };
@@ -21,10 +22,11 @@ export interface KindTypes {
   LoadBalancer: { spec: LoadBalancerSpec; status: LoadBalancerStatus };
   Nova: { spec: NovaSpec; status: NovaStatus };
   SecurityGroup: { spec: SecurityGroupSpec; status: SecurityGroupStatus };
+  SSHCertificateAuthority: { spec: SshCertificateAuthoritySpec; status: SshCertificateAuthorityStatus };
 }
 
 export type KindName = keyof KindTypes;
-export const KIND_NAMES: readonly KindName[] = ['Region', 'Identity', 'Network', 'Server', 'Volume', 'LoadBalancer', 'Nova', 'SecurityGroup'];
+export const KIND_NAMES: readonly KindName[] = ['Region', 'Identity', 'Network', 'Server', 'Volume', 'LoadBalancer', 'Nova', 'SecurityGroup', 'SSHCertificateAuthority'];
 
 export type SpecOf<K extends KindName> = KindTypes[K]['spec'];
 export type StatusOf<K extends KindName> = KindTypes[K]['status'];

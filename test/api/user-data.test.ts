@@ -35,7 +35,11 @@ describe('api: userData validation', () => {
 
   describe('over HTTP', () => {
     let rig: ApiRig;
-    beforeEach(async () => (rig = await startApiRig()));
+    beforeEach(async () => {
+      rig = await startApiRig();
+      // the CA the servers bind: of net-a's tenancy (acme/web), as the scope rule requires
+      await rig.source.create({ apiVersion: 'regent.dev/v1alpha1', kind: 'SSHCertificateAuthority', metadata: { name: 'ca-1' }, spec: { organizationID: 'acme', projectID: 'web', publicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBf0Vr1k8mZXJ4S8b0m3v8x2Q1q2WmXl0w8p4r8e6x0N ca-1' } });
+    });
     afterEach(async () => rig.close());
 
     it('create with a malformed payload → 422, nothing stored', async () => {

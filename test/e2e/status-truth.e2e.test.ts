@@ -108,7 +108,7 @@ describe('e2e: provisioned means settled, sampled against the simulator (issue 1
     expect(accepted).to.have.length(names.length);
   });
 
-  it("no success over fields Regent does not realize (item 14): the example web-1 (identityKeypair, a missing volume) runs but is not Available while its volume is missing; web-2 is Available", async () => {
+  it("no success over fields Regent does not realize (item 14): the example web-1 (identityKeypair, a missing volume) runs but is not Available while its volume is missing; web-2 (sshInjection ca) is Available", async () => {
     await start({ serverBuild: 100, rebuildStep: 100 });
     // the examples' Identity, in the Region this control plane's cloud stands for
     await applyManifests(plane!.source, `apiVersion: regent.dev/v1alpha1
@@ -117,6 +117,7 @@ metadata: { name: acme-web }
 spec: { regionRef: { name: default }, organizationID: acme, projectID: web }
 `);
     await applyManifests(plane!.source, readFileSync('examples/network.yaml', 'utf8'));
+    await applyManifests(plane!.source, readFileSync('examples/sshcertificateauthority.yaml', 'utf8')); // web-2's CA
     await applyManifests(plane!.source, readFileSync('examples/servers.yaml', 'utf8'));
     type Cond = { type: string; status: string; reason: string; message: string };
     const conditions = async (name: string) => (((await plane!.source.get('Server', 'default', name))?.status as { conditions?: Cond[] } | undefined)?.conditions ?? []);

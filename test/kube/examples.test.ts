@@ -13,7 +13,7 @@ import { validateAgainstSchema } from '../resources/support/openapi.js';
 import { schemaFor } from '../resources/support/crds.js';
 
 const DIR = fileURLToPath(new URL('../../examples/', import.meta.url));
-const ORDER = ['region.yaml', 'identity.yaml', 'network.yaml', 'securitygroup.yaml', 'volume.yaml', 'servers.yaml', 'loadbalancer.yaml', 'nova.yaml'];
+const ORDER = ['region.yaml', 'identity.yaml', 'network.yaml', 'securitygroup.yaml', 'sshcertificateauthority.yaml', 'volume.yaml', 'servers.yaml', 'loadbalancer.yaml', 'nova.yaml'];
 
 describe('examples', () => {
   it('there is an example for every kind, and two Servers', () => {
@@ -46,6 +46,7 @@ describe('examples', () => {
         'Identity/acme-web created',
         'Network/net-a created',
         'SecurityGroup/web-sg created',
+        'SSHCertificateAuthority/web-users created',
         'Volume/data-1 created',
         'Server/web-1 created',
         'Server/web-2 created',

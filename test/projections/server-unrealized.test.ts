@@ -13,9 +13,7 @@ describe('projection: unrealized Server spec fields', () => {
   it('volumes are realized since issue 12 (attached by the volume pass; VolumesAttached says how far): not named', () => {
     expect(fields({ volumes: [{ volumeID: 'data-1' }] })).to.deep.equal([]);
   });
-  const cases: Array<[string, Partial<ServerSpec>, string]> = [
-    ['sshInjection ca: no CA in the guest', { sshInjection: 'ca', sshCertificateAuthorityId: 'ca-1' }, 'spec.sshCertificateAuthorityId'],
-  ];
+  const cases: Array<[string, Partial<ServerSpec>, string]> = [];
   it('securityGroups are acted on (issue 17: the create names the groups\' Neutron ids): not named', () => {
     expect(fields({ securityGroups: ['sg-1'] })).to.deep.equal([]);
   });
@@ -32,6 +30,12 @@ describe('projection: unrealized Server spec fields', () => {
     const omitted: Partial<ServerSpec> = { ...base };
     delete omitted.sshInjection;
     expect(unrealizedServerFields(omitted).map((u) => u.field)).to.deep.equal([]);
+  });
+  it('sshInjection ca, given or by the CA alone, is acted on (issue 17: the CA is merged into the user data): not named', () => {
+    expect(fields({ sshInjection: 'ca', sshCertificateAuthorityId: 'ca-1' })).to.deep.equal([]);
+    const legacy: Partial<ServerSpec> = { ...base, sshCertificateAuthorityId: 'ca-1' };
+    delete legacy.sshInjection;
+    expect(unrealizedServerFields(legacy).map((u) => u.field)).to.deep.equal([]);
   });
   it('providerCreateGates are acted on (the create waits for every gate, issue 17): not named', () => {
     expect(fields({ providerCreateGates: [{ name: 'gate-1' }] })).to.deep.equal([]);

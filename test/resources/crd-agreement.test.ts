@@ -15,6 +15,7 @@ import { regionCases } from './cases/region.cases.js';
 import { securityGroupCases } from './cases/security-group.cases.js';
 import { serverCases } from './cases/server.cases.js';
 import { volumeCases } from './cases/volume.cases.js';
+import { sshCertificateAuthorityCases } from './cases/ssh-certificate-authority.cases.js';
 import { validateAgainstSchema } from './support/openapi.js';
 import { schemaFor } from './support/crds.js';
 
@@ -26,6 +27,7 @@ const TABLES: Record<string, AgreementCase[]> = {
   Volume: volumeCases,
   LoadBalancer: loadBalancerCases,
   Nova: novaCases,
+  SSHCertificateAuthority: sshCertificateAuthorityCases,
   SecurityGroup: securityGroupCases,
 };
 

@@ -29,6 +29,7 @@ import { pinnedDestination, type PinnedCreateContext } from './pinned-create.js'
 import { createGatesPassed, PROVIDER_CREATE_GATE_RECHECK_MS } from './create-gates.js';
 import { DesiredUnresolvable } from '../../provider/errors.js';
 import { securityGroupIdsFor } from '../security-group/for-server.js';
+import { sshCertificateAuthorityForCreate } from './ssh-ca.js';
 // the identity keypair's name, for identityKeypair servers only (server-api.md; src/provider/identity/keypair.ts)
 import { identityKeyNameFor } from '../../provider/identity/keypair.js';
 
@@ -105,6 +106,9 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
       const lifecycle = { state: String(recorded.value), context: recorded.context as LifecycleContext };
       // provider-create gates: before the first create, every declared gate satisfied (./create-gates.ts)
       const request = { name: server.spec.name, imageId, flavorId, networkId: networkId ?? '', ownerUid: uid, ...createGatesPassed(server, lifecycle), ...(await identityKeyNameFor(deps, namespace, server.spec)), ...(groups?.kind === 'ready' ? { securityGroupIds: groups.ids } : {}) };
+      // sshInjection ca: the CA of the server's tenancy, asked before the first create only (./ssh-ca.ts)
+      const ca = lifecycle.context.resourceId === null ? await sshCertificateAuthorityForCreate(deps.source, server) : undefined;
+      if (ca) Object.assign(request, { sshCertificateAuthority: ca });
       const ref = server.spec.infrastructureRef;
       if (ref === undefined) return request;
       // a pinned create: the destination rides on the request; before the create, the preflight (pinned-create.ts)
