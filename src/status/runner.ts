@@ -29,6 +29,8 @@ import { renderRemainingCreateGates } from '../../projections/server-create-gate
 import { patchStatusWithRetry } from '../kube/retry.js';
 import { networkVlanIdOf, renderNetworkResource } from '../../projections/network-status.js';
 import { renderUnserved } from '../../projections/unserved-status.js';
+import { renderSshCertificateAuthority } from '../../projections/ssh-certificate-authority-status.js';
+import { readPublicKey } from '../provider/ssh-public-key.js';
 import { renderRegionResource } from '../../projections/region-status.js';
 import { renderIdentityResource } from '../../projections/identity-status.js';
 import { regionConnectionStream, type RegionContext } from '../../machines/region-connection.js';
@@ -56,6 +58,7 @@ const OWNED_OPTIONAL_KEYS: Record<string, readonly string[]> = {
   Server: ['rebuild', 'provisionedAt', 'macAddress', 'serverID', 'volumes'],
   Network: ['networkID', 'vlanID'],
   SecurityGroup: ['securityGroupID'],
+  SSHCertificateAuthority: ['fingerprint'],
   Identity: ['openstack', 'credentialsSecretRef'],
   Volume: ['volumeID', 'size', 'state', 'volumeClassID'],
   LoadBalancer: ['loadBalancerID', 'vipAddress', 'publicIP', 'provisioningStatus', 'listeners'],
@@ -133,6 +136,7 @@ export class StatusRunner {
       else if (ref.kind === 'LoadBalancer' && this.options.servedKinds.includes('LoadBalancer')) await this.renderLoadBalancer(ref);
       else if (ref.kind === 'Nova' && this.options.servedKinds.includes('Nova')) await this.renderNova(ref);
       else if (ref.kind === 'SecurityGroup' && this.options.servedKinds.includes('SecurityGroup')) await this.renderSecurityGroup(ref);
+      else if (ref.kind === 'SSHCertificateAuthority') await this.renderSshCertificateAuthority(ref); // no controller needed: nothing to decide
       else if (!this.options.servedKinds.includes(ref.kind)) await this.renderUnserved(ref);
     } catch (error) {
       // The resource was deleted between the read and the patch: nothing left to render.
@@ -333,6 +337,13 @@ export class StatusRunner {
       at: last?.metadata.recordedAt ?? this.now(),
       previous: object.status as never,
     });
+    await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);
+  }
+
+  private async renderSshCertificateAuthority(ref: ResourceRef): Promise<void> {
+    const object = await this.options.source.get('SSHCertificateAuthority', ref.namespace, ref.name);
+    if (!object) return;
+    const status = renderSshCertificateAuthority({ spec: object.spec, key: readPublicKey(object.spec.publicKey), generation: object.metadata.generation ?? 1, at: this.now(), previous: object.status as never });
     await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);
   }
 

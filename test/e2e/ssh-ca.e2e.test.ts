@@ -73,6 +73,11 @@ describe('e2e: sshInjection ca (issue 17)', function () {
     const parts = sent.split(/--==REGENT-[0-9a-f]+==/).map((p) => p.split('\r\n\r\n').slice(1).join('').replace(/\s+/g, ''));
     const regent = parts.map((p) => Buffer.from(p, 'base64').toString('utf8')).find((t) => t.includes(CA_KEY_PATH)) ?? '';
     expect(regent).to.include(KEY).and.include(`TrustedUserCAKeys ${CA_KEY_PATH}`);
+    // the CA's own status: its key read back, with the fingerprint ssh-keygen -l prints
+    const caStatus = (await plane!.source.get('SSHCertificateAuthority', 'default', 'web-ca'))?.status as { phase?: string; fingerprint?: string; conditions?: Condition[] } | undefined;
+    expect(caStatus?.phase).to.equal('Ready');
+    expect(caStatus?.fingerprint).to.equal('SHA256:ZfnXZTExAWD20Zf2MLgo/ao426KqWkWIFNgovGx8RRM');
+    expect(caStatus?.conditions?.find((c) => c.type === 'Available')).to.include({ status: 'True', reason: 'KeyValid' });
     // SpecRealized no longer names the CA
     expect((await condition('ca-1', 'SpecRealized'))?.message ?? '').to.not.include('sshCertificateAuthorityId');
   });

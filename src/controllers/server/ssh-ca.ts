@@ -16,6 +16,7 @@ import type { SshCertificateAuthority } from '../../resources/ssh-certificate-au
 import type { Identity } from '../../resources/identity.js';
 import type { Network } from '../../resources/network.js';
 import { DesiredUnresolvable } from '../../provider/errors.js';
+import { readPublicKey } from '../../provider/ssh-public-key.js';
 
 const unusable = (message: string) => new DesiredUnresolvable('SshCertificateAuthorityUnusable', message);
 
@@ -33,5 +34,7 @@ export const sshCertificateAuthorityForCreate = async (source: ResourceSource, s
     const tenancy = identity ? ` (${identity.spec.organizationID}/${identity.spec.projectID})` : '';
     throw unusable(`no SSH certificate authority "${name}" in the server's organization and project${tenancy}; re-checked every 30 s`);
   }
+  const key = readPublicKey(ca.spec.publicKey);
+  if (!key.ok) throw unusable(`the SSH certificate authority "${name}" holds no usable key: ${key.why}`);
   return { name, publicKey: ca.spec.publicKey };
 };
