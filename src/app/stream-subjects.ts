@@ -18,6 +18,7 @@
  * | region-connection-<uid>                  | the Region                      |
  * | vlan-allocation-<region uid>-<physnet>   | the Region                      |
  * | nova-database-<uid>, nova-db-archive-<uid> | the Nova                      |
+ * | security-group-lifecycle-<uid>           | the SecurityGroup               |
  */
 import type { Subject } from '../engine/engine.js';
 import type { KindName, ObjectOf } from '../resources/index.js';
@@ -43,6 +44,7 @@ const BY_UID: ReadonlyArray<[string, KindName]> = [
   ['vlan-allocation-', 'Region'],
   ['nova-database-', 'Nova'],
   ['nova-db-archive-', 'Nova'],
+  ['security-group-lifecycle-', 'SecurityGroup'],
 ];
 
 const subjectOfObject = (o: ObjectOf<KindName>): Subject => ({ kind: o.kind, namespace: o.metadata.namespace ?? 'default', name: o.metadata.name });
