@@ -15,9 +15,28 @@ export interface UnrealizedField {
   why: string;
 }
 
-export const unrealizedServerFields = (spec: Partial<ServerSpec> | undefined): UnrealizedField[] => {
+/**
+ * What the server's Nova create was sent with, when it matters: `securityGroups` are the SecurityGroup
+ * names of the create request that made the server (undefined: the server exists, but no create request of
+ * Regent's named any — adopted, or created before groups were sent); `created` false while no server exists.
+ */
+export interface CreatedWith {
+  created: boolean;
+  securityGroups?: readonly string[];
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
+
+export const unrealizedServerFields = (spec: Partial<ServerSpec> | undefined, createdWith: CreatedWith = { created: false }): UnrealizedField[] => {
   if (!spec) return [];
   const out: UnrealizedField[] = [];
+  // security groups are sent with the create only (Nova's add/removeSecurityGroup actions are not driven yet):
+  // a list changed since, or a server Regent adopted, is not realized
+  const wanted = spec.securityGroups ?? [];
+  const had = createdWith.securityGroups ?? [];
+  if (createdWith.created && !sameSet(wanted, had)) {
+    out.push({ field: 'spec.securityGroups', why: `changed after the create, which is not implemented yet: the server keeps the groups it was created with (${had.length > 0 ? had.join(', ') : 'the project default'})` });
+  }
   // sshInjection identityKeypair is acted on: the create sends the identity keypair's key_name (src/provider/identity/keypair.ts, issue 17)
   // sshInjection ca is acted on: the create merges the CA into the user data (src/provider/ssh-ca-user-data.ts, issue 17)
   // spec.securityGroups is acted on at create: the groups' Neutron ids go to Nova (src/controllers/security-group/for-server.ts, issue 17)

@@ -37,6 +37,18 @@ describe('projection: unrealized Server spec fields', () => {
     delete legacy.sshInjection;
     expect(unrealizedServerFields(legacy).map((u) => u.field)).to.deep.equal([]);
   });
+  it('securityGroups: sent with the create, so realized while the list is the one the server was created with', () => {
+    const spec = { ...base, securityGroups: ['web', 'db'] };
+    expect(unrealizedServerFields(spec, { created: false })).to.deep.equal([]);
+    expect(unrealizedServerFields(spec, { created: true, securityGroups: ['db', 'web'] })).to.deep.equal([]);
+  });
+  it('securityGroups changed after the create, or on a server created without them, are named with what the server keeps', () => {
+    const changed = unrealizedServerFields({ ...base, securityGroups: ['web', 'ops'] }, { created: true, securityGroups: ['db', 'web'] });
+    expect(changed.map((u) => u.field)).to.deep.equal(['spec.securityGroups']);
+    expect(changed[0]?.why).to.match(/not implemented yet/).and.include('keeps the groups it was created with (db, web)');
+    expect(unrealizedServerFields({ ...base, securityGroups: ['web'] }, { created: true })[0]?.why).to.include('(the project default)');
+    expect(unrealizedServerFields({ ...base }, { created: true, securityGroups: ['web'] }).map((u) => u.field), 'groups removed since').to.deep.equal(['spec.securityGroups']);
+  });
   it('providerCreateGates are acted on (the create waits for every gate, issue 17): not named', () => {
     expect(fields({ providerCreateGates: [{ name: 'gate-1' }] })).to.deep.equal([]);
   });

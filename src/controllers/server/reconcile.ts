@@ -105,7 +105,7 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
       const recorded = (await deps.engine.load(serverLifecycleStream(uid))).snapshot;
       const lifecycle = { state: String(recorded.value), context: recorded.context as LifecycleContext };
       // provider-create gates: before the first create, every declared gate satisfied (./create-gates.ts)
-      const request = { name: server.spec.name, imageId, flavorId, networkId: networkId ?? '', ownerUid: uid, ...createGatesPassed(server, lifecycle), ...(await identityKeyNameFor(deps, namespace, server.spec)), ...(groups?.kind === 'ready' ? { securityGroupIds: groups.ids } : {}) };
+      const request = { name: server.spec.name, imageId, flavorId, networkId: networkId ?? '', ownerUid: uid, ...createGatesPassed(server, lifecycle), ...(await identityKeyNameFor(deps, namespace, server.spec)), ...(groups?.kind === 'ready' ? { securityGroupIds: groups.ids, securityGroups: [...(server.spec.securityGroups ?? [])].sort() } : {}) };
       // sshInjection ca: the CA of the server's tenancy, asked before the first create only (./ssh-ca.ts)
       const ca = lifecycle.context.resourceId === null ? await sshCertificateAuthorityForCreate(deps.source, server) : undefined;
       if (ca) Object.assign(request, { sshCertificateAuthority: ca });
