@@ -48,6 +48,8 @@ import type { OpenStackSession } from '../openstack/session.js';
 import { openResourceSource } from '../kube/open.js';
 import type { ResourceSource } from '../kube/port.js';
 import { Informer } from '../kube/informer.js';
+import { remainingCreateGates } from '../../projections/server-create-gates.js';
+import type { ServerSpec } from '../resources/server.js';
 import { LeaderElector } from '../kube/leader/elector.js';
 import { EmbeddedLeaseBackend } from '../kube/embedded/lease.js';
 import { EmbeddedResourceSource } from '../kube/embedded/store.js';
@@ -287,6 +289,8 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
           port: options.api.port,
           auth: options.api.auth,
           compute: identityCompute(sessions),
+          // sshkey reads the Identity's Secret where Regent writes it (its own namespace on Kubernetes)
+          secretNamespace: connections.secretNamespaceFor('default'),
           images: inventoryImageValidator({ source, inventoryFor: regionInventoryFor({ images: imageInventories, flavors: new FlavorInventory(connections) }) }),
         }).catch((error: NodeJS.ErrnoException) => {
           throw error.code === 'EADDRINUSE' ? new ListenError(`${options.api?.host}:${options.api?.port} is already in use (another Regent? pass --api-port)`) : error;
@@ -400,7 +404,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       name: 'Identity',
       logger,
       observer: metrics.controllerObserver(),
-      reconcile: (key) => reconcileIdentity({ engine, source, connections, logger }, ...keyParts(key)),
+      reconcile: (key) => reconcileIdentity({ engine, source, connections, logger, connectAsUser: (cloud, login) => connectAsUser(cloud, login, { logger, cancel }) }, ...keyParts(key)),
     });
     // An Identity follows its Region (a new Secret, a domain); a deleting Identity follows its dependents.
     const wakeIdentitiesOf = (namespace: string, regionName?: string) => {
@@ -533,6 +537,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
 
     // Informers: every kind, so every resource gets a status; served kinds also feed their queues.
     const generations = new Map<string, number>();
+    const gateSignatures = new Map<string, string>();
     for (const kind of KIND_NAMES) {
       informers[kind] = new Informer(source, kind, async (event) => {
         const object = event.object;
@@ -540,6 +545,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         if (event.type === 'DELETED') {
           status.forgetResource(object.metadata.uid);
           generations.delete(`${kind}:${key}`);
+          if (kind === 'Server') gateSignatures.delete(key);
           if (kind === 'Region') {
             connections.forget(object.metadata.uid);
             volumeClasses.forget(object.metadata.uid);
@@ -560,8 +566,12 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         const seen = generations.get(`${kind}:${key}`);
         generations.set(`${kind}:${key}`, generation);
         const changed = event.type === 'ADDED' || seen !== generation || object.metadata.deletionTimestamp !== undefined;
+        // a provider-create gate satisfied (the API's status-only write): the Server's create may go now (src/controllers/server/create-gates.ts)
+        const gates = kind === 'Server' ? JSON.stringify(remainingCreateGates(object.spec as Partial<ServerSpec>, object.status as never)) : '';
+        const gatesBefore = gateSignatures.get(key);
+        if (kind === 'Server') gateSignatures.set(key, gates);
         if (!leading) return;
-        if (kind === 'Server' && changed) servers.enqueue(key);
+        if (kind === 'Server' && (changed || (gatesBefore !== undefined && gatesBefore !== gates))) servers.enqueue(key);
         else if (kind === 'LoadBalancer' && changed) loadBalancers.enqueue(key);
         else if (kind === 'Nova' && changed) novas.enqueue(key);
         else if (kind === 'Volume') {
