@@ -176,17 +176,17 @@ export class StatusRunner {
   }
 
   /**
-   * The SecurityGroup names of the create request that made the server: the last (re)create decision of its
+   * What the create request that made the server carried (its SecurityGroup names, its keypair): the last (re)create decision of its
    * lifecycle stream, read backwards page by page (a lifecycle stream is short: creates, deletes, passes).
    */
-  private async createdSecurityGroups(stream: string): Promise<{ securityGroups?: string[] }> {
+  private async createdWith(stream: string): Promise<{ securityGroups?: string[]; keyName?: string }> {
     let before: number | undefined;
     for (;;) {
       const page = await this.options.store.readStream(stream, { direction: 'backwards', maxCount: 200, ...(before !== undefined ? { fromRevision: before } : {}) });
       const made = page.find((e) => e.type === 'serverLifecycle.createSubmitted' || e.type === 'serverLifecycle.recreateSubmitted');
       if (made) {
-        const groups = ((made.data as { desired?: { securityGroups?: unknown } }).desired?.securityGroups);
-        return Array.isArray(groups) ? { securityGroups: groups.map(String) } : {};
+        const desired = (made.data as { desired?: { securityGroups?: unknown; keyName?: unknown } }).desired;
+        return { ...(Array.isArray(desired?.securityGroups) ? { securityGroups: desired.securityGroups.map(String) } : {}), ...(typeof desired?.keyName === 'string' ? { keyName: desired.keyName } : {}) };
       }
       const last = page.at(-1);
       if (page.length < 200 || !last || last.revision === 0) return {};
@@ -207,7 +207,7 @@ export class StatusRunner {
       lifecycle: lifecycle.revision === undefined ? undefined : { state: String(lifecycle.snapshot.value), context: lifecycleContext },
       rebuild: rebuild?.revision === undefined ? undefined : (rebuild.snapshot.context as ServerRebuildContext),
       generation: object.metadata.generation ?? 1,
-      unrealized: unrealizedServerFields(object.spec as Partial<ServerSpec>, serverId ? { created: true, ...(await this.createdSecurityGroups(serverLifecycleStream(object.metadata.uid))) } : { created: false }),
+      unrealized: unrealizedServerFields(object.spec as Partial<ServerSpec>, serverId ? { created: true, ...(await this.createdWith(serverLifecycleStream(object.metadata.uid))) } : { created: false }),
       volumes: await this.serverVolumes(object.metadata.namespace ?? ref.namespace, object.metadata.uid, object.spec as Partial<ServerSpec>),
       at,
       previous: object.status as never,

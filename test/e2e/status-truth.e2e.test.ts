@@ -108,7 +108,7 @@ describe('e2e: provisioned means settled, sampled against the simulator (issue 1
     expect(accepted).to.have.length(names.length);
   });
 
-  it("no success over fields Regent does not realize (item 14): the example web-1 (identityKeypair, a missing volume) runs but is not Available while its volume is missing; web-2 (sshInjection ca) is Available", async () => {
+  it("no success over fields Regent does not realize (item 14): the example web-1 (identityKeypair where the identity has no keypair, a missing volume) runs but is not Available, and says why; web-2 (sshInjection ca) is Available", async () => {
     await start({ serverBuild: 100, rebuildStep: 100 });
     // the examples' Identity, in the Region this control plane's cloud stands for
     await applyManifests(plane!.source, `apiVersion: regent.dev/v1alpha1
@@ -126,19 +126,20 @@ spec: { regionRef: { name: default }, organizationID: acme, projectID: web }
       if (Date.now() > deadline) throw new Error(`web-2 not Available: ${JSON.stringify(await conditions('web-2'))}`);
       await new Promise((r) => setTimeout(r, 50));
     }
-    while ((await conditions('web-1')).find((c) => c.type === 'Available')?.reason !== 'VolumesNotAttached') {
+    while ((await conditions('web-1')).find((c) => c.type === 'Available')?.reason !== 'PartiallyRealized') {
       if (Date.now() > deadline) throw new Error(`web-1: ${JSON.stringify(await conditions('web-1'))}`);
       await new Promise((r) => setTimeout(r, 50));
     }
     const web1 = await conditions('web-1');
-    // identityKeypair is acted on since issue 17 (the create names the identity's keypair), so web-1 is not
-    // "partially realized"; it is not Available while its volume is missing
-    expect(web1.find((c) => c.type === 'Available')).to.include({ status: 'False', reason: 'VolumesNotAttached' });
+    // identityKeypair is acted on since issue 17 (the create names the identity's keypair) — but this Region (the
+    // process's cloud) has no managed domain, so the identity has no user and no keypair of its own, and web-1 was
+    // created without a key: "partially realized", SpecRealized says why (and it is not Available either way)
+    expect(web1.find((c) => c.type === 'Available')).to.include({ status: 'False', reason: 'PartiallyRealized' });
     const realized = web1.find((c) => c.type === 'SpecRealized');
     // volumes are realized since issue 12: not a field "not implemented", but VolumesAttached says data-1 (not applied here) is missing
     expect(realized?.message).to.not.include('spec.volumes');
     expect(web1.find((c) => c.type === 'VolumesAttached')).to.include({ status: 'False', reason: 'Attaching', message: 'attaching data-1 (no such Volume)' });
-    expect(realized?.message ?? '').to.not.include('spec.sshInjection');
+    expect(realized?.message ?? '').to.include('spec.sshInjection: identityKeypair: the server was created without a key');
     expect((await conditions('web-2')).find((c) => c.type === 'SpecRealized')).to.include({ status: 'True' });
     // and what Nova got: no block device, and no key name — this Region (the process's cloud) has no managed
     // domain, so the identity has no user and no keypair of its own (docs/server.md, SSH)

@@ -49,6 +49,15 @@ describe('projection: unrealized Server spec fields', () => {
     expect(unrealizedServerFields({ ...base, securityGroups: ['web'] }, { created: true })[0]?.why).to.include('(the project default)');
     expect(unrealizedServerFields({ ...base }, { created: true, securityGroups: ['web'] }).map((u) => u.field), 'groups removed since').to.deep.equal(['spec.securityGroups']);
   });
+  it('identityKeypair on a server created without a key (no Nova keypair for its Identity) is named; with one, not', () => {
+    const spec = { ...base, sshInjection: 'identityKeypair' as const };
+    expect(unrealizedServerFields(spec, { created: true, keyName: 'regent-uid' })).to.deep.equal([]);
+    expect(unrealizedServerFields(spec, { created: false })).to.deep.equal([]);
+    const keyless = unrealizedServerFields(spec, { created: true });
+    expect(keyless.map((u) => u.field)).to.deep.equal(['spec.sshInjection']);
+    expect(keyless[0]?.why).to.include('created without a key');
+    expect(unrealizedServerFields({ ...base, sshInjection: 'none' }, { created: true }), 'none needs no key').to.deep.equal([]);
+  });
   it('providerCreateGates are acted on (the create waits for every gate, issue 17): not named', () => {
     expect(fields({ providerCreateGates: [{ name: 'gate-1' }] })).to.deep.equal([]);
   });
