@@ -166,7 +166,17 @@ export const observeTopology = async (os: TopologyClients, desired: DesiredTopol
       observedPools[name] = matches.length === 0 ? { kind: 'absent' } : { kind: 'duplicate', ids: matches.map((m) => m.id).sort() };
       continue;
     }
-    const members = (await os.octavia.listMembers(pool.id)).map((m) => ({ id: m.id, address: required(m.address, 'member', 'address'), port: required(m.protocolPort, 'member', 'protocol_port') }));
+    // a pool deleted between the pool list and this read (a cascade delete under way, measured on real Octavia:
+    // 404 on its members) is gone: observed absent, not a failed pass
+    const listed = await os.octavia.listMembers(pool.id).catch((error: unknown) => {
+      if (error instanceof NotFound) return undefined;
+      throw error;
+    });
+    if (listed === undefined) {
+      observedPools[name] = { kind: 'absent' };
+      continue;
+    }
+    const members = listed.map((m) => ({ id: m.id, address: required(m.address, 'member', 'address'), port: required(m.protocolPort, 'member', 'protocol_port') }));
     observedPools[name] = { kind: 'present', id: pool.id, provisioningStatus: statusOf(pool.provisioningStatus), protocol: required(pool.protocol, 'pool', 'protocol'), members };
   }
 

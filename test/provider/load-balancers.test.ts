@@ -24,6 +24,7 @@ import {
 } from '../../machines/load-balancer.js';
 import { floatingIPSubject, monitorTypeFor, poolProtocolFor, type DesiredListener, type DesiredTopology } from '../../machines/load-balancer-topology.js';
 import { loadBalancerHandlers, observeTopology } from '../../src/provider/load-balancers.js';
+import { NotFound } from '../../src/openstack/errors.js';
 import { createFixtures, settle, type Fixtures } from '../openstack/support/fixtures.js';
 import { captureLogs, connectAs, fault, simApi, start, type LogCapture } from '../openstack/support/sim.js';
 
@@ -456,6 +457,16 @@ describe('load-balancer provider under the load-balancer machine (simulator over
     expect(mutations(since(seq))).to.deep.equal([]);
     await simApi(sim, 'POST', `/loadbalancers/${lb.id}/state`, { provisioning_status: 'ACTIVE' });
     expect(JSON.stringify((await r.pass()).value), 'a clean pass leaves inconsistent').to.equal('"provisioned"');
+  });
+
+  it('a pool deleted between the pool list and its member read (404, seen on real Octavia during a cascade delete) is observed absent, not a failed pass', async () => {
+    const desired = twoListener(`vanish-${process.pid}`);
+    await converged(desired);
+    // the race cannot be staged in the simulator (its reads are atomic): the member read answers as Octavia did
+    const racing = { ...demo, octavia: Object.assign(Object.create(demo.octavia) as typeof demo.octavia, { listMembers: async () => { throw new NotFound('load-balancer: not found (HTTP 404) on GET …/members'); } }) };
+    const observed = await observeTopology(racing as typeof demo, desired);
+    expect(observed.loadBalancer).to.deep.include({ kind: 'present' });
+    expect(Object.values(observed.pools ?? {}).every((p) => p.kind === 'absent')).to.equal(true);
   });
 
   // ─── LB2: names ───────────────────────────────────────────────────────────────────────────────────

@@ -4,7 +4,8 @@
  * public key Regent generated, and records it under that user); a Server whose sshInjection is omitted (no CA:
  * identityKeypair) is created through the control plane with that key_name, which Nova reports; the private
  * key in the identity's Secret is the half of the public key Nova holds (OpenSSH derives it); a `none` Server
- * reports no key_name. Deleting the Identity deletes the keypair.
+ * reports no key_name. A `ca` Server (issue 17, sshInjection ca) gets no key_name and the user data Regent built
+ * (the user's payload and the CA part), which Nova stores as sent. Deleting the Identity deletes the keypair.
  */
 import { expect } from 'chai';
 import type { ControlPlane } from '../../src/app/control-plane.js';
@@ -16,6 +17,10 @@ import type { RegistrationReport } from '../../src/provider/regions/register.js'
 import { publicHalf } from '../controllers/ssh-keys.js';
 import { cleanupNetworkAndServer, publicImage, registerRegionWithCleanup, startRealPlane, until } from './support/control-plane.js';
 import { realRun, type Fixtures, type RealRun } from './support/run.js';
+import { serverLifecycleStream } from '../../machines/server-lifecycle.js';
+import { augmentUserDataWithCa } from '../../src/provider/ssh-ca-user-data.js';
+
+const CA_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBf0Vr1k8mZXJ4S8b0m3v8x2Q1q2WmXl0w8p4r8e6x0N regent-real-ca';
 
 interface Condition { type: string; status: string; reason: string; message: string }
 interface Status { phase?: string; serverID?: string; conditions?: Condition[]; openstack?: { projectID?: string; userID?: string } }
@@ -34,6 +39,8 @@ describe('issue 17 on the real cloud: the identity keypair, imported as the iden
   let networkResource: string;
   let serverName: string;
   let noneName: string;
+  let caServer: string;
+  let caName: string;
   let identityUid: string;
   let userId: string;
 
@@ -67,6 +74,8 @@ describe('issue 17 on the real cloud: the identity keypair, imported as the iden
     networkResource = run.name('kp-net');
     serverName = run.name('kp-srv');
     noneName = run.name('kp-none');
+    caServer = run.name('kp-ca');
+    caName = run.name('kp-users');
   });
   after(async () => {
     await plane?.stop();
@@ -90,6 +99,7 @@ spec: { identityRef: { name: ${identityName} }, prefix: 198.51.100.0/24 }
     const networkUid = (await source.get('Network', ns, networkResource))!.metadata.uid;
     cleanupNetworkAndServer(run, networkUid, serverName);
     cleanupNetworkAndServer(run, networkUid, noneName);
+    cleanupNetworkAndServer(run, networkUid, caServer);
     const identity = await availableTrue('Identity', identityName);
     userId = identity!.openstack!.userID!;
     // the keypair outlives its user in Nova (Keystone's user delete does not cascade): removed by the admin if left
@@ -127,10 +137,45 @@ ${ssh}`;
     expect((await raw(withoutKey.serverID!)).key_name).to.equal(null);
   });
 
+  it('a ca Server (its CA of the identity\'s organization and project) is created with no key_name and the user data Regent built: the user\'s payload unmodified beside the CA part; Nova stores it as sent', async () => {
+    const source = plane!.source;
+    const user = '#cloud-config\nhostname: regent-ca\n';
+    await applyManifests(source, `apiVersion: regent.dev/v1alpha1
+kind: SSHCertificateAuthority
+metadata: { name: ${caName} }
+spec: { organizationID: acme, projectID: web, publicKey: "${CA_KEY}" }
+---
+apiVersion: regent.dev/v1alpha1
+kind: Server
+metadata: { name: ${caServer} }
+spec:
+  name: ${caServer}
+  image: { id: ${imageId} }
+  flavor: { name: ${fx.flavorName} }
+  networkID: ${networkResource}
+  sshInjection: ca
+  sshCertificateAuthorityId: ${caName}
+  userData: ${Buffer.from(user).toString('base64')}
+`);
+    run.cleanup.add(`ssh ca ${caName}`, async () => void (await source.delete('SSHCertificateAuthority', ns, caName).catch(() => undefined)));
+    const created = await running(caServer);
+    // compute 2.3+: the admin reads the server's user data back
+    const server = ((await admin.http('compute').get(`/servers/${created.serverID}`)).data as { server: { key_name: string | null; 'OS-EXT-SRV-ATTR:user_data'?: string | null } }).server;
+    expect(server.key_name).to.equal(null);
+    const stored = server['OS-EXT-SRV-ATTR:user_data'];
+    expect(stored, 'Nova keeps the user data').to.be.a('string');
+    const uid = (await source.get('Server', ns, caServer))!.metadata.uid;
+    const desired = (await plane!.store.readStream(serverLifecycleStream(uid))).find((e) => e.type === 'serverLifecycle.createSubmitted')?.data as unknown as { desired: { sshCertificateAuthority: { publicKey: string } } };
+    const expected = augmentUserDataWithCa(Buffer.from(user), desired.desired.sshCertificateAuthority.publicKey);
+    expect(Buffer.from(stored as string, 'base64').toString('utf8'), 'byte for byte what Regent built').to.equal(expected);
+    expect(expected.replace(/\r\n/g, '')).to.include(Buffer.from(user).toString('base64'));
+    await source.delete('Server', ns, caServer);
+  });
+
   it('deleting the Servers, the Network and the Identity deletes the keypair (before the user)', async () => {
     const source = plane!.source;
-    for (const name of [serverName, noneName]) await source.delete('Server', ns, name);
-    await until('the Servers gone', async () => (await source.get('Server', ns, serverName)) === undefined && (await source.get('Server', ns, noneName)) === undefined);
+    for (const name of [serverName, noneName, caServer]) await source.delete('Server', ns, name).catch(() => undefined);
+    await until('the Servers gone', async () => (await source.get('Server', ns, serverName)) === undefined && (await source.get('Server', ns, noneName)) === undefined && (await source.get('Server', ns, caServer)) === undefined);
     await source.delete('Network', ns, networkResource);
     await until('the Network gone', async () => (await source.get('Network', ns, networkResource)) === undefined);
     await source.delete('Identity', ns, identityName);
