@@ -7,6 +7,7 @@
  * Pure: from the spec as stored.
  */
 import { resolveSshInjection, type ServerSpec } from '../src/resources/server.js';
+import { sameUnordered } from '../src/resources/codec/transitions.js';
 
 export interface UnrealizedField {
   /** The field path, e.g. `spec.volumes`. */
@@ -27,8 +28,6 @@ export interface CreatedWith {
   keyName?: string;
 }
 
-const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
-
 export const unrealizedServerFields = (spec: Partial<ServerSpec> | undefined, createdWith: CreatedWith = { created: false }): UnrealizedField[] => {
   if (!spec) return [];
   const out: UnrealizedField[] = [];
@@ -42,7 +41,7 @@ export const unrealizedServerFields = (spec: Partial<ServerSpec> | undefined, cr
   // a list changed since, or a server Regent adopted, is not realized
   const wanted = spec.securityGroups ?? [];
   const had = createdWith.securityGroups ?? [];
-  if (createdWith.created && !sameSet(wanted, had)) {
+  if (createdWith.created && !sameUnordered(wanted, had)) {
     out.push({ field: 'spec.securityGroups', why: `changed after the create, which is not implemented yet: the server keeps the groups it was created with (${had.length > 0 ? had.join(', ') : 'the project default'})` });
   }
   // sshInjection identityKeypair is acted on: the create sends the identity keypair's key_name (src/provider/identity/keypair.ts, issue 17)
