@@ -11,11 +11,17 @@
  *   managed spec.messaging.clusterRef the Secret `rabbitmq-<clusterRef>` key `url` (Regent's convention until the
  *   messaging steps are built).
  *
+ * The DSN query: `charset=utf8`, then for a block whose tls is enabled ssl_ca (and ssl_cert, ssl_key) naming the files
+ * in the directory the JobRunner puts them in (src/nova/database-tls.ts). cell0's DSN is the cell DSN with cell0's
+ * schema: the same server, user and query, so cell0 is reached over TLS exactly when the cell schema is.
+ *
  * Writes are idempotent: a Secret is written only when its data differs. Values never reach a log or an event.
  */
 import type { SecretStore } from '../kube/secrets.js';
 import type { NovaSpec } from '../resources/nova.js';
 import { PASSWORD_KEY, cell0Schema } from './database/plan.js';
+import { databaseTlsQuery } from './database-tls.js';
+import type { DatabaseTlsMount } from './jobs/port.js';
 import { CELL0_CONNECTION_KEY, CONNECTION_KEY, TRANSPORT_URL_KEY, connectionSecretNames, type NovaRef } from './jobs/render.js';
 
 export const USERNAME_KEY = 'username';
@@ -68,13 +74,35 @@ export const readTransportURL = async (secrets: SecretStore, namespace: string, 
 
 const hostPart = (host: string): string => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
 
-/** A pymysql DSN; user and password percent-encoded. */
-export const pymysqlDSN = (endpoint: DatabaseEndpoint, credentials: BlockCredentials, schema: string): string =>
-  `mysql+pymysql://${encodeURIComponent(credentials.username)}:${encodeURIComponent(credentials.password)}@${hostPart(endpoint.host)}:${endpoint.port}/${schema}?charset=utf8`;
+/**
+ * A query value: percent-encoded, `/` kept (legal in a query, and a path stays readable). SQLAlchemy decodes the
+ * query with parse_qsl, which reads a bare `+` as a space, so a `+` in a path must travel as %2B.
+ */
+const queryValue = (value: string): string => encodeURIComponent(value).replace(/%2F/gi, '/');
+
+/** The DSN query of a block: charset=utf8, then the TLS files' parameters when its tls is enabled. */
+export const connectionQuery = (tls?: DatabaseTlsMount): string =>
+  [['charset', 'utf8'] as [string, string], ...(tls ? databaseTlsQuery(tls) : [])].map(([k, v]) => `${k}=${queryValue(v)}`).join('&');
+
+/** A pymysql DSN; user and password percent-encoded (so the authority holds no `/`); the query per connectionQuery. */
+export const pymysqlDSN = (endpoint: DatabaseEndpoint, credentials: BlockCredentials, schema: string, tls?: DatabaseTlsMount): string =>
+  `mysql+pymysql://${encodeURIComponent(credentials.username)}:${encodeURIComponent(credentials.password)}@${hostPart(endpoint.host)}:${endpoint.port}/${schema}?${connectionQuery(tls)}`;
+
+/**
+ * The same connection to another schema: only the path changes; scheme, credentials, host, port and the whole query
+ * (charset, the TLS files) are kept as they are. A fixed query here once dropped the cell block's ssl_* parameters
+ * from cell0's DSN, so the contract's cell0 pass would have connected in clear text.
+ */
+export const withSchema = (dsn: string, schema: string): string => {
+  const match = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*)\/[^?#]*(.*)$/s.exec(dsn);
+  if (!match) throw new Error('withSchema: not a DSN with an authority and a path');
+  return `${match[1]}/${schema}${match[2]}`;
+};
 
 export interface ConnectionInputs {
-  api: { endpoint: DatabaseEndpoint; credentials: BlockCredentials };
-  cell: { endpoint: DatabaseEndpoint; credentials: BlockCredentials };
+  /** tls: the block's TLS files when its tls is enabled (their directory as the Jobs' pods see it). */
+  api: { endpoint: DatabaseEndpoint; credentials: BlockCredentials; tls?: DatabaseTlsMount };
+  cell: { endpoint: DatabaseEndpoint; credentials: BlockCredentials; tls?: DatabaseTlsMount };
   transportURL: string;
 }
 
@@ -84,15 +112,10 @@ const sameData = (a: Readonly<Record<string, string>> | undefined, b: Readonly<R
 /** Writes the three derived Secrets when their data differ; returns how many were written. */
 export const materializeConnectionSecrets = async (secrets: SecretStore, nova: NovaRef, spec: NovaSpec, inputs: ConnectionInputs): Promise<number> => {
   const names = connectionSecretNames(nova.name);
+  const cell = pymysqlDSN(inputs.cell.endpoint, inputs.cell.credentials, spec.database.cell.database, inputs.cell.tls);
   const wanted: Array<[string, Record<string, string>]> = [
-    [names.api, { [CONNECTION_KEY]: pymysqlDSN(inputs.api.endpoint, inputs.api.credentials, spec.database.api.database) }],
-    [
-      names.cell,
-      {
-        [CONNECTION_KEY]: pymysqlDSN(inputs.cell.endpoint, inputs.cell.credentials, spec.database.cell.database),
-        [CELL0_CONNECTION_KEY]: pymysqlDSN(inputs.cell.endpoint, inputs.cell.credentials, cell0Schema(spec.database.cell.database)),
-      },
-    ],
+    [names.api, { [CONNECTION_KEY]: pymysqlDSN(inputs.api.endpoint, inputs.api.credentials, spec.database.api.database, inputs.api.tls) }],
+    [names.cell, { [CONNECTION_KEY]: cell, [CELL0_CONNECTION_KEY]: withSchema(cell, cell0Schema(spec.database.cell.database)) }],
     [names.transport, { [TRANSPORT_URL_KEY]: inputs.transportURL }],
   ];
   let written = 0;

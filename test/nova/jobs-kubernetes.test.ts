@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { KubernetesJobRunner } from '../../src/nova/jobs/kubernetes.js';
-import { JobRunnerError, type CronJobSpec, type JobSpec } from '../../src/nova/jobs/port.js';
+import { JobRunnerError, type CronJobSpec, type DatabaseTlsMount, type JobSpec } from '../../src/nova/jobs/port.js';
 import { TEMPLATE_HASH_ANNOTATION } from '../../src/nova/jobs/template-hash.js';
 import { FakeApiServer, type RecordedRequest } from '../kube/support/fake-apiserver.js';
 
@@ -51,6 +51,8 @@ const expectedPodTemplate = (spec: { labels: Record<string, string>; image: stri
   metadata: { labels: spec.labels, annotations: { [TEMPLATE_HASH_ANNOTATION]: spec.templateHash } },
   spec: {
     restartPolicy: 'Never',
+    // nova-operator.md, "DBArchive": the openstack GID, like the long-lived workloads (src/nova/database-tls.ts)
+    securityContext: { fsGroup: 42424 },
     containers: [
       {
         name: 'nova-manage',
@@ -134,6 +136,57 @@ describe('nova jobs: the Kubernetes JobRunner', () => {
       fake.objects.put(fake.objects.path('configmaps', NS, 'nova-config-0123abcd'), { immutable: true, data: { 'nova.conf': '[DEFAULT]\ndebug = false\n' } });
       await runner.create(jobSpec());
       expect(fake.objects.get(jobPath())).to.not.equal(undefined);
+    });
+
+    describe('database TLS (spec.database.<block>.tls): the client files projected at mode 0400 in a pod whose fsGroup is the openstack GID', () => {
+      const TLS: DatabaseTlsMount[] = [
+        { block: 'api', dir: '/etc/nova-db-tls/api', files: [{ secret: 'db-ca', key: 'ca.crt', path: 'ca.crt' }] },
+        {
+          block: 'cell',
+          dir: '/etc/nova-db-tls/cell',
+          files: [
+            { secret: 'db-ca', key: 'ca.crt', path: 'ca.crt' },
+            { secret: 'nova-db-client', key: 'tls.crt', path: 'tls.crt' },
+            { secret: 'nova-db-client', key: 'tls.key', path: 'tls.key' },
+          ],
+        },
+      ];
+      type Pod = { securityContext: unknown; volumes: unknown[]; containers: Array<{ volumeMounts: unknown[] }> };
+      const expectTlsPod = (pod: Pod): void => {
+        expect(pod.securityContext).to.deep.equal({ fsGroup: 42424 });
+        expect(pod.volumes.slice(1)).to.deep.equal([
+          { name: 'db-tls-api', projected: { defaultMode: 0o400, sources: [{ secret: { name: 'db-ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] } }] } },
+          {
+            name: 'db-tls-cell',
+            projected: {
+              defaultMode: 0o400,
+              sources: [
+                { secret: { name: 'db-ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+                { secret: { name: 'nova-db-client', items: [{ key: 'tls.crt', path: 'tls.crt' }, { key: 'tls.key', path: 'tls.key' }] } },
+              ],
+            },
+          },
+        ]);
+        expect(pod.containers[0]!.volumeMounts.slice(1)).to.deep.equal([
+          { name: 'db-tls-api', mountPath: '/etc/nova-db-tls/api', readOnly: true },
+          { name: 'db-tls-cell', mountPath: '/etc/nova-db-tls/cell', readOnly: true },
+        ]);
+      };
+
+      it('a Job: one projected volume per block (each Secret once, its keys by name), defaultMode 0400, mounted read-only at the directory the DSNs name', async () => {
+        await runner.create(jobSpec({ databaseTls: TLS }));
+        expectTlsPod((fake.requests[1]!.body as { spec: { template: { spec: Pod } } }).spec.template.spec);
+      });
+
+      it('the archive CronJob: the same volumes, mode and fsGroup in its jobTemplate', async () => {
+        await runner.ensureCronJob(cronSpec({ databaseTls: TLS }));
+        expectTlsPod((fake.requests[1]!.body as { spec: { jobTemplate: { spec: { template: { spec: Pod } } } } }).spec.jobTemplate.spec.template.spec);
+      });
+
+      it('databaseTlsDir is the mount path /etc/nova-db-tls/<block>, the same for every Nova (one DSN Secret serves every pod)', () => {
+        expect(runner.databaseTlsDir(NS, 'nova', 'api')).to.equal('/etc/nova-db-tls/api');
+        expect(runner.databaseTlsDir('other', 'nova-b', 'cell')).to.equal('/etc/nova-db-tls/cell');
+      });
     });
 
     it('a Job of that name already existing is JobRunnerError 409', async () => {

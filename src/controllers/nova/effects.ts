@@ -15,7 +15,7 @@ import { novaJobName, type NovaJob } from '../../../machines/nova-upgrade.js';
 import { renderArchiveCronJob, renderNovaJob } from '../../nova/jobs/render.js';
 import { JobRunnerError } from '../../nova/jobs/port.js';
 import { NON_API_ROLES } from '../../nova/workloads/port.js';
-import { novaOfStream, type NovaControllerDeps } from './reconcile.js';
+import { novaOfStream, novaRenderOptions, type NovaControllerDeps } from './reconcile.js';
 
 type Deps = Pick<NovaControllerDeps, 'source' | 'jobs' | 'workloads' | 'renderOptions' | 'logger'>;
 
@@ -34,7 +34,7 @@ export const novaEffectHandlers = (deps: Deps): Record<string, EffectHandler> =>
     const nova = await novaFor(deps, context.stream);
     if (!nova) return undefined;
     const ref = refOf(nova);
-    const spec = renderNovaJob(ref, nova.spec, job, deps.renderOptions?.(ref, job) ?? {});
+    const spec = renderNovaJob(ref, nova.spec, job, novaRenderOptions(deps, ref, job));
     if (spec.templateHash !== hash) {
       context.logger.info('not creating a Job rendered from a newer spec than the decision; the next pass decides again', { job: spec.name });
       return undefined;
@@ -73,7 +73,7 @@ export const novaEffectHandlers = (deps: Deps): Record<string, EffectHandler> =>
     const { hash } = effect as unknown as { hash: string };
     const nova = await novaFor(deps, context.stream);
     if (!nova) return undefined;
-    const spec = renderArchiveCronJob(refOf(nova), nova.spec);
+    const spec = renderArchiveCronJob(refOf(nova), nova.spec, novaRenderOptions(deps, refOf(nova)));
     if (spec.templateHash !== hash) return undefined;
     await deps.jobs.ensureCronJob(spec);
     return { type: 'cronJobEnsured', hash };

@@ -2,7 +2,8 @@
  * The Nova controller's pass (nova-operator.md, "Database", "The cells sequence", "Release upgrade",
  * "DBArchive"; issue 14 — part 1 of the pipeline: the Database and DBArchive steps).
  *
- *   1. the database credentials (each block's Secret) and the plan (schema and user names checked first);
+ *   1. the database credentials (each block's Secret, and its TLS Secrets when its tls is enabled) and the plan
+ *      (schema and user names checked first);
  *   2. both blocks provisioned through the DatabaseProvisioner (nova_api under {name}-api, then the cell block
  *      with cell0) — an idempotent projection of the spec, like the derived Secrets after it: applying either
  *      again changes nothing, and nothing irreversible happens here;
@@ -28,6 +29,7 @@ import { novaDBArchiveStream, type ArchiveRun } from '../../../machines/nova-db-
 import { planDatabases } from '../../nova/database/plan.js';
 import type { DatabaseProvisioner } from '../../nova/database/port.js';
 import { materializeConnectionSecrets, readCredentials, readTransportURL, serviceUserMissing, type DatabaseEndpoint } from '../../nova/connection-secrets.js';
+import { databaseTlsMount, readDatabaseTls } from '../../nova/database-tls.js';
 import { renderArchiveCronJob, renderNovaJob, type NovaRef, type RenderOptions } from '../../nova/jobs/render.js';
 import type { JobRunner, ObservedJob } from '../../nova/jobs/port.js';
 import { parseCellsReport } from '../../nova/cells-report.js';
@@ -78,14 +80,30 @@ const reportsRead = new Set<string>();
 
 type Gate = { blocked: { reason: BlockedReason; message: string } } | { ready: true };
 
+/**
+ * How the pass and the effects render a Nova's Jobs: the caller's options, and the TLS directories of this Nova's
+ * runner (the DSN Secrets name the same ones). One function for both, so the hash a pass decides on is the hash the
+ * effect renders.
+ */
+export const novaRenderOptions = (deps: Pick<NovaControllerDeps, 'jobs' | 'renderOptions'>, ref: NovaRef, job?: NovaJob): RenderOptions => ({
+  ...(job === undefined ? {} : (deps.renderOptions?.(ref, job) ?? {})),
+  databaseTlsDir: (block) => deps.jobs.databaseTlsDir(ref.namespace, ref.name, block),
+});
+
 /** Steps 1–3: credentials, provisioning, config; the first missing one blocks. */
 const prerequisites = async (deps: NovaControllerDeps, nova: Nova, ref: NovaRef): Promise<Gate> => {
   const { spec } = nova;
   const block = (reason: BlockedReason, message: string): Gate => ({ blocked: { reason, message } });
   const api = await readCredentials(deps.secrets, ref.namespace, spec, 'api');
   if ('missing' in api) return block('WaitingForDBCredentials', api.message);
+  // the CA bundle and client certificate are database credentials too (nova-operator.md, "Watches"): no Job and no
+  // DSN without them, or a Job would fail against a server requiring TLS, or connect in clear text to one that does not
+  const apiTls = await readDatabaseTls(deps.secrets, ref.namespace, spec, 'api');
+  if (apiTls && 'missing' in apiTls) return block('WaitingForDBCredentials', apiTls.missing);
   const cell = await readCredentials(deps.secrets, ref.namespace, spec, 'cell');
   if ('missing' in cell) return block('WaitingForDBCredentials', cell.message);
+  const cellTls = await readDatabaseTls(deps.secrets, ref.namespace, spec, 'cell');
+  if (cellTls && 'missing' in cellTls) return block('WaitingForDBCredentials', cellTls.missing);
   const serviceUser = await serviceUserMissing(deps.secrets, ref.namespace, spec);
   if (serviceUser) return block('WaitingForServiceUserCredentials', serviceUser);
   const plan = planDatabases(nova, { api: { username: api.username }, cell: { username: cell.username } });
@@ -103,7 +121,16 @@ const prerequisites = async (deps: NovaControllerDeps, nova: Nova, ref: NovaRef)
   if (typeof transport !== 'string') return block('WaitingForConfig', transport.message);
   const unavailable = deps.jobsUnavailable?.() ?? null;
   if (unavailable) return block('WaitingForConfig', unavailable);
-  await materializeConnectionSecrets(deps.secrets, ref, spec, { api: { endpoint: apiEndpoint, credentials: api }, cell: { endpoint: cellEndpoint, credentials: cell }, transportURL: transport });
+  const tlsDir = novaRenderOptions(deps, ref).databaseTlsDir!;
+  const tlsOf = (b: 'api' | 'cell') => {
+    const mount = databaseTlsMount(spec, b, tlsDir(b));
+    return mount ? { tls: mount } : {};
+  };
+  await materializeConnectionSecrets(deps.secrets, ref, spec, {
+    api: { endpoint: apiEndpoint, credentials: api, ...tlsOf('api') },
+    cell: { endpoint: cellEndpoint, credentials: cell, ...tlsOf('cell') },
+    transportURL: transport,
+  });
   return { ready: true };
 };
 
@@ -145,7 +172,7 @@ export const reconcileNova = async (deps: NovaControllerDeps, namespace: string,
     return done(refused);
   }
   const gate = await prerequisites(deps, object, ref);
-  const renderFor = (job: NovaJob) => deps.renderOptions?.(ref, job) ?? {};
+  const renderFor = (job: NovaJob) => novaRenderOptions(deps, ref, job);
   const hashes = Object.fromEntries(NOVA_JOBS.map((job) => [job, renderNovaJob(ref, object.spec, job, renderFor(job)).templateHash])) as Record<NovaJob, string>;
   const observed = Object.fromEntries(await Promise.all(NOVA_JOBS.map(async (job) => [job, await deps.jobs.get(namespace, novaJobName(name, job))] as const))) as Record<NovaJob, ObservedJob | undefined>;
   const before = await deps.engine.load(stream);
@@ -199,7 +226,7 @@ export const reconcileNova = async (deps: NovaControllerDeps, namespace: string,
 
 /** The DBArchive step: the CronJob observed, the newest terminal run it controls reported. */
 const reconcileArchive = async (deps: NovaControllerDeps, nova: Nova, ref: NovaRef): Promise<void> => {
-  const cronJob = renderArchiveCronJob(ref, nova.spec);
+  const cronJob = renderArchiveCronJob(ref, nova.spec, novaRenderOptions(deps, ref));
   const runs = await deps.jobs.cronJobRuns(ref.namespace, cronJob.name);
   const terminal = runs.runs.filter((r) => r.state !== 'running').sort((a, b) => (a.finishedAt ?? '').localeCompare(b.finishedAt ?? ''));
   const newest = terminal.at(-1);

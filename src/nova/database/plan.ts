@@ -13,6 +13,7 @@
  *   cell0 name never leaves a half-provisioned cell block behind.
  */
 import type { NovaSpec } from '../../resources/nova.js';
+import { DATABASE_TLS_KEYS, enabledTls } from '../database-tls.js';
 import type { BlockPlan, ProvisionStep } from './port.js';
 
 /**
@@ -158,6 +159,19 @@ const schemaProblem = (path: string, name: string): string[] =>
 const usernameProblem = (path: string, name: string): string[] =>
   USERNAME_PATTERN.test(name) ? [] : [`${path}: ${quoted(name)} is not a database user name: 1 to 80 characters of [A-Za-z0-9_] (it is interpolated into SQL and into Nova's DSN unescaped)`];
 
+/** A block's tls for the provisioning connection: the same CA and client certificate Nova's DSNs name. */
+const tlsOf = (spec: NovaSpec, block: 'api' | 'cell'): Pick<BlockPlan, 'tls'> => {
+  const tls = enabledTls(spec, block);
+  if (!tls?.caSecretRef) return {};
+  const client = tls.clientCertSecretRef?.name;
+  return {
+    tls: {
+      ca: { name: tls.caSecretRef.name, key: DATABASE_TLS_KEYS.ca },
+      ...(client === undefined ? {} : { cert: { name: client, key: DATABASE_TLS_KEYS.cert }, key: { name: client, key: DATABASE_TLS_KEYS.key } }),
+    },
+  };
+};
+
 /**
  * The two block plans, or every problem that keeps the Nova from having one. Checked before anything is
  * applied: the schema names (cell0's derived name included), the user names, the CR names the mariadb-operator
@@ -212,8 +226,8 @@ export const planDatabases = (nova: NovaDatabaseInput, credentials: DatabaseCred
   return {
     ok: true,
     blocks: [
-      { nova: name, instance: apiInstance, clusterRef: api.clusterRef.name, steps: apiSteps },
-      { nova: name, instance: name, clusterRef: cell.clusterRef.name, steps: cellSteps },
+      { nova: name, instance: apiInstance, clusterRef: api.clusterRef.name, steps: apiSteps, ...tlsOf(nova.spec, 'api') },
+      { nova: name, instance: name, clusterRef: cell.clusterRef.name, steps: cellSteps, ...tlsOf(nova.spec, 'cell') },
     ],
   };
 };

@@ -21,6 +21,17 @@ export interface BlockPlan {
   clusterRef: string;
   /** The ordered steps. */
   steps: readonly ProvisionStep[];
+  /**
+   * The block's tls, when enabled (spec.database.<block>.tls): the Secret keys of the CA bundle and, optionally, of
+   * the client certificate and key. The SQL adapter connects with them; the CR adapter has no connection of its own.
+   */
+  tls?: { ca: SecretKey; cert?: SecretKey; key?: SecretKey };
+}
+
+/** A key of a Secret in the Nova's namespace. */
+export interface SecretKey {
+  name: string;
+  key: string;
 }
 
 export type ProvisionStep =
@@ -43,8 +54,8 @@ export class ProvisioningError extends Error {
 
 export interface DatabaseProvisioner {
   /**
-   * Applies the block's plan in order. `password` resolves a Secret key (the User's password); the SQL adapter
-   * needs the value, the CR adapter only names the Secret. Never logs or returns the value.
+   * Applies the block's plan in order. `password` resolves a Secret key (the User's password, and the TLS files of
+   * plan.tls); the SQL adapter needs the values, the CR adapter only names the Secret. Never logs or returns a value.
    */
   provision(namespace: string, plan: BlockPlan, password: (secret: { name: string; key: string }) => Promise<string | undefined>): Promise<ProvisionOutcome>;
   close?(): Promise<void>;

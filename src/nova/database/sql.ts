@@ -20,12 +20,19 @@
  * escaped by mysql2, never concatenated. The password never reaches a log, an error or the statement hook.
  * One pool of one connection per server (address and admin user): passes against one server run one after the
  * other; `close()` ends them.
+ *
+ * TLS (spec.database.<block>.tls, plan.tls): over TCP the connection is TLS with the block's CA bundle and, when
+ * given, its client certificate — the CA verifies the server's certificate and its host name (or IP address), as
+ * pymysql does for Nova's own DSNs — so a server with require_secure_transport accepts it and an impostor is refused
+ * (ClusterNotReady, in words). A rotated CA or client certificate replaces the pool. Over adminSocket the
+ * connection never leaves the host and is not TLS: MariaDB does not negotiate TLS on a unix socket, and counts the
+ * socket as a secure transport.
  */
 import { createHash } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import type { Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
 import { SCHEMA_NAME_PATTERN, USERNAME_PATTERN } from './plan.js';
-import { ProvisioningError, type BlockPlan, type DatabaseProvisioner, type ProvisionOutcome, type ProvisionStep } from './port.js';
+import { ProvisioningError, type BlockPlan, type DatabaseProvisioner, type ProvisionOutcome, type ProvisionStep, type SecretKey } from './port.js';
 
 /** A MariaDB server as Regent knows it. */
 export interface MariaDBServer {
@@ -129,9 +136,16 @@ export const checkPlan = (plan: BlockPlan): void => {
 };
 
 interface ServerPool {
-  /** A digest of the admin credentials: a rotated admin password replaces the pool. */
+  /** A digest of the admin credentials and the TLS material: a rotated password, CA or client certificate replaces the pool. */
   credentials: string;
   pool: Pool;
+}
+
+/** The TLS material of a connection (values: never logged). */
+interface ClientTls {
+  ca: string;
+  cert?: string;
+  key?: string;
 }
 
 type Password = (secret: { name: string; key: string }) => Promise<string | undefined>;
@@ -170,10 +184,16 @@ export class SqlDatabaseProvisioner implements DatabaseProvisioner {
     }
     if (server === undefined) return { kind: 'clusterNotReady', message: `${cluster} is not known: no server is registered under that name` };
 
-    const reach = `${cluster} at ${where(server)} as ${quoted(server.admin.user)}`;
+    let tls: ClientTls | undefined;
+    if (plan.tls !== undefined && server.admin.socketPath === undefined) {
+      const read = await this.clientTls(namespace, plan.tls, password);
+      if ('waiting' in read) return { kind: 'waiting', message: read.waiting };
+      tls = read;
+    }
+    const reach = `${cluster} at ${where(server)}${tls ? ' over TLS' : ''} as ${quoted(server.admin.user)}`;
     let connection: PoolConnection;
     try {
-      connection = await this.connect(server);
+      connection = await this.connect(server, tls);
     } catch (error) {
       return { kind: 'clusterNotReady', message: `cannot connect to ${reach}: ${inWords(error, server.admin.password)}` };
     }
@@ -206,9 +226,25 @@ export class SqlDatabaseProvisioner implements DatabaseProvisioner {
     await Promise.all(pools.map(({ pool }) => pool.end().catch(() => undefined)));
   }
 
+  /** plan.tls's values, or what is missing (names only). */
+  private async clientTls(namespace: string, tls: NonNullable<BlockPlan['tls']>, password: Password): Promise<ClientTls | { waiting: string }> {
+    const read = async (ref: SecretKey): Promise<string | { waiting: string }> => {
+      const value = await password(ref);
+      return value === undefined || value === '' ? { waiting: `waiting for the database TLS files: Secret ${quoted(`${namespace}/${ref.name}`)} has no key ${quoted(ref.key)}, or it does not exist` } : value;
+    };
+    const ca = await read(tls.ca);
+    if (typeof ca !== 'string') return ca;
+    if (tls.cert === undefined || tls.key === undefined) return { ca };
+    const cert = await read(tls.cert);
+    if (typeof cert !== 'string') return cert;
+    const key = await read(tls.key);
+    if (typeof key !== 'string') return key;
+    return { ca, cert, key };
+  }
+
   /** A connection to the server that answers: a pooled connection the server dropped is replaced once. */
-  private async connect(server: MariaDBServer): Promise<PoolConnection> {
-    const pool = this.poolFor(server);
+  private async connect(server: MariaDBServer, tls: ClientTls | undefined): Promise<PoolConnection> {
+    const pool = this.poolFor(server, tls);
     let connection = await pool.getConnection();
     try {
       await connection.ping();
@@ -225,10 +261,11 @@ export class SqlDatabaseProvisioner implements DatabaseProvisioner {
     return connection;
   }
 
-  private poolFor(server: MariaDBServer): Pool {
+  private poolFor(server: MariaDBServer, tls: ClientTls | undefined): Pool {
     const { admin } = server;
-    const key = JSON.stringify([admin.socketPath ?? null, admin.socketPath === undefined ? (admin.host ?? '127.0.0.1') : null, admin.socketPath === undefined ? (admin.port ?? 3306) : null, admin.user]);
-    const credentials = createHash('sha256').update(admin.password ?? '').digest('hex');
+    // TLS or not is part of the key: two blocks on one server, one with tls and one without, keep a pool each
+    const key = JSON.stringify([admin.socketPath ?? null, admin.socketPath === undefined ? (admin.host ?? '127.0.0.1') : null, admin.socketPath === undefined ? (admin.port ?? 3306) : null, admin.user, tls !== undefined]);
+    const credentials = createHash('sha256').update(JSON.stringify([admin.password ?? '', tls?.ca ?? null, tls?.cert ?? null, tls?.key ?? null])).digest('hex');
     const existing = this.pools.get(key);
     if (existing?.credentials === credentials) return existing.pool;
     if (existing) void existing.pool.end().catch(() => undefined);
@@ -245,6 +282,8 @@ export class SqlDatabaseProvisioner implements DatabaseProvisioner {
       enableKeepAlive: true,
       multipleStatements: false,
       charset: 'utf8mb4',
+      // verifyIdentity: the server's name (or IP address) must be in its certificate, as pymysql checks it for Nova
+      ...(tls === undefined ? {} : { ssl: { ca: tls.ca, ...(tls.cert !== undefined && tls.key !== undefined ? { cert: tls.cert, key: tls.key } : {}), rejectUnauthorized: true, verifyIdentity: true } }),
     });
     this.pools.set(key, { credentials, pool });
     return pool;

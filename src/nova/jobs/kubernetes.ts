@@ -22,18 +22,27 @@
  * - cronJobRuns: the Jobs carrying the CronJob's jobTemplate labels whose controller reference is the CronJob's
  *   UID; a Job with the labels and another controller is not a run of this CronJob.
  *
+ * - the pod: fsGroup the openstack GID (nova-operator.md, "DBArchive": like the long-lived workloads); each database
+ *   block whose tls is enabled gets a projected volume of its Secrets' keys (ca.crt; tls.crt, tls.key) at
+ *   defaultMode 0400, mounted read-only at /etc/nova-db-tls/<block>, where the DSNs' ssl_* parameters point. With
+ *   fsGroup the kubelet makes the files group-owned by the openstack group and group-readable (0440), so nova-manage,
+ *   running as the openstack user, can read its client key and nobody else can.
+ *
  * Every client failure becomes JobRunnerError with the HTTP status (none for a connection failure), in words
  * of our own plus the API server's Status reason and message (the client's own message embeds the whole response).
  * Caveat: content-addressed ConfigMaps of earlier configs stay until the Nova is deleted.
  */
-import { BatchV1Api, CoreV1Api, type KubeConfig, type V1CronJob, type V1EnvVar, type V1Job, type V1ObjectMeta, type V1OwnerReference, type V1Pod, type V1PodTemplateSpec } from '@kubernetes/client-node';
-import { JobRunnerError, type CronJobRuns, type CronJobSpec, type JobEnv, type JobRunner, type JobSpec, type ObservedJob } from './port.js';
+import { BatchV1Api, CoreV1Api, type KubeConfig, type V1CronJob, type V1EnvVar, type V1Job, type V1ObjectMeta, type V1OwnerReference, type V1Pod, type V1PodTemplateSpec, type V1Volume, type V1VolumeMount } from '@kubernetes/client-node';
+import { OPENSTACK_GID, podDatabaseTlsDir } from '../database-tls.js';
+import { JobRunnerError, type CronJobRuns, type CronJobSpec, type DatabaseBlockName, type DatabaseTlsMount, type JobEnv, type JobRunner, type JobSpec, type ObservedJob } from './port.js';
 import { TEMPLATE_HASH_ANNOTATION } from './template-hash.js';
 
 export const CONTAINER_NAME = 'nova-manage';
 export const CONFIG_MOUNT_PATH = '/etc/nova';
 export const TERMINATION_LOG_PATH = '/dev/termination-log';
 const CONFIG_VOLUME = 'nova-config';
+/** The TLS files: owner-read only; fsGroup adds the group's read (nova-operator.md, "DBArchive"). */
+export const DATABASE_TLS_MODE = 0o400;
 const CONTROLLER_UID_LABEL = 'batch.kubernetes.io/controller-uid';
 const LEGACY_CONTROLLER_UID_LABEL = 'controller-uid';
 const NOVA_API_VERSION = 'regent.dev/v1alpha1';
@@ -50,32 +59,47 @@ interface PodShape {
   script: string;
   env: readonly JobEnv[];
   config: { name: string };
+  databaseTls?: readonly DatabaseTlsMount[];
   templateHash: string;
 }
+
+const tlsVolumeName = (mount: DatabaseTlsMount): string => `db-tls-${mount.block}`;
+
+/** One projected volume per block: each Secret once, with the keys it contributes. */
+const tlsVolume = (mount: DatabaseTlsMount): V1Volume => {
+  const bySecret = new Map<string, Array<{ key: string; path: string }>>();
+  for (const f of mount.files) bySecret.set(f.secret, [...(bySecret.get(f.secret) ?? []), { key: f.key, path: f.path }]);
+  return { name: tlsVolumeName(mount), projected: { defaultMode: DATABASE_TLS_MODE, sources: [...bySecret].map(([name, items]) => ({ secret: { name, items } })) } };
+};
 
 const ownerReference = (owner: Owner): V1OwnerReference => ({ apiVersion: NOVA_API_VERSION, kind: owner.kind, name: owner.name, uid: owner.uid, controller: true, blockOwnerDeletion: true });
 
 const envVar = (env: JobEnv): V1EnvVar => ('secretKeyRef' in env ? { name: env.name, valueFrom: { secretKeyRef: { name: env.secretKeyRef.name, key: env.secretKeyRef.key } } } : { name: env.name, value: env.value });
 
 /** The pod template a Job and the CronJob's jobTemplate share. NOVA_CONFIG_DIR comes last so it wins. */
-export const podTemplate = (shape: PodShape): V1PodTemplateSpec => ({
-  metadata: { labels: { ...shape.labels }, annotations: { [TEMPLATE_HASH_ANNOTATION]: shape.templateHash } },
-  spec: {
-    restartPolicy: 'Never',
-    containers: [
-      {
-        name: CONTAINER_NAME,
-        image: shape.image,
-        command: ['/bin/sh', '-eu', '-c', shape.script],
-        env: [...shape.env.filter((e) => e.name !== 'NOVA_CONFIG_DIR').map(envVar), { name: 'NOVA_CONFIG_DIR', value: CONFIG_MOUNT_PATH }],
-        volumeMounts: [{ name: CONFIG_VOLUME, mountPath: CONFIG_MOUNT_PATH, readOnly: true }],
-        terminationMessagePath: TERMINATION_LOG_PATH,
-        terminationMessagePolicy: 'File',
-      },
-    ],
-    volumes: [{ name: CONFIG_VOLUME, configMap: { name: shape.config.name } }],
-  },
-});
+export const podTemplate = (shape: PodShape): V1PodTemplateSpec => {
+  const tls = shape.databaseTls ?? [];
+  const tlsMounts: V1VolumeMount[] = tls.map((m) => ({ name: tlsVolumeName(m), mountPath: m.dir, readOnly: true }));
+  return {
+    metadata: { labels: { ...shape.labels }, annotations: { [TEMPLATE_HASH_ANNOTATION]: shape.templateHash } },
+    spec: {
+      restartPolicy: 'Never',
+      securityContext: { fsGroup: OPENSTACK_GID },
+      containers: [
+        {
+          name: CONTAINER_NAME,
+          image: shape.image,
+          command: ['/bin/sh', '-eu', '-c', shape.script],
+          env: [...shape.env.filter((e) => e.name !== 'NOVA_CONFIG_DIR').map(envVar), { name: 'NOVA_CONFIG_DIR', value: CONFIG_MOUNT_PATH }],
+          volumeMounts: [{ name: CONFIG_VOLUME, mountPath: CONFIG_MOUNT_PATH, readOnly: true }, ...tlsMounts],
+          terminationMessagePath: TERMINATION_LOG_PATH,
+          terminationMessagePolicy: 'File',
+        },
+      ],
+      volumes: [{ name: CONFIG_VOLUME, configMap: { name: shape.config.name } }, ...tls.map(tlsVolume)],
+    },
+  };
+};
 
 /** The exact Job body `create` sends. */
 export const jobBody = (spec: JobSpec): V1Job => ({
@@ -206,6 +230,11 @@ export class KubernetesJobRunner implements JobRunner {
   constructor(options: KubernetesJobRunnerOptions) {
     this.batch = options.kubeConfig.makeApiClient(BatchV1Api);
     this.core = options.kubeConfig.makeApiClient(CoreV1Api);
+  }
+
+  /** The projected volume's mount path: the same in every pod, so one DSN Secret serves every Job. */
+  databaseTlsDir(_namespace: string, _nova: string, block: DatabaseBlockName): string {
+    return podDatabaseTlsDir(block);
   }
 
   async get(namespace: string, name: string): Promise<ObservedJob | undefined> {

@@ -13,6 +13,14 @@
  *     exit             the exit code, written by a small sh wrapper after the script and the output end
  *     failure          the runner's own verdict, when it made one (deadline exceeded, process lost)
  *   <dir>/cronjobs/<namespace>/<name>/cronjob.json   the CronJob spec, its uid and lastScheduleTime
+ *   <dir>/tls/<namespace>/<nova>/<block>/   a database block's TLS client files (ca.crt, tls.crt, tls.key), mode
+ *                    0400 in directories of mode 0700: what the DSNs' ssl_* parameters name (databaseTlsDir)
+ *
+ * The TLS files (JobSpec.databaseTls) are written from the Secrets when a Job or an archive run is created, before
+ * its child starts: each one to a new file created at 0400 and renamed over the old, so a Job already running
+ * reads either the old file or the new one, never half of one. The directory is one per Nova and block, not per
+ * Job, because the DSN Secrets that name it are shared by every Job of the Nova. A mount naming any other
+ * directory, or a missing Secret or key, refuses the create (names only, never a value).
  *
  * State of a Job, read from the files on every call: `failure` → failed with it; `exit` → succeeded (0) or
  * failed ("exit code N", and the last lines of output); no exit and the pid alive (same process start time,
@@ -45,10 +53,10 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, closeSync, renameSync, rmSync, statSync, writeFileSync, fstatSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, closeSync, renameSync, rmSync, statSync, writeFileSync, fstatSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { CronParseError, latestFiring, parseCron } from './cron.js';
-import { JobRunnerError, type CronJobRuns, type CronJobSpec, type JobEnv, type JobRunner, type JobSpec, type ObservedJob } from './port.js';
+import { JobRunnerError, type CronJobRuns, type CronJobSpec, type DatabaseBlockName, type JobEnv, type JobRunner, type JobSpec, type ObservedJob } from './port.js';
 
 export interface LocalJobRunnerOptions {
   /** The root of the runner's state (jobs/ and cronjobs/ below it). Created when missing. */
@@ -116,6 +124,10 @@ const FAILED_HISTORY = 1;
 const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 const FILE_NAME = /^[A-Za-z0-9._-]{1,253}$/;
 const SAFE_PATH = /^[A-Za-z0-9_./+-]+$/;
+/** The TLS client files: readable by this user only (the key among them). */
+export const DATABASE_TLS_FILE_MODE = 0o400;
+const PRIVATE_DIR_MODE = 0o700;
+const BLOCKS: readonly DatabaseBlockName[] = ['api', 'cell'];
 
 /**
  * Runs the script (attempts: backoffLimit + 1), output through awk to the capped log and a tail, then the exit
@@ -249,6 +261,14 @@ export class LocalJobRunner implements JobRunner {
     return join(this.jobDir(namespace, name), 'termination-log');
   }
 
+  /** A block's TLS directory, `<dir>/tls/<namespace>/<nova>/<block>` (see the header). */
+  databaseTlsDir(namespace: string, nova: string, block: DatabaseBlockName): string {
+    checkName('namespace', namespace);
+    checkName('Nova name', nova);
+    if (!BLOCKS.includes(block)) throw new JobRunnerError(`database block ${JSON.stringify(block)} is neither api nor cell`, 422);
+    return join(this.root, 'tls', namespace, nova, block);
+  }
+
   /** The Job's capped output (for an operator reading by hand; never published). */
   outputPath(namespace: string, name: string): string {
     return join(this.jobDir(namespace, name), 'output.log');
@@ -370,6 +390,7 @@ export class LocalJobRunner implements JobRunner {
     const dir = this.jobDir(spec.namespace, spec.name);
     if (existsSync(dir)) throw new JobRunnerError(`Job ${spec.namespace}/${spec.name} already exists`, 409);
     const env = await this.resolveEnv(spec);
+    await this.writeDatabaseTls(spec);
     mkdirSync(join(this.root, 'jobs', spec.namespace), { recursive: true, mode: 0o700 });
     try {
       mkdirSync(dir, { mode: 0o700 });
@@ -437,6 +458,40 @@ export class LocalJobRunner implements JobRunner {
       out[e.name] = value;
     }
     return out;
+  }
+
+  /**
+   * The Job's TLS client files, read now and written at 0400 into the block's private directory. Everything is read
+   * and checked before anything is written, so a refused create leaves the files as they were.
+   */
+  private async writeDatabaseTls(spec: JobSpec): Promise<void> {
+    const writes: Array<{ dir: string; path: string; value: string }> = [];
+    for (const mount of spec.databaseTls ?? []) {
+      const where = `Job ${spec.namespace}/${spec.name}: the ${mount.block} database's TLS files`;
+      const expected = this.databaseTlsDir(spec.namespace, spec.owner.name, mount.block);
+      // Only the runner's own directory: a spec naming another one must not make Regent write key material there.
+      if (mount.dir !== expected) throw new JobRunnerError(`${where} are to go to ${JSON.stringify(mount.dir)}, not this runner's ${JSON.stringify(expected)}`, 422);
+      for (const file of mount.files) {
+        if (!FILE_NAME.test(file.path) || file.path === '.' || file.path === '..') throw new JobRunnerError(`${where}: ${JSON.stringify(file.path)} is not a plain file name`, 422);
+        let value: string | undefined;
+        try {
+          value = await this.options.readSecret(spec.namespace, file.secret, file.key);
+        } catch {
+          throw new JobRunnerError(`${where}: key "${file.key}" of Secret ${spec.namespace}/${file.secret} could not be read`);
+        }
+        if (value === undefined) throw new JobRunnerError(`${where}: key "${file.key}" of Secret ${spec.namespace}/${file.secret} does not exist (the Secret or the key is missing)`);
+        writes.push({ dir: mount.dir, path: file.path, value });
+      }
+    }
+    for (const { dir, path, value } of writes) {
+      mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+      chmodSync(dir, PRIVATE_DIR_MODE);
+      const target = join(dir, path);
+      const temporary = `${target}.${process.pid}.${randomUUID()}.tmp`;
+      // created at 0400 (flag wx: never through a file someone else put there), then renamed over the old one
+      writeFileSync(temporary, value, { mode: DATABASE_TLS_FILE_MODE, flag: 'wx' });
+      renameSync(temporary, target);
+    }
   }
 
   private async observe(namespace: string, name: string): Promise<ObservedJob | undefined> {
@@ -583,6 +638,7 @@ export class LocalJobRunner implements JobRunner {
       script: spec.script,
       env: spec.env,
       config: spec.config,
+      ...(spec.databaseTls ? { databaseTls: spec.databaseTls } : {}),
       templateHash: spec.templateHash,
       backoffLimit: 0,
       activeDeadlineSeconds: spec.activeDeadlineSeconds,

@@ -14,6 +14,20 @@
 /** An environment variable of the Job's container: a literal, or a key of a Secret in the Job's namespace. */
 export type JobEnv = { name: string; value: string } | { name: string; secretKeyRef: { name: string; key: string } };
 
+/** The Nova database blocks (spec.database.api, spec.database.cell). */
+export type DatabaseBlockName = 'api' | 'cell';
+
+/**
+ * A database block's TLS client files as the Job's pod sees them (src/nova/database-tls.ts): each file a key of a
+ * Secret in the Job's namespace, under `path` in `dir`. The DSNs' ssl_ca / ssl_cert / ssl_key point into `dir`,
+ * so `dir` is what JobRunner.databaseTlsDir answers for the Nova and the block. Names only, never a value.
+ */
+export interface DatabaseTlsMount {
+  block: DatabaseBlockName;
+  dir: string;
+  files: ReadonlyArray<{ secret: string; key: string; path: string }>;
+}
+
 export interface JobSpec {
   namespace: string;
   /** `{nova}-db-sync`, `{nova}-db-expand`, `{nova}-db-migrate`, `{nova}-db-contract`. */
@@ -32,6 +46,12 @@ export interface JobSpec {
    * mounted at /etc/nova; local: the files written to a directory of the Job's own.
    */
   config: { name: string; files: Readonly<Record<string, string>> };
+  /**
+   * The TLS client files of each database block whose tls is enabled (none otherwise). Kubernetes: a projected
+   * volume per block at defaultMode 0400, the pod's fsGroup the openstack GID; local: written at 0400 into the
+   * runner's private directory before the child starts.
+   */
+  databaseTls?: readonly DatabaseTlsMount[];
   /** The pod-template hash the reconciler compares (src/nova/jobs/template-hash.ts computes it). */
   templateHash: string;
   /** Retries of the pod (Kubernetes backoffLimit). Default 0: the phase machine decides retries. */
@@ -68,6 +88,8 @@ export interface CronJobSpec {
   script: string;
   env: readonly JobEnv[];
   config: { name: string; files: Readonly<Record<string, string>> };
+  /** As JobSpec.databaseTls: each run's pod gets the files (nova-operator.md, "DBArchive": mode 0400, fsGroup). */
+  databaseTls?: readonly DatabaseTlsMount[];
   templateHash: string;
   /** Always Forbid (nova-operator.md, "DBArchive"); recorded so the adapters cannot forget it. */
   concurrencyPolicy: 'Forbid';
@@ -95,6 +117,13 @@ export class JobRunnerError extends Error {
 }
 
 export interface JobRunner {
+  /**
+   * Where a Job's pod finds a database block's TLS client files: the DSNs Regent derives point their ssl_*
+   * parameters here, so it is one directory per Nova and block, the same for every Job and archive run (the derived
+   * DSN Secrets are shared by all of them). Kubernetes: the projected volume's mount path; local: a private
+   * directory under the runner's own.
+   */
+  databaseTlsDir(namespace: string, nova: string, block: DatabaseBlockName): string;
   /** The Job by name, or undefined when none exists (or it is being deleted and is gone from reads). */
   get(namespace: string, name: string): Promise<ObservedJob | undefined>;
   /** Creates the Job. A Job of that name already existing raises JobRunnerError with status 409. */

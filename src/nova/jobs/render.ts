@@ -9,14 +9,20 @@
  * `NOVA_CELL0_DATABASE_CONNECTION` for the contract's second pass; the service user's password for the expand
  * Job's nova-status). The config directory holds nova.conf: the
  * pool settings Regent sizes max_user_connections by, then spec.extraConfig over it.
+ *
+ * A database block whose tls is enabled adds its TLS client files to every Job and the archive (databaseTls, in the
+ * directory `databaseTlsDir` names: the Kubernetes mount path unless the runner says otherwise), and its Secret
+ * names, keys and that directory to the template hash, so enabling TLS re-runs db-sync with the new DSNs. A Nova
+ * without TLS renders and hashes exactly as before.
  */
 import { createHash } from 'node:crypto';
 import type { NovaSpec } from '../../resources/nova.js';
 import type { NovaJob } from '../../../machines/nova-upgrade.js';
 import { novaJobName } from '../../../machines/nova-upgrade.js';
 import { OSLO_DB_MAX_OVERFLOW, OSLO_DB_MAX_POOL_SIZE } from '../database/plan.js';
+import { databaseTlsMounts, podDatabaseTlsDir } from '../database-tls.js';
 import { archiveEnv, ARCHIVE_ACTIVE_DEADLINE_SECONDS, renderArchiveScript, renderContractScript, renderDbSyncScript, renderExpandScript, renderMigrateScript } from '../scripts/index.js';
-import type { CronJobSpec, JobEnv, JobSpec } from './port.js';
+import type { CronJobSpec, DatabaseBlockName, DatabaseTlsMount, JobEnv, JobSpec } from './port.js';
 import { templateHash } from './template-hash.js';
 
 /** The Secrets the Jobs read their connections from (materialized by src/nova/connection-secrets.ts). */
@@ -39,7 +45,15 @@ export interface NovaRef {
 export interface RenderOptions {
   /** The local runner writes the cells report to a file; Kubernetes reads /dev/termination-log. */
   terminationLog?: string;
+  /** Where the pod finds a block's TLS client files (JobRunner.databaseTlsDir); default the Kubernetes mount path. */
+  databaseTlsDir?: (block: DatabaseBlockName) => string;
 }
+
+/** The TLS mounts of the blocks whose tls is enabled, in the runner's directories. */
+export const renderDatabaseTls = (spec: NovaSpec, options: RenderOptions = {}): DatabaseTlsMount[] => databaseTlsMounts(spec, options.databaseTlsDir ?? podDatabaseTlsDir);
+
+/** The hash input of the TLS mounts: only when there are any, so a Nova without TLS keeps its hashes. */
+const tlsHashInput = (mounts: readonly DatabaseTlsMount[]): { databaseTls?: readonly DatabaseTlsMount[] } => (mounts.length === 0 ? {} : { databaseTls: mounts });
 
 const section = (name: string, values: Readonly<Record<string, string>>): string => `[${name}]\n${Object.entries(values).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`;
 
@@ -96,6 +110,7 @@ export const renderNovaJob = (nova: NovaRef, spec: NovaSpec, job: NovaJob, optio
   const files = renderJobConfig(spec);
   const script = scriptOf(spec, job, options);
   const env = [...connectionEnv(nova.name, job === 'contract'), ...(job === 'expand' ? serviceUserEnv(spec) : [])];
+  const databaseTls = renderDatabaseTls(spec, options);
   return {
     namespace: nova.namespace,
     name: novaJobName(nova.name, job),
@@ -105,7 +120,8 @@ export const renderNovaJob = (nova: NovaRef, spec: NovaSpec, job: NovaJob, optio
     script,
     env,
     config: { name: configName(nova.name, files), files },
-    templateHash: templateHash({ image: spec.image, script, env, config: { files } }),
+    ...(databaseTls.length > 0 ? { databaseTls } : {}),
+    templateHash: templateHash({ image: spec.image, script, env, config: { files }, ...tlsHashInput(databaseTls) }),
     backoffLimit: 0,
   };
 };
@@ -128,10 +144,11 @@ export const effectiveDBArchive = (spec: NovaSpec) => ({
 });
 
 /** The `{name}-db-archive` CronJob: ConcurrencyPolicy Forbid, activeDeadlineSeconds 3600. */
-export const renderArchiveCronJob = (nova: NovaRef, spec: NovaSpec): CronJobSpec => {
+export const renderArchiveCronJob = (nova: NovaRef, spec: NovaSpec, options: RenderOptions = {}): CronJobSpec => {
   const settings = effectiveDBArchive(spec);
   const files = renderJobConfig(spec);
   const script = renderArchiveScript();
+  const databaseTls = renderDatabaseTls(spec, options);
   const env = [...connectionEnv(nova.name, false), ...archiveEnv({ maxRows: settings.maxRows, sleepSeconds: settings.sleepSeconds, ...(settings.retentionDays !== undefined ? { retentionDays: settings.retentionDays } : {}) })];
   return {
     namespace: nova.namespace,
@@ -144,8 +161,9 @@ export const renderArchiveCronJob = (nova: NovaRef, spec: NovaSpec): CronJobSpec
     script,
     env,
     config: { name: configName(nova.name, files), files },
+    ...(databaseTls.length > 0 ? { databaseTls } : {}),
     // the schedule and suspend are in the hash too: a changed setting re-projects the CronJob
-    templateHash: templateHash({ image: spec.image, script: `${settings.schedule}\n${settings.suspend}\n${script}`, env, config: { files }, activeDeadlineSeconds: ARCHIVE_ACTIVE_DEADLINE_SECONDS }),
+    templateHash: templateHash({ image: spec.image, script: `${settings.schedule}\n${settings.suspend}\n${script}`, env, config: { files }, activeDeadlineSeconds: ARCHIVE_ACTIVE_DEADLINE_SECONDS, ...tlsHashInput(databaseTls) }),
     concurrencyPolicy: 'Forbid',
     activeDeadlineSeconds: ARCHIVE_ACTIVE_DEADLINE_SECONDS,
   };

@@ -1,10 +1,12 @@
 /**
  * The pod-template hash of a Job or CronJob: a digest of everything that shapes its pod (image, script, env
- * names and their sources, config files, deadline). Secret values are not in it (env names a Secret key, never
- * carries the value), so the hash can be stored in events and annotations.
+ * names and their sources, config files, deadline, the database TLS files' Secret names, keys and directory).
+ * Secret values are not in it (env and the TLS files name a Secret key, never carry the value), so the hash can be
+ * stored in events and annotations. The TLS files enter the digest only when there are any, so the hash of a Job
+ * without them is the one it had before TLS was built (no Job re-runs for it).
  */
 import { createHash } from 'node:crypto';
-import type { JobEnv } from './port.js';
+import type { DatabaseTlsMount, JobEnv } from './port.js';
 
 export interface TemplateInput {
   image: string;
@@ -12,6 +14,7 @@ export interface TemplateInput {
   env: readonly JobEnv[];
   config: { files: Readonly<Record<string, string>> };
   activeDeadlineSeconds?: number;
+  databaseTls?: readonly DatabaseTlsMount[];
 }
 
 const canonical = (value: unknown): unknown => {
@@ -25,7 +28,18 @@ const canonical = (value: unknown): unknown => {
 /** 16 hex characters of a SHA-256 over the canonical JSON of the template. */
 export const templateHash = (input: TemplateInput): string =>
   createHash('sha256')
-    .update(JSON.stringify(canonical({ image: input.image, script: input.script, env: input.env, files: input.config.files, deadline: input.activeDeadlineSeconds ?? null })))
+    .update(
+      JSON.stringify(
+        canonical({
+          image: input.image,
+          script: input.script,
+          env: input.env,
+          files: input.config.files,
+          deadline: input.activeDeadlineSeconds ?? null,
+          ...(input.databaseTls !== undefined && input.databaseTls.length > 0 ? { databaseTls: input.databaseTls } : {}),
+        }),
+      ),
+    )
     .digest('hex')
     .slice(0, 16);
 
