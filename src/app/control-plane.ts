@@ -78,7 +78,7 @@ import { createNetworkHandler, deleteNetworkHandler, isVlanRequest } from '../pr
 import { StatusRunner } from '../status/runner.js';
 import { FileCheckpoint, MemoryCheckpoint, StoreCheckpoint } from '../status/checkpoint.js';
 import { keepsCheckpoints } from '../store/port.js';
-import { openStackTarget, type OpenStackTarget } from './openstack-target.js';
+import { checkKeptSimulatorPort, openStackTarget, type OpenStackTarget } from './openstack-target.js';
 import { ListenError, startHttpEndpoint, type HttpEndpoint, type Guard, type Route } from './http-server.js';
 
 export interface ControlPlaneOptions {
@@ -180,6 +180,9 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     for (const close of opened.reverse()) await close().catch(() => undefined);
   };
   try {
+    const sqlitePath = options.storeUrl.startsWith('sqlite:') ? options.storeUrl.slice('sqlite:'.length).split('?')[0] : undefined;
+    const simulatorStatePath = sqlitePath ? join(dirname(sqlitePath), 'simulator.json') : undefined;
+    if (!options.openstack) await checkKeptSimulatorPort({ env: options.env ?? process.env, ...(simulatorStatePath ? { simulatorStatePath } : {}) });
     const store = await openStore(options.storeUrl);
     opened.push(() => store.close());
     const source = await openResourceSource(options.resourcesUrl);
@@ -224,10 +227,9 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       : undefined;
     if (app) opened.push(() => app.close());
 
-    const sqlitePath = options.storeUrl.startsWith('sqlite:') ? options.storeUrl.slice('sqlite:'.length).split('?')[0] : undefined;
     const target =
       options.openstack ??
-      (await openStackTarget({ env: options.env ?? process.env, ...(sqlitePath ? { simulatorStatePath: join(dirname(sqlitePath), 'simulator.json') } : {}) }));
+      (await openStackTarget({ env: options.env ?? process.env, ...(simulatorStatePath ? { simulatorStatePath } : {}) }));
     reached.openstack = target;
     if (!options.openstack && target.simulator) opened.push(() => (target.simulator as { close(): Promise<void> }).close());
     // Cancelled when leadership ends: a deposed leader's passes stop waiting on OpenStack at once.

@@ -10,7 +10,10 @@
  */
 import { loadCloudConfig } from '../openstack/keystone/clouds-reader.js';
 import { cloudFromYaml, type CloudConfig } from '../openstack/keystone/clouds-config.js';
-import { SimStateOwned, simulatorCloudsYaml, startSimulator, type RunningSimulator, type SimStateOwner } from '../simulator/index.js';
+import { createServer } from 'node:net';
+import { SimStateOwned, SimulatorPortTaken, keptSimPort, readSimStateOwner, pidAlive, simulatorCloudsYaml, startSimulator, type RunningSimulator, type SimStateOwner } from '../simulator/index.js';
+
+export { SimulatorPortTaken };
 
 export interface OpenStackTarget {
   cloud: CloudConfig;
@@ -44,7 +47,7 @@ export const openStackTarget = async (
   // The simulated cloud is kept next to Regent's stores, so a restart finds what Regent created.
   let simulator: RunningSimulator;
   try {
-    simulator = await startSimulator({ port: options.simulatorPort ?? 0, clock: 'real', ...(options.simulatorStatePath ? { statePath: options.simulatorStatePath } : {}) });
+    simulator = await startSimulator({ ...(options.simulatorPort !== undefined ? { port: options.simulatorPort } : {}), clock: 'real', ...(options.simulatorStatePath ? { statePath: options.simulatorStatePath } : {}) });
   } catch (error) {
     if (!(error instanceof SimStateOwned)) throw error;
     return ownersSimulator(error.lockPath, error.owner, options.ownerProbeTimeoutMs ?? 3_000);
@@ -52,6 +55,30 @@ export const openStackTarget = async (
   const stale = simulator.stateOwnership?.staleOwner;
   const tookOver = stale ? ` (took over the state lock of pid ${stale.pid}, which has exited)` : '';
   return { cloud: cloudFromYaml(simulator.cloudsYaml(), SIM_CLOUD, 'the simulator'), simulator, description: `OpenStack simulator at ${simulator.url}${tookOver}` };
+};
+
+/**
+ * Before anything under ./data/ is opened: the built-in simulator's kept port must be free, or be the
+ * live owner's (a second process uses the owner's simulator). A port another program holds is
+ * SimulatorPortTaken, said before the stores are opened, so a failed start leaves ./data/ as it was.
+ * (The simulator's own listen checks again: this is the early, write-free answer, not the only one.)
+ */
+export const checkKeptSimulatorPort = async (options: { env?: NodeJS.ProcessEnv; simulatorStatePath?: string }): Promise<void> => {
+  if (cloudConfigured(options.env ?? process.env) || !options.simulatorStatePath) return;
+  const port = keptSimPort(options.simulatorStatePath);
+  if (port === undefined) return;
+  try {
+    const owner = readSimStateOwner(options.simulatorStatePath);
+    if (owner && pidAlive(owner.pid)) return;
+  } catch {
+    return; // an unreadable lock is the simulator start's to report
+  }
+  const free = await new Promise<boolean>((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+  if (!free) throw new SimulatorPortTaken(port, options.simulatorStatePath);
 };
 
 /** The owner's simulator as this process's cloud, once its Keystone answers on loopback. */

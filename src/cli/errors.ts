@@ -7,7 +7,7 @@ import { UnknownMachine } from '../../machines/registry.js';
 import { QuarantinedEvent } from '../engine/errors.js';
 import { InvalidSourceSpec, KubeConfigError, ResourceError } from '../kube/errors.js';
 import { ListenError } from '../app/http-server.js';
-import { SimulatorOwnerUnreachable } from '../app/openstack-target.js';
+import { SimulatorOwnerUnreachable, SimulatorPortTaken } from '../app/openstack-target.js';
 import { InvalidEvidence } from '../audit/evidence/open.js';
 import { UsageError } from '../errors/usage.js';
 
@@ -18,7 +18,7 @@ export { UsageError };
 const USAGE = [UsageError, InvalidStoreUrl, InvalidSourceSpec, KubeConfigError];
 
 /** Regent's own errors: their message is written for the user, and their class name adds nothing to it. */
-const KNOWN = [...USAGE, StoreUnavailable, InvalidStoreRequest, UnknownMachine, QuarantinedEvent, ResourceError, ListenError, SimulatorOwnerUnreachable, InvalidEvidence];
+const KNOWN = [...USAGE, StoreUnavailable, InvalidStoreRequest, UnknownMachine, QuarantinedEvent, ResourceError, ListenError, SimulatorOwnerUnreachable, SimulatorPortTaken, InvalidEvidence];
 
 export const exitCodeFor = (error: unknown): number => (USAGE.some((type) => error instanceof type) ? 2 : 1);
 

@@ -29,9 +29,11 @@ export interface CallFilter { method?: string; pathIncludes?: string; action?: s
 export class CallLog {
   private entries: CallRecord[] = [];
   private seq = 0;
+  private changes = 0;
   constructor(private readonly max = 200_000) {}
 
   record(c: Omit<CallRecord, 'seq'>): void {
+    if (c.method !== 'GET' && c.method !== 'HEAD') this.changes++;
     this.entries.push({ seq: ++this.seq, ...c });
     if (this.entries.length > this.max) this.entries.splice(0, this.entries.length - this.max);
   }
@@ -42,6 +44,11 @@ export class CallLog {
       (method === undefined || c.method === method) &&
       (f.pathIncludes === undefined || `${c.path}${c.query ? `?${c.query}` : ''}`.includes(f.pathIncludes)) &&
       (f.action === undefined || c.action === f.action));
+  }
+
+  /** How many calls that may have changed the cloud (not GET or HEAD) were answered so far; never reset. */
+  mutations(): number {
+    return this.changes;
   }
 
   clear(): void {

@@ -1,9 +1,14 @@
 // Keeping the simulated cloud across restarts (`regent serve` on embedded defaults keeps it next to
 // its stores), so a restarted control plane finds the servers it created instead of an empty cloud.
 //
-// What is kept: every service's records (Maps and Sets tagged in JSON). What is not: tokens (clients
-// re-authenticate), the call log, faults and knobs, and transitions still pending at save time — the
-// save first waits a little for them to settle, and a record caught mid-transition stays as it is.
+// What is kept: every service's records (Maps and Sets tagged in JSON), and the loopback port the
+// simulator answered on. What is not: tokens (clients re-authenticate), the call log, faults and knobs,
+// and transitions still pending at save time — the save first waits a little for them to settle, and a
+// record caught mid-transition stays as it is.
+//
+// The port is kept because the cloud's address is part of the cloud: the Region registered into it
+// names its Keystone by URL, so a restart on a new random port left region-one pointing at nothing and
+// every resource in it Errored until someone edited the Region by hand (issue 24, item 1).
 //
 // Only one process owns a state file: the one holding `<statePath>.lock`. Without that, a second
 // `npm start` that failed (port in use) and a standby replica on the same ./data each started an empty
@@ -151,6 +156,12 @@ export function readSimStateOwner(statePath: string): SimStateOwner | undefined 
 
 const isStale = (owner: SimStateOwner): boolean => owner.host === hostname() && !pidAlive(owner.pid);
 
+/** The owner named by the lock next to `statePath` when it is alive (a stale or missing lock: undefined); reads only. */
+export function liveSimStateOwner(statePath: string): { lockPath: string; owner: SimStateOwner } | undefined {
+  const owner = readSimStateOwner(statePath);
+  return owner && !isStale(owner) ? { lockPath: lockPathOf(statePath), owner } : undefined;
+}
+
 export interface SimStateOwnership {
   lockPath: string;
   /** Set when the lock of an exited process was taken over. */
@@ -252,9 +263,29 @@ export async function saveSimState(sim: Sim, path: string, maxWaitMs = 3_000): P
     await new Promise((resolve) => setTimeout(resolve, 50));
     sim.settle();
   }
-  const state: Record<string, unknown> = { format: FORMAT, savedAt: new Date().toISOString() };
+  const state: Record<string, unknown> = { format: FORMAT, savedAt: new Date().toISOString(), ...portField(sim.baseUrl) };
   for (const service of SERVICES) state[service] = sim[service];
   writeFileAtomic(path, JSON.stringify(state, replacer));
+}
+
+const portField = (baseUrl: string): { port?: number } => {
+  const port = Number(/^http:\/\/127\.0\.0\.1:(\d+)$/.exec(baseUrl)?.[1]);
+  return Number.isInteger(port) && port > 0 ? { port } : {};
+};
+
+/**
+ * The port the simulator kept in `path` answered on, for the next start to take again; undefined when
+ * there is no readable save or it predates kept ports (that start picks a free port, as a first start does).
+ */
+export function keptSimPort(path: string): number | undefined {
+  let state: { format?: unknown; port?: unknown };
+  try {
+    state = JSON.parse(readFileSync(path, 'utf8')) as typeof state;
+  } catch {
+    return undefined;
+  }
+  const port = state.port;
+  return state.format === FORMAT && typeof port === 'number' && Number.isInteger(port) && port > 0 && port < 65536 ? port : undefined;
 }
 
 /** Replaces the records with the saved ones; false when there is no readable save (the caller seeds). */

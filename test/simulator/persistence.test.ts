@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startSimulator, SimStateOwned, SEED } from '../../src/simulator/index.js';
+import { createServer } from 'node:net';
+import { startSimulator, SimStateOwned, SimulatorPortTaken, SEED, keptSimPort } from '../../src/simulator/index.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 
 const token = async (authUrl: string, password: string) => {
@@ -38,8 +39,8 @@ describe('simulator: a kept cloud (statePath)', function () {
         expect(server.data.server.name).to.equal('kept');
         expect(server.data.server.status).to.equal('ACTIVE');
         expect(server.data.server['OS-SRV-USG:launched_at']).to.be.a('string');
-        // the catalog points at the new port
-        expect(second.url).to.not.equal(first.url);
+        // the cloud answers where it did: the Regions registered into it name that address (issue 24, item 1)
+        expect(second.url).to.equal(first.url);
       } finally {
         await second.close();
       }
@@ -57,6 +58,65 @@ describe('simulator: a kept cloud (statePath)', function () {
     } finally {
       await sim.close();
       rmSync(join(tmpdir(), `regent-missing-${process.pid}`), { recursive: true, force: true });
+    }
+  });
+});
+
+describe('simulator: a kept cloud keeps its address and its changes (issue 24, item 1)', function () {
+  this.timeout(20_000);
+  let dir: string;
+  let statePath: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'regent-sim-port-'));
+    statePath = join(dir, 'simulator.json');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('the port is saved the moment a fresh cloud starts, and the next start takes it again; an explicit port wins', async () => {
+    const first = await startSimulator({ clock: 'real', statePath });
+    const port = Number(new URL(first.url).port);
+    expect(keptSimPort(statePath), 'kept before any close').to.equal(port);
+    await first.close();
+    const again = await startSimulator({ clock: 'real', statePath });
+    expect(again.url).to.equal(first.url);
+    await again.close();
+    const explicit = await startSimulator({ clock: 'real', statePath, port: 0 });
+    expect(explicit.url).to.not.equal(first.url);
+    await explicit.close();
+  });
+
+  it('a kept port another program holds is SimulatorPortTaken, and the state file and lock are left as they were', async () => {
+    const first = await startSimulator({ clock: 'real', statePath });
+    const port = Number(new URL(first.url).port);
+    await first.close();
+    const saved = readFileSync(statePath, 'utf8');
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', () => resolve()));
+    try {
+      const error = await startSimulator({ clock: 'real', statePath }).then(() => undefined, (e: unknown) => e);
+      expect(error).to.be.instanceOf(SimulatorPortTaken);
+      expect((error as Error).message).to.include(`127.0.0.1:${port}`);
+      expect(readFileSync(statePath, 'utf8')).to.equal(saved);
+      expect(existsSync(`${statePath}.lock`)).to.equal(false);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('changes are saved while the simulator runs (a killed process loses at most one save interval), and not when nothing changed', async () => {
+    const sim = await startSimulator({ clock: 'real', delays: { serverBuild: 20 }, statePath, saveIntervalMs: 100 });
+    try {
+      const idle = readFileSync(statePath, 'utf8');
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      expect(readFileSync(statePath, 'utf8'), 'nothing changed, nothing saved').to.equal(idle);
+      const t = await token(sim.authUrl, sim.credentials.demo.password);
+      await axios.post(`${sim.url}/compute/v2.1/servers`, { server: { name: 'unsaved-until-close', imageRef: SEED.images.cirros, flavorRef: '2', networks: 'none' } }, { headers: { 'X-Auth-Token': t } });
+      // read as a restarted process would, without the owner's close: within a few save intervals
+      const deadline = Date.now() + 5_000;
+      while (!readFileSync(statePath, 'utf8').includes('unsaved-until-close') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(readFileSync(statePath, 'utf8')).to.include('unsaved-until-close');
+    } finally {
+      await sim.close();
     }
   });
 });
@@ -115,11 +175,13 @@ describe('simulator: one owner per state file, atomic saves', function () {
     const owner = await startSimulator({ clock: 'real', statePath });
     try {
       owner.control.createServers({ count: 1, name: 'owned' });
+      // the owner saved its fresh cloud at once (its port is kept from the first moment)
+      const saved = readFileSync(statePath, 'utf8');
       const error = await startSimulator({ clock: 'real', statePath }).then(() => undefined, (e: unknown) => e);
       expect(error).to.be.instanceOf(SimStateOwned);
       expect((error as SimStateOwned).owner).to.include({ pid: process.pid, url: owner.url });
       expect((error as SimStateOwned).lockPath).to.equal(`${statePath}.lock`);
-      expect(existsSync(statePath)).to.equal(false);
+      expect(readFileSync(statePath, 'utf8'), 'the second simulator wrote nothing').to.equal(saved);
     } finally {
       await owner.close();
     }

@@ -154,6 +154,12 @@ export const registerStart = (program: Command, globals: () => GlobalOptions) =>
           throw new UsageError(`--audit-jwks ${listeners.audit.jwks}: not a readable JWKS (${error instanceof Error ? error.message : String(error)})`);
         }
       }
+      // the built-in simulator's kept port, before anything under ./data/ is written (the API's demo token is)
+      const location = parseStoreUrl(storeUrlOf(globals()));
+      if (location.kind === 'sqlite') {
+        const { checkKeptSimulatorPort } = await import('../../app/openstack-target.js');
+        await checkKeptSimulatorPort({ simulatorStatePath: join(dirname(location.path), 'simulator.json') });
+      }
       const api = options.api === false ? undefined : await apiOptionsOf(globals(), options);
       const plane = await startControlPlane({
         ...controlPlaneOptions(globals(), options),
