@@ -3,7 +3,9 @@
  * event with its actor and source `api`, appended to `api-server-<resource uid>` through the EventStore.
  * It is a plain append (expected revision `any`), not an Engine dispatch: no machine decides API
  * writes; the resource store already took the decision (the create collided or not). userData is
- * recorded as its SHA-256 only; tokens never.
+ * recorded as its SHA-256 only; tokens never. Each event names its Server as `metadata.subject` (kind, namespace,
+ * the resource name — the API id), like the machines' events, so the audit pages and `regent streams --resource`
+ * find the API's history with the Server's other streams; the name the API was given is `data.server.serverName`.
  */
 import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
@@ -50,6 +52,7 @@ export const appendAudit = async (store: EventStore, record: AuditRecord): Promi
           to: record.action,
           effects: [],
           recordedAt: record.at,
+          subject: { kind: 'Server', namespace: record.server.namespace, name: record.server.name },
         },
       },
     ],

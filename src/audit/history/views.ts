@@ -13,7 +13,7 @@
 import type { RecordedEvent } from '../../events/envelope.js';
 import type { EventStore } from '../../store/port.js';
 import type { MachineDefinition } from '../../../machines/definition.js';
-import type { MachineRegistry } from '../../../machines/registry.js';
+import { UnknownMachine, type MachineRegistry } from '../../../machines/registry.js';
 import { toDot } from '../graph/dot.js';
 import { renderInlineSvg } from '../graph/render.js';
 import { activeNodeIds, edgeLabel, nodeDomId } from '../graph/statechart.js';
@@ -25,6 +25,7 @@ import { auditOf } from '../profile.js';
 import { emptyIndex, extendHistoryIndex, overlayOf, type EventMatch, type HistoryIndex } from './index.js';
 import { checkpointKey, eventAt, parseIndex, serializeIndex } from './checkpoint.js';
 import type { CheckpointShelf } from './shelf.js';
+import { recordedSubject } from './api-streams.js';
 
 export interface TimelineRow {
   revision: number;
@@ -73,6 +74,18 @@ export interface StreamOverview {
   subject?: { kind: string; namespace: string; name: string };
 }
 
+/** One stream's line in a fleet view (pages.ts FleetLine). */
+export interface FleetLineView {
+  stream: string;
+  machine: string;
+  state: unknown;
+  head: number;
+  last: { type: string; source: string; actor: string; recordedAt: string } | null;
+  parked: boolean;
+  intent: { target: string; state: string } | null;
+  subject: { kind: string; namespace: string; name: string } | undefined;
+}
+
 const LIMIT = 32;
 /** The overlay index is put on the shelf each time it has grown by this many events (and a stream shorter than it is never kept: it folds as fast as it reads). */
 export const SHELVE_EVERY = 1000;
@@ -91,6 +104,20 @@ export class AuditViews {
     private readonly registry: MachineRegistry,
     private readonly shelf?: CheckpointShelf,
   ) {}
+
+  /**
+   * Whether a registered machine owns the stream. One that none owns (the server API's `api-server-<uid>`, a
+   * machine no longer registered) has no statechart to draw or fold: the pages show it as a plain timeline.
+   */
+  owns(stream: string): boolean {
+    try {
+      this.registry.forStream(stream);
+      return true;
+    } catch (error) {
+      if (error instanceof UnknownMachine) return false;
+      throw error;
+    }
+  }
 
   /** The version a stream is drawn with: the one its last event names if registered, else the current one. */
   async definitionFor(stream: string, version?: number): Promise<MachineDefinition> {
@@ -196,7 +223,8 @@ export class AuditViews {
    * One stream's line in a fleet view: its state now, its last event (the last decision and who took it),
    * whether the machine has parked, and a destructive intent it stands on (armed, not yet settled).
    */
-  async fleetLine(stream: string) {
+  async fleetLine(stream: string): Promise<FleetLineView> {
+    if (!this.owns(stream)) return this.plainFleetLine(stream);
     const frame = await (await this.cursorFor(stream)).at(Number.MAX_SAFE_INTEGER);
     const definition = frame.definition;
     const audit = auditOf(definition);
@@ -210,6 +238,21 @@ export class AuditViews {
       parked: audit?.parked?.(frame.snapshot) ?? false,
       intent: audit?.intentOf?.(frame.snapshot) ?? null,
       subject: last?.metadata.subject,
+    };
+  }
+
+  /** The fleet line of a stream no machine owns: its last event as recorded (nothing to fold, so never parked, no intent). */
+  private async plainFleetLine(stream: string): Promise<FleetLineView> {
+    const [last] = await this.store.readStream(stream, { direction: 'backwards', maxCount: 1 });
+    return {
+      stream,
+      machine: last?.metadata.machine ?? '',
+      state: last?.metadata.to ?? null,
+      head: last?.revision ?? -1,
+      last: last ? { type: last.type, source: last.metadata.source, actor: last.metadata.actor, recordedAt: last.metadata.recordedAt } : null,
+      parked: false,
+      intent: null,
+      subject: recordedSubject(last),
     };
   }
 

@@ -27,6 +27,8 @@ export interface PageOptions {
 
 const state = (value: unknown): string => esc(formatState(value as StateValue));
 const streamHref = (o: PageOptions, stream: string) => `${o.base}/streams/${encodeURIComponent(stream)}`;
+/** A resource's audit page (what status.auditURL links): its streams, by the subject they recorded. */
+const resourceHref = (o: PageOptions, s: { kind: string; namespace: string; name: string }) => `${o.base}/resources/${encodeURIComponent(s.kind)}/${encodeURIComponent(s.namespace)}/${encodeURIComponent(s.name)}`;
 const machineHref = (o: PageOptions, id: string, version?: number) => `${o.base}/machines/${encodeURIComponent(id)}${version === undefined ? '' : `?version=${version}`}`;
 
 /** A key the page handles and what it does, as the `?` help overlay lists it. */
@@ -87,6 +89,8 @@ export interface StreamListRow {
   updatedAt: string | undefined;
   /** The resource the stream belongs to, as its last event recorded it (`metadata.subject`). */
   subject?: { kind: string; namespace: string; name: string } | undefined;
+  /** The name the server API was given for that resource, when it is not its name (history/api-streams.ts). */
+  displayName?: string | undefined;
 }
 
 /** The index's search (all optional): a name or kind/namespace/name fragment, a kind, a state, a time range. */
@@ -98,12 +102,20 @@ export interface StreamSearch {
   until?: string;
 }
 
-const subjectText = (s: StreamListRow['subject']): string => (s ? `${s.kind} ${s.namespace}/${s.name}` : '');
+const subjectText = (s: StreamListRow['subject'], displayName?: string): string => (s ? `${s.kind} ${s.namespace}/${s.name}${displayName === undefined ? '' : ` ${displayName} ${s.namespace}/${displayName}`}` : '');
+
+/**
+ * A resource as a heading shows it: kind, namespace and name; a Server created through the API by the name it
+ * was given, with its id (the resource name every command takes) below.
+ */
+const subjectHeading = (s: { kind: string; namespace: string; name: string }, displayName: string | undefined): string =>
+  `<h1 id="subject"><span class="kind">${esc(s.kind)}</span> ${esc(s.namespace)}/${esc(displayName ?? s.name)}</h1>${displayName === undefined ? '' : `<div class="resource-id muted">id <span class="mono">${esc(s.name)}</span></div>`}`;
+const subjectTitle = (s: { kind: string; namespace: string; name: string }, displayName: string | undefined): string => `${s.kind} ${s.namespace}/${displayName ?? s.name}`;
 
 /** Does a row match the search? Case-insensitive fragments; `since`/`until` bound its last update (ISO). */
 export const matchesSearch = (row: StreamListRow, search: StreamSearch): boolean => {
   const has = (text: string, fragment: string | undefined) => fragment === undefined || fragment === '' || text.toLowerCase().includes(fragment.toLowerCase());
-  if (!has(`${subjectText(row.subject)} ${row.stream}`, search.q)) return false;
+  if (!has(`${subjectText(row.subject, row.displayName)} ${row.stream}`, search.q)) return false;
   if (search.kind && row.subject?.kind.toLowerCase() !== search.kind.toLowerCase()) return false;
   if (!has(formatState((row.state ?? '') as StateValue), search.state)) return false;
   if (search.since && (row.updatedAt ?? '') < search.since) return false;
@@ -127,7 +139,7 @@ export const indexPage = (machines: readonly MachineDefinition[], streams: reado
     .map((d) => `<tr><td><a href="${machineHref(o, d.id, d.version)}">${esc(d.id)}</a></td><td>v${d.version}</td><td><code>${esc(d.streamPrefix)}</code></td><td>${esc(d.destructiveEffects?.join(', ') ?? '')}</td><td>${esc(d.description)}</td></tr>`)
     .join('');
   const streamRows = streams
-    .map((s) => `<tr><td class="resource">${s.subject ? `<b>${esc(s.subject.kind)}</b> ${esc(s.subject.namespace)}/<b>${esc(s.subject.name)}</b>` : '<span class="muted">—</span>'}</td><td><a href="${streamHref(o, s.stream)}">${esc(s.stream)}</a></td><td>${esc(s.machine ?? '')}</td><td><b>${state(s.state)}</b></td><td class="mono">${s.head}</td><td class="mono">${esc(s.updatedAt ?? '')}</td></tr>`)
+    .map((s) => `<tr><td class="resource">${s.subject ? `<b>${esc(s.subject.kind)}</b> ${esc(s.subject.namespace)}/<b>${esc(s.displayName ?? s.subject.name)}</b>${s.displayName === undefined ? '' : ` <span class="muted mono" title="id">${esc(s.subject.name)}</span>`}` : '<span class="muted">—</span>'}</td><td><a href="${streamHref(o, s.stream)}">${esc(s.stream)}</a></td><td>${esc(s.machine ?? '')}</td><td><b>${state(s.state)}</b></td><td class="mono">${s.head}</td><td class="mono">${esc(s.updatedAt ?? '')}</td></tr>`)
     .join('');
   const pager =
     paging.pages > 1
@@ -152,6 +164,8 @@ export interface FleetLine {
   parked: boolean;
   intent: { target: string; state: string } | null;
   subject?: { kind: string; namespace: string; name: string } | undefined;
+  /** The name the server API was given for the resource, when it is not its name. */
+  displayName?: string | undefined;
 }
 
 /**
@@ -159,7 +173,7 @@ export interface FleetLine {
  * first, then those standing on a destructive intent, then by namespace and name; each with every stream's
  * state, last decision and its source.
  */
-export const fleetPage = (kind: string, lines: readonly FleetLine[], o: PageOptions, resource?: { namespace: string; name: string }): string => {
+export const fleetPage = (kind: string, lines: readonly FleetLine[], o: PageOptions, resource?: { namespace: string; name: string; displayName?: string | undefined }): string => {
   const byResource = new Map<string, FleetLine[]>();
   for (const line of lines) {
     const key = `${line.subject?.namespace ?? ''}/${line.subject?.name ?? ''}`;
@@ -174,14 +188,17 @@ export const fleetPage = (kind: string, lines: readonly FleetLine[], o: PageOpti
       const streams = ls
         .map((l) => `<div class="fleet-stream"><a href="${streamHref(o, l.stream)}">${esc(l.machine)}</a> <b>${state(l.state)}</b>${l.last ? ` · ${esc(l.last.type.replace(`${l.machine}.`, ''))} <span class="src ${esc(l.last.source)}">${esc(l.last.source)}</span> <span class="mono">${esc(l.last.recordedAt)}</span>` : ''}</div>`)
         .join('');
-      return `<tr class="fleet-row rank-${rank(ls)}" data-resource="${esc(key)}"><td><b>${esc(key.slice(1 + key.indexOf('/')))}</b><div class="muted">${esc(key.slice(0, key.indexOf('/')))}</div></td><td>${flags || '<span class="muted">settled or working</span>'}</td><td>${streams}</td></tr>`;
+      const [namespace, name] = [key.slice(0, key.indexOf('/')), key.slice(1 + key.indexOf('/'))];
+      const displayName = ls.find((l) => l.displayName !== undefined)?.displayName;
+      const id = displayName === undefined ? '' : ` · id <span class="mono">${esc(name)}</span>`;
+      return `<tr class="fleet-row rank-${rank(ls)}" data-resource="${esc(key)}"><td><a href="${resourceHref(o, { kind, namespace, name })}"><b>${esc(displayName ?? name)}</b></a><div class="muted">${esc(namespace)}${id}</div></td><td>${flags || '<span class="muted">settled or working</span>'}</td><td>${streams}</td></tr>`;
     })
     .join('');
   const fleetHref = `${o.base}/fleet/${encodeURIComponent(kind)}`;
   return layout(
-    resource ? `${kind} ${resource.namespace}/${resource.name} — Regent audit` : `${kind} fleet — Regent audit`,
+    resource ? `${subjectTitle({ kind, ...resource }, resource.displayName)}${resource.displayName === undefined ? '' : ` (${resource.name})`} — Regent audit` : `${kind} fleet — Regent audit`,
     resource
-      ? `<h1 id="subject"><span class="kind">${esc(kind)}</span> ${esc(resource.namespace)}/${esc(resource.name)}</h1><div class="crumbs"><a href="${o.base}/">Regent audit</a> › <a href="${fleetHref}">${esc(kind)} fleet</a> › ${esc(resource.name)}</div><div class="summary">${lines.length} stream(s) of this resource</div>`
+      ? `${subjectHeading({ kind, ...resource }, resource.displayName)}<div class="crumbs"><a href="${o.base}/">Regent audit</a> › <a href="${fleetHref}">${esc(kind)} fleet</a> › ${esc(resource.displayName ?? resource.name)}</div><div class="summary">${lines.length} stream(s) of this resource</div>`
       : `<h1>${esc(kind)} fleet</h1><div class="crumbs"><a href="${o.base}/">Regent audit</a> › fleet › ${esc(kind)}</div><div class="summary">${resources.length} resource(s) · parked first, then those on a pending destructive decision</div>`,
     `<table id="fleet"><thead><tr><th>resource</th><th>attention</th><th>streams: state · last decision · source · time</th></tr></thead><tbody>${rows || `<tr><td colspan="3" class="muted">no ${esc(kind)} has recorded a history with its name</td></tr>`}</tbody></table>`,
     o,
@@ -238,6 +255,8 @@ export interface StreamPageData {
   rows?: TimelineRow[];
   /** Static mode: how many earlier events were left out. */
   omitted?: number;
+  /** The name the server API was given for the stream's resource, when it is not its name. */
+  displayName?: string;
 }
 
 export const streamPage = (data: StreamPageData, o: PageOptions): string => {
@@ -265,10 +284,83 @@ ${data.api ? '<section class="panel" id="state-panel" data-revision=""><h3>State
 <h2>Authorization chains (${data.chains.total} destructive decision${data.chains.total === 1 ? '' : 's'}${data.chains.total > data.chains.chains.length ? `, newest ${data.chains.chains.length} shown` : ''})</h2>
 <p class="muted">For each destructive effect: the arm that recorded the intent, the durable state the decision read back, the decision with the fresh observation it decided on, and the results it caused (causation links).</p>
 <div id="chains">${data.chains.chains.map(chainHtml).join('') || '<p class="muted">no destructive effect in this history</p>'}</div>`;
-  const title = v.subject ? `<h1 id="subject"><span class="kind">${esc(v.subject.kind)}</span> ${esc(v.subject.namespace)}/${esc(v.subject.name)}</h1><div class="stream-name mono">${esc(v.stream)}</div>` : `<h1>${esc(v.stream)}</h1>`;
-  const header = `${title}<div class="crumbs">${o.assets === 'linked' ? `<a href="${o.base}/">Regent audit</a> › ` : ''}${o.assets === 'linked' ? `<a href="${machineHref(o, v.machine, v.version)}">${esc(v.machine)} v${v.version}</a>` : `${esc(v.machine)} v${v.version}`}</div>
+  const title = v.subject ? `${subjectHeading(v.subject, data.displayName)}<div class="stream-name mono">${esc(v.stream)}</div>` : `<h1>${esc(v.stream)}</h1>`;
+  // served: the way to the resource's other streams (its page), which a static file cannot link
+  const resourceCrumb = o.assets === 'linked' && v.subject ? ` · <a class="resource-link" href="${resourceHref(o, v.subject)}">all streams of ${esc(v.subject.kind)} ${esc(data.displayName ?? v.subject.name)}</a>` : '';
+  const header = `${title}<div class="crumbs">${o.assets === 'linked' ? `<a href="${o.base}/">Regent audit</a> › ` : ''}${o.assets === 'linked' ? `<a href="${machineHref(o, v.machine, v.version)}">${esc(v.machine)} v${v.version}</a>` : `${esc(v.machine)} v${v.version}`}${resourceCrumb}</div>
 <div class="summary">current state <b id="current-state">${state(v.state)}</b> · <span id="event-count">${v.head + 1}</span> event(s) · ${v.fired.length} transition(s) fired · ${v.destructiveDecisions} destructive decision(s)${o.assets === 'linked' ? ' · <span id="live-status" class="live muted" title="new events of this stream appear in the timeline as they are appended">connecting…</span>' : ''}</div>${banners.join('')}`;
-  return layout(`${v.subject ? `${v.subject.kind} ${v.subject.namespace}/${v.subject.name} (${v.stream})` : v.stream} — Regent audit`, header, body, o, `<script type="application/json" id="regent-data">${scriptJson(config)}</script>`, [...STREAM_KEYS, ...GRAPH_KEYS]);
+  return layout(`${v.subject ? `${subjectTitle(v.subject, data.displayName)} (${v.stream})` : v.stream} — Regent audit`, header, body, o, `<script type="application/json" id="regent-data">${scriptJson(config)}</script>`, [...STREAM_KEYS, ...GRAPH_KEYS]);
+};
+
+/** One event of a stream no machine owns, as its plain timeline lists it. */
+export interface PlainRow {
+  revision: number;
+  recordedAt: string;
+  type: string;
+  actor: string;
+  source: string;
+  data: unknown;
+}
+
+export interface PlainStreamData {
+  stream: string;
+  head: number;
+  /** What recorded the events, in a sentence (the server API; a machine no longer registered). */
+  about: string;
+  subject?: { kind: string; namespace: string; name: string } | undefined;
+  displayName?: string | undefined;
+  /** The page's events, from revision `from`. */
+  rows: readonly PlainRow[];
+  from: number;
+  pageSize: number;
+  /** Data members the heading already names (an API event's `server`): left out of each row's summary, kept in its full data. */
+  omit?: readonly string[];
+}
+
+const SUMMARY_CHARS = 300;
+
+/** An event's data in one line: `key: value` per member but its type (and `omit`), cut at SUMMARY_CHARS. */
+export const payloadSummary = (data: unknown, omit: readonly string[] = []): string => {
+  if (data === null || typeof data !== 'object') return JSON.stringify(data) ?? '';
+  const text = Object.entries(data as Record<string, unknown>)
+    .filter(([key]) => key !== 'type' && !omit.includes(key))
+    .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join('; ');
+  return text.length > SUMMARY_CHARS ? `${text.slice(0, SUMMARY_CHARS - 1)}…` : text;
+};
+
+/**
+ * A stream no machine owns (the server API's `api-server-<uid>`): a plain timeline of its events — revision,
+ * time, type, actor, source and a summary of the data, the full data a click away — paged on the server
+ * (`?from=R`), with no statechart (nothing decided these events by one), and linked to its resource's page.
+ * Each row is `#rev-N`, so the deep links the machine streams have work here without a script.
+ */
+export const plainStreamPage = (data: PlainStreamData, o: PageOptions): string => {
+  const href = (from: number) => `${streamHref(o, data.stream)}?from=${from}`;
+  const last = Math.floor(data.head / data.pageSize) * data.pageSize;
+  const to = data.from + data.rows.length - 1;
+  const nav = [
+    data.from > 0 ? `<a id="page-first" href="${href(0)}">« first</a>` : '',
+    data.from > 0 ? `<a id="page-prev" href="${href(Math.max(0, data.from - data.pageSize))}">‹ prev</a>` : '',
+    `<span id="page-info">events ${data.rows.length === 0 ? 'none' : `${data.from}–${to}`} of ${data.head + 1}</span>`,
+    to < data.head ? `<a id="page-next" href="${href(to + 1)}">next ›</a>` : '',
+    to < data.head ? `<a id="page-last" href="${href(last)}">last »</a>` : '',
+  ].filter((x) => x !== '').join(' ');
+  const rows = data.rows
+    .map(
+      (r) =>
+        `<tr id="rev-${r.revision}"><td class="mono"><a href="#rev-${r.revision}">${r.revision}</a></td><td class="mono">${esc(r.recordedAt)}</td><td>${esc(r.type)}</td><td><code>${esc(r.actor)}</code></td><td class="source"><span class="src ${esc(r.source)}">${esc(r.source)}</span></td><td class="payload">${esc(payloadSummary(r.data, data.omit))}<details><summary>data</summary><pre>${esc(JSON.stringify(r.data, null, 2))}</pre></details></td></tr>`,
+    )
+    .join('');
+  const s = data.subject;
+  const heading = s ? `${subjectHeading(s, data.displayName)}<div class="stream-name mono">${esc(data.stream)}</div>` : `<h1>${esc(data.stream)}</h1>`;
+  const crumbs = `<a href="${o.base}/">Regent audit</a>${s ? ` › <a href="${o.base}/fleet/${encodeURIComponent(s.kind)}">${esc(s.kind)} fleet</a> › <a class="resource-link" href="${resourceHref(o, s)}">${esc(data.displayName ?? s.name)}</a>` : ''} › stream`;
+  return layout(
+    `${s ? `${subjectTitle(s, data.displayName)} (${data.stream})` : data.stream} — Regent audit`,
+    `${heading}<div class="crumbs">${crumbs}</div><div class="summary"><span id="event-count">${data.head + 1}</span> event(s) · <span id="plain-about">${esc(data.about)}</span></div>`,
+    `<p class="pager">${nav}</p><table id="plain-timeline"><thead><tr><th>rev</th><th>time</th><th>event</th><th>actor</th><th>source</th><th>data</th></tr></thead><tbody>${rows || '<tr><td colspan="6" class="muted">no events on this page</td></tr>'}</tbody></table><p class="pager">${nav.replace(/ id="page-[a-z]+"/g, '')}</p>`,
+    o,
+  );
 };
 
 /**

@@ -9,7 +9,8 @@
  *   GET /fleet/<Kind>                      one row per resource of a kind: parked first, then on a pending destructive
  *                                          decision; every stream's state, last decision and its source
  *   GET /machines/<id>[?version=N]         statechart and static checks;  /machines/<id>.svg: the SVG
- *   GET /streams/<stream>[?version=N]      resource page: overlay, timeline, stepping; #rev-N deep links
+ *   GET /streams/<stream>[?version=N]      resource page: overlay, timeline, stepping; #rev-N deep links. A stream no
+ *                                          machine owns (the server API's api-server-<uid>): a plain timeline (?from=R)
  *   GET /api/streams                       resources as JSON
  *   GET /api/streams/<stream>/timeline?from=R&limit=N     a timeline page (at most 1000)
  *   GET /api/streams/<stream>/state?at=R   state, context, last observation and decision as of R
@@ -35,7 +36,8 @@ import { statechartOfDefinition } from '../graph/statechart.js';
 import { toDot } from '../graph/dot.js';
 import { renderInlineSvg, renderSvg } from '../graph/render.js';
 import { checkMachine, type MachineCheckReport } from '../checks/rules.js';
-import { fleetPage, indexPage, machinePage, matchesSearch, notFoundPage, streamPage, type PageOptions, type StreamListRow, type StreamSearch } from './pages.js';
+import { fleetPage, indexPage, machinePage, matchesSearch, notFoundPage, plainStreamPage, streamPage, type PageOptions, type StreamListRow, type StreamSearch } from './pages.js';
+import { ApiServers, displayNameOf, isApiServerStream, recordedSubject, type DisplayNames } from '../history/api-streams.js';
 import { KIND_NAMES } from '../../resources/index.js';
 
 export interface AuditRoutesOptions {
@@ -78,16 +80,20 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
   const page: PageOptions = { base, assets: 'linked' };
   const assets = { js: assetText('app.js'), css: assetText('app.css'), icon: assetText('favicon.svg') };
   const checks = new Map<string, MachineCheckReport>();
+  // the names the server API was given: a Server created through it is a UUID everywhere else
+  const apiServers = new ApiServers(store);
 
   const streamList = async (): Promise<StreamListRow[]> => {
     const infos = await store.listStreams();
     return infos.map((info) => ({ stream: info.stream, head: info.head, machine: undefined, state: undefined, updatedAt: undefined }));
   };
-  const withLast = async (rows: StreamListRow[]): Promise<StreamListRow[]> =>
+  const withLast = async (rows: StreamListRow[], names: DisplayNames): Promise<StreamListRow[]> =>
     Promise.all(
       rows.map(async (row) => {
         const [last] = (await store.readStream(row.stream, { direction: 'backwards', maxCount: 1 })) as [RecordedEvent?];
-        return { ...row, machine: last?.metadata.machine, state: last?.metadata.to, updatedAt: last?.metadata.recordedAt, ...(last?.metadata.subject ? { subject: last.metadata.subject } : {}) };
+        const subject = recordedSubject(last);
+        const displayName = displayNameOf(names, subject);
+        return { ...row, machine: last?.metadata.machine, state: last?.metadata.to, updatedAt: last?.metadata.recordedAt, ...(subject ? { subject } : {}), ...(displayName !== undefined ? { displayName } : {}) };
       }),
     );
   /**
@@ -119,10 +125,39 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
     return known;
   };
   /** The fleet lines of the streams whose last event names a resource matching `wanted`. */
-  const fleetLines = async (wanted: (subject: NonNullable<StreamListRow['subject']>) => boolean) =>
-    Promise.all((await withLast(await streamList())).filter((row) => row.subject !== undefined && wanted(row.subject)).map((row) => views.fleetLine(row.stream)));
+  const fleetLines = async (names: DisplayNames, wanted: (subject: NonNullable<StreamListRow['subject']>) => boolean) =>
+    Promise.all(
+      (await withLast(await streamList(), names))
+        .filter((row) => row.subject !== undefined && wanted(row.subject))
+        .map(async (row) => ({ ...(await views.fleetLine(row.stream)), subject: row.subject, displayName: row.displayName })),
+    );
   const requireStream = async (stream: string) => {
     if ((await store.streamHead(stream)) === undefined) throw new NotFound(`no stream ${stream}`);
+  };
+  /** A stream no machine owns, from revision `from`: its events as recorded, named by the resource they recorded. */
+  const plainStream = async (stream: string, from: number): Promise<string> => {
+    const head = (await store.streamHead(stream)) ?? -1;
+    const start = Math.min(Math.max(0, from), Math.max(0, head));
+    const events = await store.readStream(stream, { fromRevision: start, maxCount: pageSize });
+    const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
+    const subject = recordedSubject(last);
+    const api = isApiServerStream(stream);
+    return plainStreamPage(
+      {
+        stream,
+        head,
+        about: api
+          ? 'recorded by the server API (source api; actor: the token\'s subject): no machine decides these events, so there is no statechart'
+          : `no registered machine owns this stream (its events name machine ${last?.metadata.machine ?? '?'}), so there is no statechart`,
+        subject,
+        displayName: displayNameOf(await apiServers.displayNames(), subject),
+        rows: events.map((e) => ({ revision: e.revision, recordedAt: e.metadata.recordedAt, type: e.type, actor: e.metadata.actor, source: e.metadata.source, data: e.data })),
+        from: start,
+        pageSize,
+        ...(api ? { omit: ['server'] } : {}),
+      },
+      page,
+    );
   };
 
   const route = async (req: IncomingMessage, res: ServerResponse, url: URL, path: string): Promise<boolean> => {
@@ -134,11 +169,12 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
       }
       const searching = Object.keys(search).length > 0;
       // a search reads every stream's last event (it filters on what they recorded); a plain list only the page's
-      const all = searching ? (await withLast(await streamList())).filter((row) => matchesSearch(row, search)) : await streamList();
+      const names = await apiServers.displayNames();
+      const all = searching ? (await withLast(await streamList(), names)).filter((row) => matchesSearch(row, search)) : await streamList();
       const pages = Math.max(1, Math.ceil(all.length / 100));
       const n = Math.min(Math.max(1, intParam(url, 'page', 1)), pages);
       const slice = all.slice((n - 1) * 100, n * 100);
-      const rows = searching ? slice : await withLast(slice);
+      const rows = searching ? slice : await withLast(slice, names);
       send(res, 200, 'text/html', indexPage(registry.list(), rows, { page: n, pages, total: all.length }, page, search, KIND_NAMES));
       return true;
     }
@@ -146,7 +182,7 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
     if (path === '/assets/app.css') return send(res, 200, 'text/css', assets.css), true;
     if (path === '/assets/favicon.svg' || path === '/favicon.ico') return send(res, 200, 'image/svg+xml', assets.icon), true;
     if (path === '/api/streams') {
-      sendJson(res, await withLast(await streamList()));
+      sendJson(res, await withLast(await streamList(), await apiServers.displayNames()));
       return true;
     }
     let m = /^\/machines\/([^/]+?)(\.svg)?$/.exec(path);
@@ -165,11 +201,13 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
     if (m) {
       const stream = decodeURIComponent(m[1] as string);
       await requireStream(stream);
+      if (!views.owns(stream)) return send(res, 200, 'text/html', await plainStream(stream, intParam(url, 'from', 0))), true;
       const version = versionParam(url);
       const overview = await views.overview(stream, version);
       const chains = await views.chains(stream, 50, version);
       const api = `${base}/api/streams/${encodeURIComponent(stream)}`;
-      send(res, 200, 'text/html', streamPage({ overview, chains, pageSize, api, version }, page));
+      const displayName = displayNameOf(await apiServers.displayNames(), overview.subject);
+      send(res, 200, 'text/html', streamPage({ overview, chains, pageSize, api, ...(version !== undefined ? { version } : {}), ...(displayName !== undefined ? { displayName } : {}) }, page));
       return true;
     }
     m = /^\/resources\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(path);
@@ -177,15 +215,16 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
       // a resource's audit page (what status.auditURL links): its streams, by the subject they recorded
       const [kind, namespace, name] = [m[1], m[2], m[3]].map((x) => decodeURIComponent(x as string)) as [string, string, string];
       const known = knownKind(kind);
-      const lines = await fleetLines((s) => s.kind === known && s.namespace === namespace && s.name === name);
+      const names = await apiServers.displayNames();
+      const lines = await fleetLines(names, (s) => s.kind === known && s.namespace === namespace && s.name === name);
       if (lines.length === 0) throw new NotFound(`no history names ${known} ${namespace}/${name} (yet)`);
-      send(res, 200, 'text/html', fleetPage(known, lines, page, { namespace, name }));
+      send(res, 200, 'text/html', fleetPage(known, lines, page, { namespace, name, displayName: displayNameOf(names, { kind: known, namespace, name }) }));
       return true;
     }
     m = /^\/fleet\/([^/]+)$/.exec(path);
     if (m) {
       const known = knownKind(decodeURIComponent(m[1] as string));
-      send(res, 200, 'text/html', fleetPage(known, await fleetLines((s) => s.kind === known), page));
+      send(res, 200, 'text/html', fleetPage(known, await fleetLines(await apiServers.displayNames(), (s) => s.kind === known), page));
       return true;
     }
     m = /^\/api\/streams\/([^/]+)\/live$/.exec(path);
