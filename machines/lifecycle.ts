@@ -31,6 +31,12 @@
  * L9 a desired request that cannot be resolved (no image or flavor by that name, or two; no free VLAN id; a Server's
  * provider-create gates not all satisfied) is recorded
  * (desiredUnresolvable) and nothing else happens; the next pass that resolves it clears the record.
+ * L10 (servers) the boot latch: once a resource has been seen booted — launched read fresh on a pass, or the
+ * monitor's provisionedAt latch for that id carried on the observation — it is booted forever for that id
+ * (`bootedIds`), so L5–L7 never treat a later ERROR with an empty launched_at as a never-booted create failure:
+ * it is never deleted and recreated, it stays the same server (openstack-provider.md: the provisionedAt latch
+ * "the controller's bounded provider-create delete-and-retry guard relies on (so a server that has booted is
+ * never destroyed and recreated)"). Kinds that do not boot never carry the evidence and never latch.
  */
 import * as t from 'io-ts';
 import { assign, setup } from 'xstate';
@@ -43,9 +49,11 @@ export const Observed = t.union([
   /**
    * `launched`: the resource has ever booted (servers: Nova launched_at, read fresh); absent for kinds that
    * do not boot. `fault`: the message of the fault the cloud reports on it (Nova's `fault.message`, which
-   * Nova shows to the project), read on the same lookup.
+   * Nova shows to the project), read on the same lookup. `provisionedAt` (servers, L10): the monitor's
+   * write-once latch for this id (the server-rebuild stream's provisionedAt), when it has one — evidence the
+   * server booted even when this read's launched_at is empty. Optional: events stored before it decode as before.
    */
-  t.intersection([t.type({ kind: t.literal('present'), id: t.string }), t.partial({ status: t.string, launched: t.boolean, fault: t.string })]),
+  t.intersection([t.type({ kind: t.literal('present'), id: t.string }), t.partial({ status: t.string, launched: t.boolean, fault: t.string, provisionedAt: t.string })]),
 ]);
 export type Observed = t.TypeOf<typeof Observed>;
 
@@ -145,6 +153,16 @@ export interface LifecycleContext {
   lastDeleteAt: string | null;
   /** The last refusal of a delete request; cleared when the cloud accepts one. */
   deleteRefusal: Refusal | null;
+  /**
+   * L10: the ids of every resource seen booted under this name (launched read fresh, or the monitor's
+   * provisionedAt latch on the observation), sorted; never cleared — a different id is a different server, which
+   * has to boot on its own. A set, not the last id: remembering only the last let a server seen booted before
+   * another one be destroyed when the name found it again (the model test's history exploration found that path).
+   * It stays small: a booted server is never recreated, so a new id is only ever created after one vanished.
+   * The machine always sets it (empty at first); optional only so contexts built by hand (projection tests) need
+   * not name it.
+   */
+  bootedIds?: string[];
 }
 
 export interface LifecycleOptions {
@@ -179,9 +197,22 @@ const asReconcile = (e: LifecycleStimulus): Reconcile => e as Reconcile;
 const refusalOf = (e: LifecycleStimulus): Refusal | null =>
   e.type === 'createRejected' || e.type === 'deleteRejected' ? { status: e.status, reason: e.reason, fault: e.fault ?? null } : null;
 const describeRefusal = (r: Refusal): string => `${r.reason} (${r.status})${r.fault ? `: ${r.fault}` : ''}`;
-const neverBootedErrorIn = (e: LifecycleStimulus): boolean => {
+/** L10: this pass's evidence that the observed resource has booted (fresh launched_at, or the monitor's latch). */
+const bootEvidenceIn = (e: LifecycleStimulus): string | null => {
   const observed = asReconcile(e).observed;
-  return observed.kind === 'present' && observed.status === 'ERROR' && observed.launched === false;
+  return observed.kind === 'present' && (observed.launched === true || observed.provisionedAt !== undefined) ? observed.id : null;
+};
+/** L10: the latch with `id` added (sorted, once); the same array when there is nothing new, so nothing is stored. */
+const latchBoot = (ids: string[], id: string | null): string[] => (id === null || ids.includes(id) ? ids : [...ids, id].sort());
+
+/**
+ * L5's evidence: a fresh read of ERROR with an empty launched_at, for a resource never seen booted (L10). Keying
+ * off the fresh launched_at alone woke a server that had booted and was later read ERROR with launched_at empty
+ * as a never-booted create failure, and destroyed and recreated it.
+ */
+const neverBootedErrorIn = (context: LifecycleContext, e: LifecycleStimulus): boolean => {
+  const observed = asReconcile(e).observed;
+  return observed.kind === 'present' && observed.status === 'ERROR' && observed.launched === false && bootEvidenceIn(e) === null && !(context.bootedIds ?? []).includes(observed.id);
 };
 
 export const buildLifecycleMachine = (options: LifecycleOptions) => {
@@ -202,7 +233,8 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       createResource: declaredAction<{ desired: Record<string, unknown> }>(),
       deleteResource: declaredAction<{ id: string }>(),
       // first on every reconcile transition: the spec decoded and resolved at this generation (item 13: a pass on a new generation is stored)
-      notePass: assign(({ event }) => ({ specProblems: null, unresolvable: null, decidedGeneration: asReconcile(event).generation })),
+      // L10 too: the boot latch is written on every pass that brings the evidence, whatever else it decides
+      notePass: assign(({ context, event }) => ({ specProblems: null, unresolvable: null, decidedGeneration: asReconcile(event).generation, bootedIds: latchBoot(context.bootedIds ?? [], bootEvidenceIn(event)) })),
       countAttempt: assign(({ context, event }) => ({ createAttempts: context.createAttempts + 1, createdForGeneration: asReconcile(event).generation })),
       adopt: assign(({ event }) => {
         const observed = asReconcile(event).observed;
@@ -265,15 +297,15 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
         return observed.kind === 'present' && observed.id !== context.resourceId;
       },
       attemptsExhausted: ({ context }) => context.createAttempts >= maxAttempts,
-      // L5: only a never-booted ERROR, read fresh on this pass, and only while attempts remain
-      erroredBeforeFirstBoot: ({ context, event }) => neverBootedErrorIn(event) && context.createAttempts < maxAttempts,
+      // L5: only a never-booted ERROR, read fresh on this pass and never latched booted (L10), and only while attempts remain
+      erroredBeforeFirstBoot: ({ context, event }) => neverBootedErrorIn(context, event) && context.createAttempts < maxAttempts,
       // L6: the same fresh evidence once the create bound is spent
-      erroredBeforeFirstBootAndRetriesExhausted: ({ context, event }) => neverBootedErrorIn(event) && context.createAttempts >= maxAttempts,
+      erroredBeforeFirstBootAndRetriesExhausted: ({ context, event }) => neverBootedErrorIn(context, event) && context.createAttempts >= maxAttempts,
       // L7: failed never re-adopts a never-booted ERROR into the retries
-      erroredBeforeFirstBootFresh: ({ event }) => neverBootedErrorIn(event),
+      erroredBeforeFirstBootFresh: ({ context, event }) => neverBootedErrorIn(context, event),
       // L7: a newer spec generation is the designed retry of a server left in ERROR before it booted
       newGenerationOnErroredBeforeFirstBoot: ({ context, event }) =>
-        neverBootedErrorIn(event) && context.failedGeneration !== null && asReconcile(event).generation > context.failedGeneration,
+        neverBootedErrorIn(context, event) && context.failedGeneration !== null && asReconcile(event).generation > context.failedGeneration,
       newGeneration: ({ context, event }) => context.failedGeneration !== null && asReconcile(event).generation > context.failedGeneration,
       // L8 (deletion): still there, the same resource, the backoff since the last request elapsed
       deleteRetryDue: ({ context, event }) => {
@@ -283,7 +315,7 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       // L8 (L5's delete): the same, and still the never-booted ERROR it was decided for
       recreateDeleteRetryDue: ({ context, event }) => {
         const e = asReconcile(event);
-        return neverBootedErrorIn(event) && e.observed.kind === 'present' && e.observed.id === context.resourceId && atLeastAfter(context.lastDeleteAt, e.at, deleteRetryBackoffMs(context.deleteAttempts));
+        return neverBootedErrorIn(context, event) && e.observed.kind === 'present' && e.observed.id === context.resourceId && atLeastAfter(context.lastDeleteAt, e.at, deleteRetryBackoffMs(context.deleteAttempts));
       },
       deleteClockUnset: ({ context, event }) => context.lastDeleteAt === null && asReconcile(event).at !== undefined,
     },
@@ -302,6 +334,7 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       deleteAttempts: 0,
       lastDeleteAt: null,
       deleteRefusal: null,
+      bootedIds: [],
     },
     on: {
       // Any state: a spec that does not decode is recorded, and nothing else happens to the resource.
@@ -436,6 +469,8 @@ const lifecycleAudit = (): MachineAudit => ({
       { kind: 'present', id: 'a', status: 'ACTIVE', launched: true },
       { kind: 'present', id: 'a', status: 'ERROR', launched: false, fault: 'No valid host was found.' },
       { kind: 'present', id: 'a', status: 'ERROR', launched: true },
+      // L10: the monitor's latch on an ERROR whose launched_at reads empty
+      { kind: 'present', id: 'a', status: 'ERROR', launched: false, provisionedAt: '2026-01-01T00:00:00Z' },
       { kind: 'present', id: 'b' },
     ];
     const passes: Stimulus[] = [];
@@ -460,7 +495,7 @@ const lifecycleAudit = (): MachineAudit => ({
   // multiplied the explored graph tenfold without a single new edge kind.
   stateKey: (snapshot: AnyMachineSnapshot) => {
     const c = snapshot.context as LifecycleContext;
-    return JSON.stringify([snapshot.value, c.resourceId, c.createAttempts, c.createdForGeneration, c.failedGeneration, c.deleteAttempts, c.lastDeleteAt]);
+    return JSON.stringify([snapshot.value, c.resourceId, c.createAttempts, c.createdForGeneration, c.failedGeneration, c.deleteAttempts, c.lastDeleteAt, c.bootedIds ?? []]);
   },
   intentOf: (snapshot: AnyMachineSnapshot) => {
     const state = String(snapshot.value);
@@ -474,7 +509,10 @@ export const lifecycleDefinition = (options: LifecycleOptions): MachineDefinitio
   audit: lifecycleAudit(),
   id: options.id,
   // v2: L6–L9 (retries end visibly, failed never re-adopts a never-booted ERROR, dropped deletes are sent again, unresolvable requests are recorded)
-  version: 2,
+  // v3: L10 the boot latch — a server seen booted is never deleted and recreated on a later ERROR with launched_at
+  // empty (v2 decided recreateArmed there). The stimulus only gained an optional field: no schema change, no upcaster.
+  // Kinds that do not boot decide exactly as v2.
+  version: 3,
   schemaVersion: 1,
   streamPrefix: options.streamPrefix,
   machine: buildLifecycleMachine(options),

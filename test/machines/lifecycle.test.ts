@@ -368,3 +368,141 @@ describe('lifecycle machine: an unresolvable desired request (L9) and the decide
     expect(r.context.lastError).to.equal('forbidden (403): Quota exceeded for instances: Requested 1, but already used 10 of 10 instances');
   });
 });
+
+describe('lifecycle machine: the boot latch (L10) — a booted server is never destroyed and recreated', () => {
+  const active: Observed = { kind: 'present', id: 'nova-1', status: 'ACTIVE', launched: true };
+  const erroredEmpty: Observed = { kind: 'present', id: 'nova-1', status: 'ERROR', launched: false, fault: 'hypervisor lost the instance' };
+  const latched = (id = 'nova-1'): Observed => ({ kind: 'present', id, status: 'ERROR', launched: false, provisionedAt: '2026-01-01T00:00:05Z' });
+  const running = () => after(pass(absent), { type: 'created', source: 'effect', id: 'nova-1' });
+
+  it('L10 present ACTIVE launched, then ERROR with launched_at empty: no delete, no recreate, the same server, on every later pass', () => {
+    let s = step(def, running(), clocked(active, 0, false)).snapshot;
+    expect((s.context as LifecycleContext).bootedIds).to.deep.equal(['nova-1']);
+    for (let seconds = 10; seconds <= 600; seconds += 59) {
+      const r = step(def, s, clocked(erroredEmpty, seconds, false));
+      expect(r.snapshot.value, `pass at ${seconds} s`).to.equal('present');
+      expect(r.effects, `pass at ${seconds} s`).to.deep.equal([]);
+      expect(r.outcome).to.not.equal('recreateArmed');
+      expect((r.snapshot.context as LifecycleContext).resourceId).to.equal('nova-1');
+      expect((r.snapshot.context as LifecycleContext).createAttempts).to.equal(1);
+      s = r.snapshot;
+    }
+  });
+
+  it('L10 the first pass that reads it booted records the latch (one stored event); later booted reads store nothing', () => {
+    const first = step(def, running(), pass(active));
+    expect(first.changed).to.equal(true);
+    expect((first.snapshot.context as LifecycleContext).bootedIds).to.deep.equal(['nova-1']);
+    expect(step(def, first.snapshot, pass(active)).changed).to.equal(false);
+    // and an ERROR with launched_at empty afterwards changes nothing at all: nothing to store
+    expect(step(def, first.snapshot, pass(erroredEmpty)).changed).to.equal(false);
+  });
+
+  it("L10 the monitor's provisionedAt latch on the observation is the same evidence: no pass ever read it booted, still no delete and no recreate", () => {
+    const r = decide(running(), pass(latched()));
+    expect(r.value).to.equal('present');
+    expect(r.effects).to.deep.equal([]);
+    expect(r.context.bootedIds).to.deep.equal(['nova-1']);
+    // and once latched, the next read without the monitor's latch is still not a never-booted ERROR
+    const next = decide(step(def, running(), pass(latched())).snapshot, pass(erroredEmpty));
+    expect(next.value).to.equal('present');
+    expect(next.effects).to.deep.equal([]);
+  });
+
+  it("L10 an armed recreate is cancelled when the read-back pass carries the monitor's latch", () => {
+    const armed = step(def, running(), pass(errored(false))).snapshot;
+    expect(armed.value).to.equal('recreateArmed');
+    const r = decide(armed, pass(latched()));
+    expect(r.value).to.equal('present');
+    expect(r.outcome).to.equal('recreateCancelled');
+    expect(r.effects).to.deep.equal([]);
+  });
+
+  it('L10 with the create bound spent, a server that booted and then reads ERROR with launched_at empty stays present (never failed, never recreated)', () => {
+    const booted = step(def, spentBound(), pass(active)).snapshot;
+    const r = decide(booted, pass(erroredEmpty));
+    expect(r.value).to.equal('present');
+    expect(r.outcome).to.equal('present');
+    expect(r.context.createFailure).to.equal(null);
+    expect(r.effects).to.deep.equal([]);
+  });
+
+  it('L10 out of failed: a latched server is adopted, not held as a never-booted failure, and a new generation does not recreate it', () => {
+    const failed = step(def, spentBound(), pass(errored(false, 'boom'))).snapshot;
+    expect(failed.value).to.equal('failed');
+    const adopted = decide(failed, pass(latched(), false, 2));
+    expect(adopted.value).to.equal('present');
+    expect(adopted.effects).to.deep.equal([]);
+  });
+
+  it('L10 the latch is per Nova id: another server found by the name that never booted is still retried (L5)', () => {
+    const booted = step(def, running(), pass(active)).snapshot;
+    const vanished = step(def, booted, pass(absent)).snapshot;
+    const recreated = [pass(absent), { type: 'created', source: 'effect', id: 'nova-2' } as LifecycleStimulus].reduce((x, y) => step(def, x, y).snapshot, vanished);
+    const r = decide(recreated, pass({ kind: 'present', id: 'nova-2', status: 'ERROR', launched: false }));
+    expect(r.value).to.equal('recreateArmed');
+    expect(r.context.bootedIds).to.deep.equal(['nova-1']);
+  });
+
+  it('L10 kinds that do not boot never latch: a Network decides exactly as before', () => {
+    const ndef = networkLifecycleDefinition;
+    const s = [pass(absent), { type: 'created', source: 'effect', id: 'net-1' } as LifecycleStimulus, pass(present('net-1'))].reduce((x, y) => step(ndef, x, y).snapshot, initialSnapshot(ndef, 'network-lifecycle-u1'));
+    expect((s.context as LifecycleContext).bootedIds).to.deep.equal([]);
+    expect(s.value).to.equal('present');
+  });
+
+  it('over every reachable state and history: no delete is decided for a resource once observed launched (fresh or latched), unless deletion was requested', () => {
+    // The machine's graph explored together with what the test itself saw: the ids any stimulus so far (this one
+    // included) showed booted. The set is the test's own bookkeeping, never read from the machine's context, so a
+    // machine that forgot, or never wrote, its latch fails here.
+    const observations: Observed[] = [
+      absent,
+      { kind: 'present', id: 'a', status: 'ACTIVE', launched: true },
+      { kind: 'present', id: 'a', status: 'ERROR', launched: false },
+      { kind: 'present', id: 'a', status: 'ERROR', launched: false, provisionedAt: '2026-01-01T00:00:00Z' },
+      { kind: 'present', id: 'b', status: 'ERROR', launched: false },
+      { kind: 'present', id: 'b', status: 'ACTIVE', launched: true },
+    ];
+    const alphabet: LifecycleStimulus[] = [];
+    for (const observed of observations)
+      for (const del of [false, true])
+        for (const gen of [1, 2]) for (const seconds of [0, 20, 600]) alphabet.push({ ...(pass(observed, del, gen) as object), at: at(seconds) } as LifecycleStimulus);
+    alphabet.push(
+      { type: 'created', source: 'effect', id: 'a' },
+      { type: 'created', source: 'effect', id: 'b' },
+      { type: 'createRejected', source: 'effect', status: 400, reason: 'bad' },
+      { type: 'deleteAccepted', source: 'effect' },
+      { type: 'deleteRejected', source: 'effect', status: 409, reason: 'conflict' },
+    );
+    const evidence = (e: LifecycleStimulus): string | null =>
+      e.type === 'reconcile' && e.observed.kind === 'present' && (e.observed.launched === true || e.observed.provisionedAt !== undefined) ? e.observed.id : null;
+    const keyOf = def.audit?.stateKey as (s: AnyMachineSnapshot) => string;
+    const start = { snapshot: initialSnapshot(def, STREAM), booted: [] as string[] };
+    const seen = new Set<string>();
+    const queue = [start];
+    let deletes = 0;
+    let retryDeletes = 0;
+    while (queue.length > 0) {
+      const node = queue.shift() as typeof start;
+      const key = `${keyOf(node.snapshot)}|${node.booted.join(',')}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      for (const e of alphabet) {
+        const r = step(def, node.snapshot, e);
+        const shown = evidence(e);
+        const booted = shown === null || node.booted.includes(shown) ? node.booted : [...node.booted, shown].sort();
+        for (const effect of r.effects) {
+          if (effect.type !== 'nova.deleteServer') continue;
+          deletes++;
+          if (e.type === 'reconcile' && e.deletionRequested) continue;
+          retryDeletes++;
+          expect(booted, `delete of ${String(effect.id)} decided without a deletion request after it was observed booted; stimulus ${JSON.stringify(e)}`).to.not.include(effect.id);
+        }
+        queue.push({ snapshot: r.snapshot, booted });
+      }
+    }
+    // the exploration reached both kinds of delete: the invariant was exercised, not vacuous
+    expect(deletes).to.be.greaterThan(retryDeletes);
+    expect(retryDeletes).to.be.greaterThan(0);
+  });
+});

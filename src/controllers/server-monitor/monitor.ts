@@ -14,8 +14,9 @@
  * Observations are stimulus, and they wake the reconciler at once (not at the next resync):
  * - `onMarkerAdvanced` when an observation moves a rebuild marker: the pass that settles (clears) or
  *   parks must follow the monitor's stamp;
- * - `onErrored` when it records Healthy=Errored for a server that never booted: the bounded
- *   delete-and-retry keys off that stamp and "takes effect at worst one poll later" (openstack-provider.md).
+ * - `onErrored` when it records Healthy=Errored for a server that never booted (launched_at empty now and no
+ *   provisionedAt latched before): the bounded delete-and-retry keys off that stamp and "takes effect at worst one
+ *   poll later" (openstack-provider.md). A server latched booted is never woken for it.
  */
 import type { Engine } from '../../engine/engine.js';
 import type { NovaClient } from '../../openstack/nova/index.js';
@@ -88,7 +89,10 @@ export class ServerMonitor {
           result.advanced.push(server.id);
           this.options.onMarkerAdvanced?.(server.id);
         }
-        if (before.health?.healthy.reason !== 'Errored' && after.health?.healthy.reason === 'Errored' && facts.launchedAt.kind === 'never') {
+        // never booted means never seen booted: a server this stream latched provisionedAt for (it booted once) and
+        // that now reads ERROR with launched_at empty is not a create failure, and waking its pass for the
+        // delete-and-retry would invite destroying a booted server (L10, machines/lifecycle.ts)
+        if (before.health?.healthy.reason !== 'Errored' && after.health?.healthy.reason === 'Errored' && facts.launchedAt.kind === 'never' && after.provisionedAt === null) {
           result.errored.push(server.id);
           this.options.onErrored?.(server.id);
         }

@@ -18,7 +18,8 @@ import type { Logger } from '../../log/logger.js';
 import { validateServer, type Server } from '../../resources/index.js';
 import { serverLifecycleStream } from '../../../machines/server-lifecycle.js';
 import { networkLifecycleStream } from '../../../machines/network-lifecycle.js';
-import type { LifecycleContext } from '../../../machines/lifecycle.js';
+import type { LifecycleContext, Observed } from '../../../machines/lifecycle.js';
+import { serverRebuildStream, type ServerRebuildContext } from '../../../machines/server-rebuild.js';
 import { observeServer, resolveFlavorId, resolveImageId } from '../../provider/servers.js';
 import { done, yieldFor, type Disposition } from '../disposition.js';
 import { runLifecyclePass } from '../lifecycle-pass.js';
@@ -61,6 +62,19 @@ const networkIdOf = async (deps: ServerControllerDeps, namespace: string, name: 
   return loaded.snapshot.value === 'present' ? ((loaded.snapshot.context as LifecycleContext).resourceId ?? undefined) : undefined;
 };
 
+/**
+ * L10 (machines/lifecycle.ts): the observation carries the monitor's provisionedAt latch for the Nova id it
+ * found (the server-rebuild stream's: write-once, set the first time the monitor saw launched_at), so a server
+ * the monitor saw booted is never deleted and recreated when this pass's fresh read shows ERROR with launched_at
+ * empty — also when no pass ever read it booted itself. The latch only withholds the destructive retry; it never
+ * authorizes anything (the rebuild gate reads launched_at fresh).
+ */
+const withBootLatch = async (engine: Engine, observed: Observed): Promise<Observed> => {
+  if (observed.kind !== 'present') return observed;
+  const provisionedAt = ((await engine.load(serverRebuildStream(observed.id))).snapshot.context as ServerRebuildContext).provisionedAt;
+  return provisionedAt ? { ...observed, provisionedAt } : observed;
+};
+
 export const reconcileServer = async (deps: ServerControllerDeps, namespace: string, name: string): Promise<Disposition> => {
   const object = await deps.source.get('Server', namespace, name);
   if (!object) return done('gone');
@@ -97,7 +111,7 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
     finalizer: SERVER_FINALIZER,
     what: 'Nova server',
     specProblems: validation.ok ? [] : validation.errors.map((e) => `${e.path}: ${e.message}`),
-    observe: () => observeServer(deps.os, server.spec.name, uid),
+    observe: async () => withBootLatch(deps.engine, await observeServer(deps.os, server.spec.name, uid)),
     // An image or flavor name that matches nothing or two throws DesiredUnresolvable: recorded, nothing else happens.
     desired: async () => {
       imageId = await resolveImageId(deps.os, server.spec.image);
