@@ -170,3 +170,31 @@ describe('e2e: npm start, stop, npm start again on the same ./data/ (issue 24, i
     expect(fingerprint(join(dir, 'data'))).to.deep.equal(before);
   });
 });
+
+describe('e2e: npm start stops cleanly on a SIGTERM sent to npm\'s own process (issue 24, item 5)', function () {
+  this.timeout(120_000);
+  it('a process manager\'s SIGTERM to the pid it started (npm) reaches Regent: it stops cleanly and nothing keeps running', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'regent-npm-start-'));
+    try {
+      const proc = spawn('npm', ['start', '--', '--store', `sqlite:${join(dir, 'regent.db')}`, '--resources', `embedded:${join(dir, 'resources.db')}`, '--port', '0', '--api-port', '0', '--no-examples'], {
+        env: { ...process.env, REGENT_LOG_LEVEL: 'info', OS_CLOUD: '', OS_AUTH_URL: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      proc.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      proc.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      // 'close': every process holding the pipes (npm and whatever it started) has exited
+      const closed = new Promise<void>((resolve) => proc.on('close', () => resolve()));
+      const url = await until('Regent to run', () => /metrics \/ health:\s+(http:\/\/\S+)\/metrics/.exec(output)?.[1], 60_000, 100);
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
+      await closed;
+      clearTimeout(timer);
+      expect(output).to.include('"message":"stopped cleanly"');
+      const after = await fetch(`${url}/healthz`).then(() => 'answered', () => 'refused');
+      expect(after, 'nothing listens any more').to.equal('refused');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
