@@ -14,7 +14,7 @@ export const registerHistory = (program: Command, globals: () => GlobalOptions) 
     .action(async (name: string, options: { json?: boolean }) => {
       const store = await openExistingStore(globals());
       try {
-        // `volume-<uid>` is the Volume's lifecycle stream (volume-lifecycle-<uid>)
+        // `volume-<uid>` is the Volume's lifecycle stream (volume-lifecycle-<uid>); `api-server-<id the API returned>` the API's record of that Server (keyed by its uid)
         const stream = await resolveStreamName(store, name);
         if (stream !== name && !options.json) console.log(`stream ${stream}`);
         if ((await store.streamHead(stream)) === undefined) throw new UsageError(`no stream ${stream} in ${store.description}`);

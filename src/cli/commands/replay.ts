@@ -19,6 +19,8 @@ import { replayAll, type AllReplayReport, type Candidate } from '../../audit/rep
 import { ReplayCursor } from '../../audit/replay/cursor.js';
 import { revisionAtTime, stepInteractively } from '../../audit/replay/step.js';
 import { openEvidence } from '../../audit/evidence/open.js';
+import { isApiServerStream } from '../../audit/history/api-streams.js';
+import { resolveStreamName } from '../stream-alias.js';
 
 /** `12` → revision 12; an ISO-8601 time → that instant. Anything else is a usage error. */
 export const parseReplayPoint = (at: string | undefined): ReplayPoint => {
@@ -209,10 +211,14 @@ export const registerReplay = (program: Command, globals: () => GlobalOptions) =
       if (stream === undefined) throw new UsageError('replay needs a stream (or --all, or --file <evidence.json>)');
       const store = await openExistingStore(globals());
       try {
-        if ((await store.streamHead(stream)) === undefined) throw new UsageError(`no stream ${stream} in ${store.description}`);
+        // short names and the id the server API returned, as `regent history` takes them (stream-alias.ts)
+        const named = await resolveStreamName(store, stream);
+        if (named !== stream && !options.json) console.log(`stream ${named}`);
+        if ((await store.streamHead(named)) === undefined) throw new UsageError(`no stream ${named} in ${store.description}`);
+        if (isApiServerStream(named)) throw new UsageError(`${named} is the server API's record of the calls made for a Server: no machine decides it, so there is nothing to replay (regent history ${named} lists it)`);
         const registry = await buildRegistry(globals());
-        const definition = await resolveCandidate(registry, options.machineVersion, stream);
-        const code = await replayOne(store, registry, stream, definition, options);
+        const definition = await resolveCandidate(registry, options.machineVersion, named);
+        const code = await replayOne(store, registry, named, definition, options);
         if (code !== 0) process.exitCode = code;
       } finally {
         await store.close();
