@@ -11,9 +11,11 @@ import { EventStoreDbStore, openEventStoreDbStore, toRegentPosition, type EsdbSu
 import { newEventId } from '../../src/events/ids.js';
 import { assertStreamName } from '../../src/store/internal/validate.js';
 import type { EventStore, StreamFilter } from '../../src/store/port.js';
+import { killStrayChildren, spawnFixture } from './children.js';
 import { storeConformance } from './conformance.js';
 import { deferred, metadata, newEvent, newEvents, rejectionOf, waitFor } from './helpers.js';
 import { startEsdbTestServer, type EsdbTestServer } from './support/esdb-test-server.js';
+import { rawAppend } from './support/raw-append.js';
 
 const REAL_URL = process.env.REGENT_ESDB_URL;
 
@@ -238,6 +240,38 @@ describe('eventstoredb adapter', function () {
         await subscription.unsubscribe();
         await raw.dispose();
       }
+    });
+
+    describe('the test server commits an Append only when its request stream completes (issue 24)', () => {
+      after(killStrayChildren);
+
+      it('an Append whose writer is SIGKILLed after sending some events, before half-closing, is discarded: none of its events are stored', async () => {
+        // Before the fix grpc-js's end of the aborted stream committed these 10 (outcome `committed`, head 9).
+        const child = spawnFixture('esdb-cut-append.ts', [server.url, 'cut', '10']);
+        await child.waitForLine((line) => line === 'sent 10', 25_000);
+        // Killed only once the server holds all 10: the call's fate rests on how its stream ended alone.
+        await waitFor(() => server.proposedReceived() === 10, 'the 10 events at the server');
+        child.process.kill('SIGKILL');
+        expect((await child.exited).signal).to.equal('SIGKILL');
+        await waitFor(() => server.appendOutcomes().length === 1, 'the cut call to end at the server');
+        expect(server.appendOutcomes()).to.deep.equal(['discarded']);
+        expect(await store.streamHead('cut')).to.equal(undefined);
+        expect(await store.readAll()).to.deep.equal([]);
+        // Nothing of it lingers: the stream is still new to a complete append.
+        await store.append('cut', newEvents(2), { expectedRevision: 'no_stream' });
+        expect(await store.readStream('cut')).to.have.length(2);
+      });
+
+      it('the same call half-closed after its events is committed with all of them (the control for the case above)', async () => {
+        const call = await rawAppend(server.url, 'whole', 10, 'end');
+        try {
+          expect((await call.answer).hasSuccess()).to.equal(true);
+        } finally {
+          call.close();
+        }
+        expect(server.appendOutcomes()).to.deep.equal(['committed']);
+        expect((await store.readStream('whole')).map((event) => event.data)).to.deep.equal(Array.from({ length: 10 }, (_, n) => ({ n })));
+      });
     });
 
     it('openEventStoreDbStore fails with StoreUnavailable when nothing answers at the URL', async () => {

@@ -5,7 +5,19 @@
  * MemoryEventStore, using the generated definitions that ship with `@eventstore/db-client`. It lets the
  * real client speak the real wire protocol where no EventStoreDB can be installed. What it does not do
  * is listed in src/store/eventstoredb/README.md ("What the test server does not do").
+ *
+ * Append is all or nothing, as on EventStoreDB: the events of a client-streamed `Append` are collected
+ * as they arrive and written only when the client half-closes its request stream. A call whose HTTP/2
+ * stream was aborted — the client process SIGKILLed or its connection reset mid-append — is discarded,
+ * however many events had arrived. grpc-js cannot be trusted to tell these apart: Node's http2 ends the
+ * readable side of an aborted stream too, grpc-js turns that end into a half-close, and the handler sees
+ * `end` before `cancelled`. Trusting that `end` stored the first events of a killed writer's batch as if
+ * they were all of it (the flaky "SIGKILLed at an arbitrary moment" conformance case, issue 24: a
+ * 100-event batch-3 stored with only its first events). So the handler asks the HTTP/2 stream itself
+ * (`requestAborted`), reached through a grpc-js internal that is checked on every call (an upgrade that
+ * moves it fails every append loudly). What the server cannot tell apart is listed in the README's Caveats.
  */
+import type { ServerHttp2Stream } from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import sharedPb from '@eventstore/db-client/generated/shared_pb.js';
 import streamsGrpc from '@eventstore/db-client/generated/streams_grpc_pb.js';
@@ -37,6 +49,10 @@ export interface EsdbTestServer {
   readonly reads: ReceivedRead[];
   /** Number of Append calls received. */
   readonly appends: () => number;
+  /** Number of events received in Append calls so far, counted as each arrives (before any commit). */
+  readonly proposedReceived: () => number;
+  /** How each Append call ended, in the order they ended. */
+  readonly appendOutcomes: () => readonly AppendOutcome[];
   /** Number of Read calls currently open (subscriptions and reads in flight). */
   readonly openReads: () => number;
   /** Ends every open Read call (subscriptions included) with UNAVAILABLE, as a dropped connection would. */
@@ -45,6 +61,28 @@ export interface EsdbTestServer {
   endAll(): void;
   close(): Promise<void>;
 }
+
+/**
+ * `committed`: written. `refused`: answered with an error (wrong expected version, …), nothing written.
+ * `discarded`: the client's request stream never completed (aborted, cancelled): nothing written, no answer.
+ */
+export type AppendOutcome = 'committed' | 'refused' | 'discarded';
+
+/**
+ * The HTTP/2 stream under a grpc-js server call. grpc-js (1.14) does not expose it: the handler's call keeps
+ * its BaseServerInterceptingCall as `call`, which keeps the Http2Stream as `stream`.
+ */
+const http2StreamOf = (call: object): ServerHttp2Stream | undefined => {
+  const stream = (call as { call?: { stream?: Partial<ServerHttp2Stream> } }).call?.stream;
+  return typeof stream?.aborted === 'boolean' && typeof stream.closed === 'boolean' ? (stream as ServerHttp2Stream) : undefined;
+};
+
+/**
+ * True when the request stream ended because it was aborted, not because the client half-closed it. A
+ * half-close leaves the HTTP/2 stream open (half-closed remote) until the server answers; an abort (socket
+ * gone, RST_STREAM) closes it first and only then ends its readable side.
+ */
+const requestAborted = (http2Stream: ServerHttp2Stream): boolean => http2Stream.aborted || http2Stream.closed || http2Stream.destroyed;
 
 /** The bytes of one EventStoreDB event, kept in a memory-store event (base64 so it is JSON). */
 interface Stored {
@@ -106,15 +144,33 @@ export const startEsdbTestServer = async (store = new MemoryEventStore()): Promi
   const reads: ReceivedRead[] = [];
   const open = new Set<{ call: grpc.ServerWritableStream<ReadReq, ReadResp>; stop(): void }>();
   let appends = 0;
+  let proposed = 0;
+  const outcomes: AppendOutcome[] = [];
 
   const append = (call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>): void => {
     appends += 1;
+    const http2Stream = http2StreamOf(call);
+    if (!http2Stream) {
+      const details = 'test server: cannot see the HTTP/2 stream under the Append call (grpc-js internals moved: see http2StreamOf)';
+      outcomes.push('refused');
+      return callback(Object.assign(new Error(details), { code: grpc.status.INTERNAL, details, metadata: new grpc.Metadata() }));
+    }
     let options: InstanceType<typeof streamsPb.AppendReq.Options> | undefined;
     const events: NewEvent[] = [];
+    // The call's outcome is decided once: by its end, or by a cancellation that comes first (an abort
+    // that arrives while data is still buffered destroys the stream without any end).
+    let decided = false;
+    const discard = (): void => {
+      if (decided) return;
+      decided = true;
+      outcomes.push('discarded');
+    };
+    call.on('cancelled', discard);
     call.on('data', (request: AppendReq) => {
       if (request.hasOptions()) options = request.getOptions();
       const message = request.getProposedMessage();
       if (!message) return;
+      proposed += 1;
       const metadata = message.getMetadataMap();
       const stored: Stored & { type: string } = {
         type: 'esdb',
@@ -132,8 +188,14 @@ export const startEsdbTestServer = async (store = new MemoryEventStore()): Promi
     });
     call.on('error', () => undefined);
     call.on('end', () => {
+      // An aborted request stream ends too (see the header): its events are a prefix of a batch.
+      if (decided || call.cancelled || requestAborted(http2Stream)) return discard();
+      decided = true;
       void (async () => {
-        if (!options) return callback(unimplemented('append without options'));
+        if (!options) {
+          outcomes.push('refused');
+          return callback(unimplemented('append without options'));
+        }
         const stream = streamNameOf(options.getStreamIdentifier());
         const Case = streamsPb.AppendReq.Options.ExpectedStreamRevisionCase;
         const kind = options.getExpectedStreamRevisionCase();
@@ -141,7 +203,10 @@ export const startEsdbTestServer = async (store = new MemoryEventStore()): Promi
         if (kind === Case.REVISION) expected = Number(options.getRevision());
         else if (kind === Case.NO_STREAM) expected = 'no_stream';
         else if (kind === Case.ANY) expected = 'any';
-        else return callback(unimplemented('the test server does not implement stream_exists'));
+        else {
+          outcomes.push('refused');
+          return callback(unimplemented('the test server does not implement stream_exists'));
+        }
         const response = new streamsPb.AppendResp();
         try {
           const result = await store.append(stream, events, { expectedRevision: expected });
@@ -152,7 +217,9 @@ export const startEsdbTestServer = async (store = new MemoryEventStore()): Promi
           position.setPreparePosition(toWire(result.position));
           success.setPosition(position);
           response.setSuccess(success);
+          outcomes.push('committed');
         } catch (error) {
+          outcomes.push('refused');
           if (error instanceof WrongExpectedVersion) {
             const wrong = new streamsPb.AppendResp.WrongExpectedVersion();
             if (error.actualRevision === undefined) wrong.setCurrentNoStream(new sharedPb.Empty());
@@ -324,6 +391,8 @@ export const startEsdbTestServer = async (store = new MemoryEventStore()): Promi
     endAll,
     reads,
     appends: () => appends,
+    proposedReceived: () => proposed,
+    appendOutcomes: () => [...outcomes],
     openReads: () => open.size,
     dropAll,
     close: async () => {
