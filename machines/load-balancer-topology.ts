@@ -12,7 +12,9 @@
  * The order one pass looks in (`planPass`), each step either deciding ONE thing or continuing:
  *   1. the spec itself (LB13 InvalidSpec), the observation's completeness, two exact matches of any name
  *      (LB2), a provisioning status that is neither ACTIVE nor PENDING_* anywhere (LB1), a field Octavia
- *      cannot change in place that differs (LB11), any PENDING_* (LB1: yield);
+ *      cannot change in place that differs (LB11), any PENDING_* (LB1: yield), and then, everything ACTIVE,
+ *      an endpoint the provider cannot act on (LB15: the VIP address, the VIP port id, the floating IPs
+ *      on the VIP port);
  *   2. the load balancer absent: one create of the load balancer alone, with its VIP (LB3), unless an
  *      earlier create may still land (LB12);
  *   3. orphaned listeners (LB8), before anything is created: a renamed listener frees its port first;
@@ -57,6 +59,61 @@ export const PENDING_STATUSES: readonly string[] = ['PENDING_CREATE', 'PENDING_U
 export type StatusClass = 'active' | 'pending' | 'unusable';
 /** LB1: ACTIVE continues, PENDING_* yields, anything else (ERROR, DELETED, a string Octavia adds later) is unusable. */
 export const classifyStatus = (status: string): StatusClass => (status === ACTIVE ? 'active' : PENDING_STATUSES.includes(status) ? 'pending' : 'unusable');
+
+// ─── the endpoint (LB15) ────────────────────────────────────────────────────────────────────────────
+
+const IPV4_OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
+const IPV4 = new RegExp(`^${IPV4_OCTET}(?:\\.${IPV4_OCTET}){3}$`);
+const HEX_GROUP = /^[0-9a-fA-F]{1,4}$/;
+/** A dotted quad without leading zeros, as node:net's isIPv4 takes it (machines may not import node:net). */
+export const isIPv4Address = (s: string): boolean => IPV4.test(s);
+/**
+ * RFC 4291's text forms (one `::`, an IPv4 tail), as node:net's isIPv6 takes them, but no zone (`%eth0`):
+ * neither a VIP nor a floating IP carries one, and a zone in one would make the endpoint unusable anyway.
+ */
+export const isIPv6Address = (s: string): boolean => {
+  let head = s;
+  let width = 8;
+  const lastColon = s.lastIndexOf(':');
+  if (lastColon >= 0 && s.includes('.', lastColon)) {
+    // an IPv4 tail takes the last two groups
+    if (!isIPv4Address(s.slice(lastColon + 1))) return false;
+    head = s.slice(0, lastColon + 1);
+    if (!head.endsWith('::')) head = head.slice(0, -1);
+    width = 6;
+  }
+  const halves = head.split('::');
+  if (halves.length > 2) return false;
+  const groups = halves.map((h) => (h === '' ? [] : h.split(':')));
+  if (groups.some((g) => g.some((x) => !HEX_GROUP.test(x)))) return false;
+  const count = groups.reduce((n, g) => n + g.length, 0);
+  return halves.length === 2 ? count < width : count === width;
+};
+/** LB15: an address a client can be sent to (IPv4 or IPv6). */
+export const isIpAddress = (s: string): boolean => isIPv4Address(s) || isIPv6Address(s);
+/**
+ * LB15: the VIP port id the floating-IP lookup may be made with, or null. An empty (or blank) id is none:
+ * a lookup with `port_id=` asks about no port, so whatever Neutron answers it (nothing, or every floating
+ * IP should it drop the filter) says nothing about this load balancer's floating IP, and "none found"
+ * would have let the pass create one.
+ */
+export const usableVipPortId = (vipPortId: string | null): string | null => (vipPortId !== null && vipPortId.trim() !== '' ? vipPortId : null);
+
+const QUOTE_MAX = 64;
+/**
+ * A value Octavia or Neutron sent, named in a user-facing message (LB15 names exactly what was seen):
+ * single-quoted, control characters, quotes and backslashes escaped, cut at 64 characters (no address or
+ * id is longer, so a longer value is named by its start).
+ */
+export const quoted = (s: string): string => {
+  const cut = s.length > QUOTE_MAX ? s.slice(0, QUOTE_MAX) : s;
+  let out = '';
+  for (const ch of cut) {
+    const code = ch.charCodeAt(0);
+    out += code < 0x20 || code === 0x7f || ch === "'" || ch === '\\' ? `\\u${code.toString(16).padStart(4, '0')}` : ch;
+  }
+  return `'${out}${cut.length < s.length ? '…' : ''}'`;
+};
 
 // ─── Octavia constants the topology derives ─────────────────────────────────────────────────────────
 
@@ -131,7 +188,15 @@ export const ObservedListener = lookup({
 export const ObservedPool = lookup({ id: t.string, provisioningStatus: t.string, protocol: t.string, members: t.array(t.type({ id: t.string, address: t.string, port: t.number })) });
 export const ObservedMonitor = lookup({ id: t.string, provisioningStatus: t.string, type: t.string, delay: t.number, timeout: t.number, maxRetries: t.number, maxRetriesDown: t.number });
 export const Orphan = t.type({ kind: t.union([t.literal('listener'), t.literal('pool'), t.literal('monitor')]), id: t.string, name: t.string, provisioningStatus: t.string });
-export const ObservedFloatingIP = t.union([t.type({ kind: t.literal('absent') }), t.type({ kind: t.literal('present'), id: t.string, address: t.string })]);
+/**
+ * Neutron's floating IPs on the VIP port, as Neutron sent them: none, one (its address verbatim, judged by
+ * LB15), or several (`duplicate`, sorted by id: LB15 parks on them, whichever one Regent made).
+ */
+export const ObservedFloatingIP = t.union([
+  t.type({ kind: t.literal('absent') }),
+  t.type({ kind: t.literal('present'), id: t.string, address: t.string }),
+  t.type({ kind: t.literal('duplicate'), floatingIPs: t.array(t.type({ id: t.string, address: t.string })) }),
+]);
 export type ObservedLoadBalancer = t.TypeOf<typeof ObservedLoadBalancer>;
 export type ObservedListener = t.TypeOf<typeof ObservedListener>;
 export type ObservedPool = t.TypeOf<typeof ObservedPool>;
@@ -152,7 +217,7 @@ export const TopologyObservation = t.intersection([
     monitors: t.record(t.string, ObservedMonitor),
     /** Every other `lb-{lb}-*` listener, pool and monitor among the load balancer's children. */
     orphans: t.array(Orphan),
-    /** The floating IP on the VIP port; required once the load balancer has a VIP port. */
+    /** The floating IPs on the VIP port; required once the load balancer has a usable VIP port id (usableVipPortId), never looked up without one. */
     floatingIP: ObservedFloatingIP,
   }),
 ]);
@@ -258,15 +323,19 @@ export interface PlanMemory {
  */
 export const CREATE_WINDOW_MS = 120_000;
 
-export type ProblemKind = 'duplicate' | 'status' | 'drift';
-/** A consistency problem (LB1, LB2, LB11): parked, nothing mutated while it stands. Texts are Regent's own. */
+export type ProblemKind = 'duplicate' | 'status' | 'drift' | 'vip' | 'floatingIP';
+/**
+ * A consistency problem (LB1, LB2, LB11, LB15): parked, nothing mutated while it stands. Texts are Regent's
+ * own, but for LB15's, which name the value Octavia or Neutron sent (`quoted`): saying what was seen is the
+ * point of those.
+ */
 export interface Problem {
   kind: ProblemKind;
   /** The Octavia name concerned (or the load balancer's). */
   subject: string;
   /** ERROR, or `unrecognized` for a string Regent does not know (never echoed). */
   status?: string;
-  /** User-safe: names Regent made, the spec's values and Octavia's closed vocabulary only. */
+  /** User-safe: names Regent made, the spec's values, Octavia's closed vocabulary, and LB15's quoted values. */
   message: string;
 }
 
@@ -276,7 +345,6 @@ export type Step =
   | { kind: 'problem'; problem: Problem }
   | { kind: 'pending'; subjects: string[] }
   | { kind: 'awaitingCreate'; subject: string }
-  | { kind: 'awaitingVipPort' }
   | { kind: 'mutate'; effect: MutationEffect; subject: string; params: Record<string, unknown>; completes: boolean }
   | { kind: 'destroy'; target: DestroyTarget; all: DestroyTarget[] }
   | { kind: 'converged' };
@@ -469,7 +537,8 @@ const unusableStatus = (lb: LoadBalancerFacts, seen: Seen[]): Problem | null => 
 /** LB11: fields Octavia cannot change in place that differ from the spec: never guessed around. */
 const driftOf = (desired: DesiredTopology, observed: TopologyObservation): Problem | null => {
   const lb = observed.loadBalancer;
-  if (desired.vipAddress !== undefined && lb.kind === 'present' && lb.vipAddress !== null && lb.vipAddress !== desired.vipAddress)
+  // a VIP that is no address at all is LB15's to name, not a drift from the one asked for
+  if (desired.vipAddress !== undefined && lb.kind === 'present' && lb.vipAddress !== null && isIpAddress(lb.vipAddress) && lb.vipAddress !== desired.vipAddress)
     return { kind: 'drift', subject: desired.name, message: `the load balancer's VIP is ${lb.vipAddress} in Octavia, the spec asks for ${desired.vipAddress}: a VIP address cannot change in place` };
   for (const l of desired.listeners) {
     const ln = childName(desired.name, l.name, 'listener');
@@ -499,7 +568,7 @@ const missingLookups = (desired: DesiredTopology, observed: TopologyObservation,
     if (!poolOf(observed, pn)) missing.push(pn);
     if (l.pool.healthMonitor && !monitorOf(observed, mn)) missing.push(mn);
   }
-  if (lb.vipPortId !== null && !observed.floatingIP) missing.push(floatingIPSubject(desired.name));
+  if (usableVipPortId(lb.vipPortId) !== null && !observed.floatingIP) missing.push(floatingIPSubject(desired.name));
   return missing;
 };
 
@@ -541,6 +610,39 @@ const listenerStep = (desired: DesiredTopology, lb: LoadBalancerFacts, l: Desire
   return null;
 };
 
+/** LB15: the floating IPs on a VIP port, named as Neutron sent them (several: parked, LB15; the same words in a deletion). */
+const floatingIPsProblem = (lbName: string, vipPortId: string, fip: ObservedFloatingIP | undefined): Problem | null => {
+  const subject = floatingIPSubject(lbName);
+  if (fip?.kind === 'duplicate') {
+    const seen = fip.floatingIPs.map((f) => `${f.id} (${quoted(f.address)})`).join(', ');
+    return { kind: 'floatingIP', subject, message: `Neutron reports ${fip.floatingIPs.length} floating IPs on VIP port ${vipPortId} of load balancer ${lbName}: ${seen}` };
+  }
+  if (fip?.kind === 'present' && !isIpAddress(fip.address)) {
+    const what = fip.address === '' ? '' : ' (not an IP address)';
+    return { kind: 'floatingIP', subject, message: `Neutron reports floating IP ${fip.id} on VIP port ${vipPortId} of load balancer ${lbName} with address ${quoted(fip.address)}${what}` };
+  }
+  return null;
+};
+
+/**
+ * LB15 ("any other state is treated as a consistency error because the provider cannot safely infer a valid
+ * next action"): an ACTIVE load balancer is only an endpoint with an IP address as its VIP and a VIP port
+ * id (the floating IP's anchor), and the VIP port carries at most one floating IP, whose address is an IP
+ * address. Anything else is named as seen; the usable endpoint otherwise.
+ */
+export const endpointOf = (lbName: string, lb: LoadBalancerFacts, observed: TopologyObservation): { kind: 'problem'; problem: Problem } | { kind: 'usable'; vipAddress: string; vipPortId: string } => {
+  const seen: string[] = [];
+  if (lb.vipAddress === null) seen.push('without a VIP address');
+  else if (!isIpAddress(lb.vipAddress)) seen.push(`with VIP address ${quoted(lb.vipAddress)}${lb.vipAddress === '' ? '' : ' (not an IP address)'}`);
+  const vipPortId = usableVipPortId(lb.vipPortId);
+  if (lb.vipPortId === null) seen.push('without a VIP port id');
+  else if (vipPortId === null) seen.push(`with VIP port id ${quoted(lb.vipPortId)}`);
+  if (seen.length > 0 || lb.vipAddress === null || vipPortId === null)
+    return { kind: 'problem', problem: { kind: 'vip', subject: lbName, message: `Octavia reports load balancer ${lbName} ACTIVE ${seen.join(' and ')}` } };
+  const fips = floatingIPsProblem(lbName, vipPortId, observed.floatingIP);
+  return fips ? { kind: 'problem', problem: fips } : { kind: 'usable', vipAddress: lb.vipAddress, vipPortId };
+};
+
 /** The next step of a live pass (the order of the header). */
 export const planPass = (desired: DesiredTopology, observed: TopologyObservation, memory: PlanMemory | null, at: string): Step => {
   const invalid = specProblem(desired);
@@ -570,6 +672,9 @@ export const planPass = (desired: DesiredTopology, observed: TopologyObservation
   if (drift) return { kind: 'problem', problem: drift }; // LB11
   const pending = [{ name: desired.name, provisioningStatus: lb.provisioningStatus }, ...seen].filter((s) => classifyStatus(s.provisioningStatus) === 'pending');
   if (pending.length > 0) return { kind: 'pending', subjects: pending.map((s) => s.name) }; // LB1
+  // LB15: judged once everything is ACTIVE (a PENDING_* pass yields whatever it shows: the next observes settled state)
+  const endpoint = endpointOf(desired.name, lb, observed);
+  if (endpoint.kind === 'problem') return endpoint;
   const { early, late } = destroyTargets(desired, observed);
   const all = [...early, ...late];
   if (early[0]) return { kind: 'destroy', target: early[0], all }; // LB8: orphaned listeners first
@@ -578,11 +683,10 @@ export const planPass = (desired: DesiredTopology, observed: TopologyObservation
     if (step) return step;
   }
   if (desired.floatingIP.wanted) {
-    // LB9: one create on the VIP port once the load balancer is ACTIVE
-    if (lb.vipPortId === null) return { kind: 'awaitingVipPort' };
+    // LB9: one create on the VIP port once the load balancer is ACTIVE (LB15: its port id and VIP are usable)
     if (observed.floatingIP?.kind === 'absent') {
       const subject = floatingIPSubject(desired.name);
-      const params = { floatingNetworkId: desired.floatingIP.networkId, portId: lb.vipPortId, ...(lb.vipAddress !== null ? { fixedIpAddress: lb.vipAddress } : {}), description: desired.name };
+      const params = { floatingNetworkId: desired.floatingIP.networkId, portId: endpoint.vipPortId, fixedIpAddress: endpoint.vipAddress, description: desired.name };
       return createOr(memory, at, mutate(LB_EFFECTS.createFloatingIP, subject, params, late.length === 0));
     }
   }
@@ -618,7 +722,12 @@ export const planDeletion = (lbName: string, observed: TopologyObservation, memo
     return { kind: 'problem', problem: { kind: 'status', subject: '', status: 'unrecognized', message: 'Octavia reports the load balancer in a provisioning status Regent does not recognize' } };
   const pending = [{ name: lbName, provisioningStatus: lb.provisioningStatus }, ...inventory(observed).seen].filter((s) => classifyStatus(s.provisioningStatus) === 'pending');
   if (pending.length > 0) return { kind: 'pending', subjects: pending.map((s) => s.name) };
-  if (lb.vipPortId !== null && !observed.floatingIP) return { kind: 'incomplete' };
+  const vipPortId = usableVipPortId(lb.vipPortId);
+  if (vipPortId !== null && !observed.floatingIP) return { kind: 'incomplete' };
+  // LB15: several floating IPs on the VIP port: releasing one Regent did not make is not the delete asked for
+  const several = vipPortId !== null && observed.floatingIP?.kind === 'duplicate' ? floatingIPsProblem(lbName, vipPortId, observed.floatingIP) : null;
+  if (several) return { kind: 'problem', problem: several };
+  // one floating IP is released by its id, whatever its address; without a usable VIP port id none was looked up (none can be: the cascade goes)
   if (observed.floatingIP?.kind === 'present') return { kind: 'release', floatingIP: { id: observed.floatingIP.id, address: observed.floatingIP.address }, lb };
   return { kind: 'cascade', lb };
 };

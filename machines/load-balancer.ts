@@ -8,7 +8,7 @@
  *                                │ ▲ a destructive step is due: armed …                          │
  *                                ▼ │                                                           │
  *                             pruning ─… read back on a later pass: one delete, then yield ◄────┘
- *   any live ─duplicate / ERROR / unknown status / immutable drift─► inconsistent (left when a fresh pass is clean)
+ *   any live ─duplicate / ERROR / unknown status / immutable drift / unusable endpoint─► inconsistent (left when a fresh pass is clean)
  *   any live ─Octavia refused (not 409, not 404)─► failed (until a new generation)    any live ─bad spec─► invalid
  *   any ─deletion─► deleting.armed ─read back─► deleting.releasingFloatingIP ─► deleting.submitted ─absent─► deleted
  *
@@ -52,8 +52,9 @@
  *   it observes again. Orphaned listeners go first (a renamed listener frees its port before its
  *   successor is created), pools and monitors after the topology converged (a pool's delete takes its
  *   monitor along). Any non-destructive step due takes precedence and disarms.
- * - LB9 floating IP: wanted and the load balancer ACTIVE → one create on the VIP port; no longer wanted →
- *   released (a delete, armed like LB8).
+ * - LB9 floating IP: wanted and the load balancer ACTIVE → one create on the VIP port (on the VIP's fixed
+ *   address); no longer wanted → released (a delete, armed like LB8). Neutron's answer completes the
+ *   topology only when it carries an IP address; otherwise the next pass's observation decides (LB15).
  * - LB10 protocols: a UDP listener has no idle timeouts and no PROXY v2, its monitor is UDP-CONNECT; a TCP
  *   pool is PROXYV2 only with proxyProtocolV2 (the provider pins load-balancer microversion 2.22), else
  *   TCP; a TCP monitor is TCP.
@@ -78,6 +79,18 @@
  *   everything); a load-balancer status Regent does not know parks. A
  *   delete that did not take is sent again on a fresh observation after L8's backoff (at once after a 409).
  *   A deletion withdrawn (a pass without deletionRequested) goes back to converging, nothing more deleted.
+ * - LB15 the endpoint (openstack-provider.md: "any other state is treated as a consistency error because the
+ *   provider cannot safely infer a valid next action"): once the load balancer and every child seen are
+ *   ACTIVE, a VIP address that is missing, empty or not an IP address (v4 or v6), a VIP port id that is
+ *   missing or empty, two or more floating IPs on the VIP port, or one whose address is empty or not an IP
+ *   address, is a consistency error naming what was seen (the values quoted, e.g. "Octavia reports load
+ *   balancer lb-x ACTIVE with VIP address ''"): parked in `inconsistent`, nothing sent, and neither the VIP
+ *   nor a floating IP published as the endpoint (`loadBalancerObserved`, which also never publishes a value
+ *   that is not an IP address); the first pass that sees a usable endpoint continues. Without a usable VIP
+ *   port id the provider sends no floating-IP lookup at all (`usableVipPortId`). In a deletion, several
+ *   floating IPs on the VIP port park too (one may not be Regent's to release); one is released by its id
+ *   whatever its address, and without a usable VIP port id the cascade goes (there is nothing to look up).
+ *   Version 2 of the machine (v1 took such a load balancer as Provisioned and waited for a missing VIP port).
  *
  * Stimuli (`LoadBalancerStimulus`): `reconcile` and `specRejected` from the reconciler only — there is no
  * monitor stimulus (observation is stimulus, never authorization); effect results from the engine
@@ -134,8 +147,10 @@ import {
   LB_EFFECTS,
   TopologyObservation,
   createMayStillLand,
+  endpointOf,
   floatingIPSubject,
   isCreate,
+  isIpAddress,
   listenerRows,
   planDeletion,
   planPass,
@@ -196,8 +211,12 @@ export interface LoadBalancerContext {
   name: string | null;
   /** The Octavia id, once accepted or observed. */
   loadBalancerId: string | null;
-  /** The last fresh observation, for status only (Octavia's provisioning status word, the VIP, the floating IP). */
-  observed: { provisioningStatus: string | null; vipAddress: string | null; vipPortId: string | null; floatingIP: { id: string; address: string } | null } | null;
+  /**
+   * The last fresh observation, for status only: Octavia's provisioning status word, the VIP, the floating
+   * IP when exactly one was seen, and whether they make a usable endpoint (LB15, judged on every pass that
+   * observed the load balancer, whatever it decided: only then is either published).
+   */
+  observed: { provisioningStatus: string | null; vipAddress: string | null; vipPortId: string | null; floatingIP: { id: string; address: string } | null; endpointUsable: boolean } | null;
   /** Per spec listener, what the last pass saw (status only). */
   listeners: ListenerRow[];
   mutation: Mutation | null;
@@ -209,7 +228,7 @@ export interface LoadBalancerContext {
   failure: { effect: string; subject: string; status: number; reason: string; generation: number } | null;
   invalidSpec: { generation: number; message: string } | null;
   /** What the last pass waited for (status only). */
-  waiting: { reason: 'Pending' | 'CreateMayStillLand' | 'VipPort' | 'ObservationIncomplete' | 'NotObserved'; subjects: string[] } | null;
+  waiting: { reason: 'Pending' | 'CreateMayStillLand' | 'ObservationIncomplete' | 'NotObserved'; subjects: string[] } | null;
   /** Octavia's (or Neutron's) last answer (status only). */
   lastAnswer: { effect: string; answer: 'accepted' | 'conflict' | 'rejected' | 'notFound' | 'unknown' } | null;
   decidedGeneration: number | null;
@@ -327,6 +346,7 @@ const DELETION = [
   { guard: 'deletionNotObserved', actions: ['notePass', 'settleMutation', 'waitNotObserved', outcome('notObserved')] },
   { guard: 'deletionFindsDuplicate', target: to('inconsistent'), actions: ['notePass', 'settleMutation', 'recordDeletionProblem', outcome('duplicateNames')] }, // LB2
   { guard: 'deletionFindsUnknownStatus', target: to('inconsistent'), actions: ['notePass', 'settleMutation', 'recordDeletionProblem', outcome('provisioningStatusUnusable')] }, // LB1
+  { guard: 'deletionFindsFloatingIPsUnusable', target: to('inconsistent'), actions: ['notePass', 'settleMutation', 'recordDeletionProblem', outcome('floatingIPUnusable')] }, // LB15
   { guard: 'deletionWhileCreateMayStillLand', target: to('deleting.armed'), actions: ['notePass', 'settleMutation', 'armDeletion', 'waitForCreate', outcome('awaitingCreate')] }, // LB12
   { guard: 'deletionFindsNothing', target: to('deleted'), actions: ['notePass', 'settleMutation', outcome('nothingToDelete')] }, // LB14: missing is success
   { guard: 'deletionRequested', target: to('deleting.armed'), actions: ['notePass', 'settleMutation', 'armDeletion', outcome('deleteArmed')] }, // LB14: write-ahead
@@ -344,6 +364,8 @@ const live = (self: string) =>
     { guard: 'exactNameDuplicated', target: to('inconsistent'), actions: ['notePass', 'settleMutation', 'recordProblem', outcome('duplicateNames')] }, // LB2
     { guard: 'provisioningStatusUnusable', target: to('inconsistent'), actions: ['notePass', 'settleMutation', 'recordProblem', outcome('provisioningStatusUnusable')] }, // LB1
     { guard: 'immutableFieldDrift', target: to('inconsistent'), actions: ['notePass', 'settleMutation', 'recordProblem', outcome('immutableFieldDrift')] }, // LB11
+    { guard: 'vipUnusable', target: to('inconsistent'), actions: ['notePass', 'settleMutation', 'recordProblem', outcome('vipUnusable')] }, // LB15
+    { guard: 'floatingIPUnusable', target: to('inconsistent'), actions: ['notePass', 'settleMutation', 'recordProblem', outcome('floatingIPUnusable')] }, // LB15
     { guard: 'provisioningStatusPending', target: to(self), actions: ['notePass', 'settleMutation', 'waitPending', outcome('pendingYield')] }, // LB1
     { guard: 'createMayStillLand', target: to('provisioning'), actions: ['notePass', 'settleMutation', 'waitForCreate', outcome('awaitingCreate')] }, // LB12
     { guard: 'loadBalancerAbsent', target: to('provisioning'), actions: ['notePass', mutationEffect(LB_EFFECTS.createLoadBalancer), 'startMutation', outcome('loadBalancerCreateSubmitted')] }, // LB3
@@ -353,7 +375,6 @@ const live = (self: string) =>
     { guard: 'poolMembersDiffer', target: to('provisioning'), actions: ['notePass', mutationEffect(LB_EFFECTS.setPoolMembers), 'startMutation', outcome('membersUpdateSubmitted')] }, // LB6
     { guard: 'monitorAbsent', target: to('provisioning'), actions: ['notePass', mutationEffect(LB_EFFECTS.createHealthMonitor), 'startMutation', outcome('monitorCreateSubmitted')] }, // LB7
     { guard: 'monitorThresholdsDiffer', target: to('provisioning'), actions: ['notePass', mutationEffect(LB_EFFECTS.updateHealthMonitor), 'startMutation', outcome('monitorUpdateSubmitted')] }, // LB7
-    { guard: 'vipPortUnknown', target: to('provisioning'), actions: ['notePass', 'settleMutation', 'waitForVipPort', outcome('awaitingVipPort')] }, // LB9
     { guard: 'floatingIPWantedAbsent', target: to('provisioning'), actions: ['notePass', mutationEffect(LB_EFFECTS.createFloatingIP), 'startMutation', outcome('floatingIPCreateSubmitted')] }, // LB9
     // LB8/LB9: an armed target read back and observed again: one delete
     { guard: 'armedListenerPruneDue', target: to('pruning'), actions: ['notePass', pruneEffect(LB_EFFECTS.deleteListener), 'startPrune', outcome('listenerPruneSubmitted')] },
@@ -370,6 +391,7 @@ const DELETING_COMMON = [
   { guard: 'notObserved', actions: ['notePass', 'settleMutation', 'waitNotObserved', outcome('notObserved')] },
   { guard: 'deletionDuplicate', target: to('inconsistent'), actions: ['notePass', 'settleMutation', 'recordDeletionProblem', outcome('duplicateNames')] }, // LB2
   { guard: 'deletionStatusUnusable', target: to('inconsistent'), actions: ['notePass', 'settleMutation', 'recordDeletionProblem', outcome('provisioningStatusUnusable')] }, // LB1
+  { guard: 'deletionFloatingIPsUnusable', target: to('inconsistent'), actions: ['notePass', 'settleMutation', 'recordDeletionProblem', outcome('floatingIPUnusable')] }, // LB15
   { guard: 'deletionAwaitingCreate', actions: ['notePass', 'settleMutation', 'waitForCreate', outcome('awaitingCreate')] }, // LB12
   { guard: 'deletionGone', target: to('deleted'), actions: ['notePass', 'settleMutation', outcome('deleted')] }, // LB14: absence confirms
   { guard: 'deletionRetargets', target: to('deleting.armed'), reenter: true, actions: ['notePass', 'settleMutation', 'armDeletion', outcome('deleteArmed')] }, // write-ahead for the one found now
@@ -430,7 +452,9 @@ export const buildLoadBalancerMachine = () =>
           ...(o
             ? {
                 loadBalancerId: lb?.id ?? (o.loadBalancer.kind === 'absent' ? null : context.loadBalancerId),
-                observed: lb ? { provisioningStatus: lb.provisioningStatus, vipAddress: lb.vipAddress, vipPortId: lb.vipPortId, floatingIP: fip } : null,
+                observed: lb
+                  ? { provisioningStatus: lb.provisioningStatus, vipAddress: lb.vipAddress, vipPortId: lb.vipPortId, floatingIP: fip, endpointUsable: endpointOf(e.desired.name, lb, o).kind === 'usable' }
+                  : null,
                 listeners: listenerRows(e.desired, o),
               }
             : {}),
@@ -493,7 +517,6 @@ export const buildLoadBalancerMachine = () =>
         return { waiting: { reason: 'Pending' as const, subjects: s?.kind === 'pending' ? s.subjects : [] } };
       }),
       waitForCreate: assign(({ context }) => ({ waiting: { reason: 'CreateMayStillLand' as const, subjects: context.mutation ? [context.mutation.subject] : [] } })),
-      waitForVipPort: assign({ waiting: { reason: 'VipPort' as const, subjects: [] } }),
       // LB14: write-ahead for the load balancer observed now (none yet: whatever a create that may still land makes)
       armDeletion: assign(({ event }) => ({ armed: [], deletion: { loadBalancerId: observedLb(event)?.id ?? null, step: null, attempts: 0, lastAt: null, conflicted: false } })),
       disarmDeletion: assign({ deletion: null }),
@@ -559,11 +582,13 @@ export const buildLoadBalancerMachine = () =>
       deletionNotObserved: ({ event }) => pass(event).deletionRequested && observedIn(event) === undefined,
       deletionFindsDuplicate: ({ context, event }) => pass(event).deletionRequested && deletionProblem(context, event) === 'duplicate',
       deletionFindsUnknownStatus: ({ context, event }) => pass(event).deletionRequested && deletionProblem(context, event) === 'status',
+      deletionFindsFloatingIPsUnusable: ({ context, event }) => pass(event).deletionRequested && deletionProblem(context, event) === 'floatingIP',
       deletionWhileCreateMayStillLand: ({ context, event }) => pass(event).deletionRequested && deletionKind(context, event) === 'awaitingCreate',
       deletionFindsNothing: ({ context, event }) => pass(event).deletionRequested && deletionKind(context, event) === 'gone',
       // a deletion read back (deleting.*)
       deletionDuplicate: ({ context, event }) => deletionProblem(context, event) === 'duplicate',
       deletionStatusUnusable: ({ context, event }) => deletionProblem(context, event) === 'status',
+      deletionFloatingIPsUnusable: ({ context, event }) => deletionProblem(context, event) === 'floatingIP',
       deletionAwaitingCreate: ({ context, event }) => deletionKind(context, event) === 'awaitingCreate',
       deletionGone: ({ context, event }) => deletionKind(context, event) === 'gone',
       deletionRetargets: ({ context, event }) => deletionRetargets(context, event),
@@ -593,6 +618,16 @@ export const buildLoadBalancerMachine = () =>
         const s = liveStep(context, event);
         return s?.kind === 'problem' && s.problem.kind === 'drift';
       },
+      // LB15: an ACTIVE load balancer's VIP address or VIP port id is not usable
+      vipUnusable: ({ context, event }) => {
+        const s = liveStep(context, event);
+        return s?.kind === 'problem' && s.problem.kind === 'vip';
+      },
+      // LB15: several floating IPs on the VIP port, or one whose address is not an IP address
+      floatingIPUnusable: ({ context, event }) => {
+        const s = liveStep(context, event);
+        return s?.kind === 'problem' && s.problem.kind === 'floatingIP';
+      },
       // LB1: PENDING_* anywhere
       provisioningStatusPending: ({ context, event }) => kindIs(context, event, 'pending'),
       // LB12
@@ -604,7 +639,6 @@ export const buildLoadBalancerMachine = () =>
       poolMembersDiffer: ({ context, event }) => mutationIs(LB_EFFECTS.setPoolMembers)(context, event),
       monitorAbsent: ({ context, event }) => mutationIs(LB_EFFECTS.createHealthMonitor)(context, event),
       monitorThresholdsDiffer: ({ context, event }) => mutationIs(LB_EFFECTS.updateHealthMonitor)(context, event),
-      vipPortUnknown: ({ context, event }) => kindIs(context, event, 'awaitingVipPort'),
       floatingIPWantedAbsent: ({ context, event }) => mutationIs(LB_EFFECTS.createFloatingIP)(context, event),
       armedListenerPruneDue: ({ context, event }) => armedTarget(context, event)?.effect === LB_EFFECTS.deleteListener,
       armedPoolPruneDue: ({ context, event }) => armedTarget(context, event)?.effect === LB_EFFECTS.deletePool,
@@ -615,8 +649,10 @@ export const buildLoadBalancerMachine = () =>
       failedForThisGeneration: ({ context, event }) => context.failure !== null && pass(event).generation <= context.failure.generation,
       answersMutation: ({ context, event }) => answers(context, event),
       answersMutationNotFound: ({ context, event }) => answers(context, event) && event.type === 'rejected' && event.status === 404,
-      // LB9: the floating IP was the last thing missing
-      answersFinalFloatingIP: ({ context, event }) => answers(context, event) && context.mutation?.effect === LB_EFFECTS.createFloatingIP && context.mutation.completes,
+      // LB9: the floating IP was the last thing missing, and Neutron's answer names an address a client can use
+      // (LB15: an answer without one never completes: the next pass's observation decides)
+      answersFinalFloatingIP: ({ context, event }) =>
+        answers(context, event) && context.mutation?.effect === LB_EFFECTS.createFloatingIP && context.mutation.completes && event.type === 'accepted' && isIpAddress(event.address ?? ''),
     },
   }).createMachine({
     id: 'loadBalancer',
@@ -792,7 +828,7 @@ export const auditDesiredUdp = (): DesiredTopology => ({
 const auditDesiredInvalid = (): DesiredTopology => ({ ...auditDesiredUdp(), listeners: [{ ...(auditDesiredUdp().listeners[0] as DesiredTopology['listeners'][number]), proxyProtocolV2: true }] });
 
 type Obs = TopologyObservation;
-const lbPresent = (status = 'ACTIVE', id = 'lb-1', vipPortId: string | null = 'port-1') => ({ kind: 'present' as const, id, provisioningStatus: status, vipAddress: '10.0.0.5', vipPortId });
+const lbPresent = (status = 'ACTIVE', id = 'lb-1', vipPortId: string | null = 'port-1', vipAddress: string | null = '10.0.0.5') => ({ kind: 'present' as const, id, provisioningStatus: status, vipAddress, vipPortId });
 const webListener = (over: Record<string, unknown> = {}) => ({
   kind: 'present' as const,
   id: 'listener-1',
@@ -808,6 +844,8 @@ const webListener = (over: Record<string, unknown> = {}) => ({
 const webPool = (over: Record<string, unknown> = {}) => ({ kind: 'present' as const, id: 'pool-1', provisioningStatus: 'ACTIVE', protocol: 'PROXYV2', members: [{ id: 'm-1', address: '10.0.0.11', port: 8443 }], ...over });
 const webMonitor = (over: Record<string, unknown> = {}) => ({ kind: 'present' as const, id: 'hm-1', provisioningStatus: 'ACTIVE', type: 'TCP', delay: 5, timeout: 3, maxRetries: 3, maxRetriesDown: 3, ...over });
 const fipPresent = { kind: 'present' as const, id: 'fip-1', address: '203.0.113.7' };
+/** LB15: two floating IPs on the VIP port. */
+const fipTwo = { kind: 'duplicate' as const, floatingIPs: [{ id: 'fip-1', address: '203.0.113.7' }, { id: 'fip-2', address: '203.0.113.8' }] };
 
 /** Spec A converged, with a floating IP (each case below changes one thing). */
 const convergedA = (over: Partial<Obs> = {}): Obs => ({
@@ -852,7 +890,14 @@ export const auditObservationsA = (): Array<{ observed: Obs | undefined; timed: 
   { observed: { loadBalancer: ABSENT }, timed: true },
   { observed: { loadBalancer: { kind: 'duplicate', ids: ['lb-1', 'lb-2'] } }, timed: false },
   ...['PENDING_CREATE', 'PENDING_UPDATE', 'ERROR', 'SOMETHING_NEW'].map((status) => ({ observed: convergedA({ loadBalancer: lbPresent(status) }), timed: false })),
+  // LB15: no VIP port id (no floating-IP lookup), an empty one, an empty VIP address, one that is not an IP;
+  // two floating IPs on the VIP port, one whose address is not an IP
   { observed: { ...convergedA({ loadBalancer: lbPresent('ACTIVE', 'lb-1', null) }), floatingIP: undefined } as Obs, timed: false },
+  { observed: { ...convergedA({ loadBalancer: lbPresent('ACTIVE', 'lb-1', '') }), floatingIP: undefined } as Obs, timed: false },
+  { observed: convergedA({ loadBalancer: lbPresent('ACTIVE', 'lb-1', 'port-1', '') }), timed: false },
+  { observed: convergedA({ loadBalancer: lbPresent('ACTIVE', 'lb-1', 'port-1', 'vip.example') }), timed: false },
+  { observed: convergedA({ floatingIP: fipTwo }), timed: false },
+  { observed: convergedA({ floatingIP: { ...fipPresent, address: '' } }), timed: false },
   { observed: { ...convergedA(), floatingIP: undefined } as Obs, timed: false },
   { observed: convergedA({ listeners: { [WEB.listener]: ABSENT }, pools: { [WEB.pool]: ABSENT }, monitors: { [WEB.monitor]: ABSENT } }), timed: true },
   { observed: convergedA({ listeners: { [WEB.listener]: webListener({ defaultPoolId: null }) }, pools: { [WEB.pool]: ABSENT }, monitors: { [WEB.monitor]: ABSENT } }), timed: true },
@@ -892,6 +937,9 @@ export const auditDeletionObservations = (): Array<{ observed: Obs | undefined; 
   { observed: { ...convergedA(), floatingIP: undefined } as Obs, timed: false },
   { observed: convergedA(), timed: true },
   { observed: convergedA({ floatingIP: ABSENT }), timed: true },
+  // LB15: several floating IPs park the deletion; without a usable VIP port id nothing was looked up
+  { observed: convergedA({ floatingIP: fipTwo }), timed: false },
+  { observed: { ...convergedA({ loadBalancer: lbPresent('ACTIVE', 'lb-1', '') }), floatingIP: undefined } as Obs, timed: true },
 ];
 
 /** The subjects the audit scenario's effects name, per effect (results are sent for each). */
@@ -934,6 +982,8 @@ export const loadBalancerAuditAlphabet = (): Stimulus[] => {
   for (const { observed, timed } of auditDeletionObservations()) for (const at of times(timed)) out.push(reconcile(auditDesiredA(), observed, true, 1, at));
   for (const [effect, subject] of auditSubjects()) {
     out.push({ type: 'accepted', source: 'effect', effect, subject, ids: { [subject]: 'id-new' }, ...(effect === LB_EFFECTS.createFloatingIP ? { address: '203.0.113.7' } : {}) } as Stimulus);
+    // LB9/LB15: Neutron's answer with an address that is none
+    if (effect === LB_EFFECTS.createFloatingIP) out.push({ type: 'accepted', source: 'effect', effect, subject, ids: { [subject]: 'id-new' }, address: '' } as Stimulus);
     out.push({ type: 'conflict', source: 'effect', effect, subject } as Stimulus);
     out.push({ type: 'rejected', source: 'effect', effect, subject, status: 400, reason: 'badRequest' } as Stimulus);
     out.push({ type: 'rejected', source: 'effect', effect, subject, status: 404, reason: 'notFound' } as Stimulus);
@@ -1025,7 +1075,6 @@ export const loadBalancerAvailable = (snapshot: Snapshot): { status: 'True' | 'F
       if (c.lastAnswer?.answer === 'conflict' && c.mutation === null && snapshot.value === 'provisioning' && w === null) return no('Provisioning', 'Octavia was busy with another change; trying again');
       if (w?.reason === 'Pending') return no('Provisioning', 'waiting for Octavia to finish applying a change');
       if (w?.reason === 'CreateMayStillLand') return no('Provisioning', 'waiting to see whether an unanswered create took effect');
-      if (w?.reason === 'VipPort') return no('Provisioning', 'waiting for the VIP port');
       if (snapshot.value === 'pruning') return no('Provisioning', 'removing listeners, pools or monitors the spec no longer names');
       return no('Provisioning', snapshot.value === 'absent' ? 'waiting to create the load balancer' : 'converging the load balancer');
     }
@@ -1045,15 +1094,29 @@ export const loadBalancerListenerStates = (snapshot: Snapshot): Array<{ name: st
   }));
 };
 
-/** What status shows besides the conditions: the Octavia id, VIP, public address, provisioning status. */
+/**
+ * What status shows besides the conditions: the Octavia id, VIP, public address, provisioning status.
+ * LB15: neither the VIP nor the floating IP while the last observation's endpoint is unusable (so never a
+ * value that is not an IP address) — a client must never be sent to half an endpoint, nor to the one a
+ * previous pass saw (each pass's observation replaces the last).
+ */
 export const loadBalancerObserved = (snapshot: Snapshot): { loadBalancerID: string | null; vipAddress: string | null; floatingIP: string | null; provisioningStatus: string | null } => {
   const c = snapshot.context as LoadBalancerContext;
-  return { loadBalancerID: c.loadBalancerId, vipAddress: c.observed?.vipAddress ?? null, floatingIP: c.observed?.floatingIP?.address ?? null, provisioningStatus: c.observed?.provisioningStatus ?? null };
+  const shown = c.observed?.endpointUsable === true;
+  return {
+    loadBalancerID: c.loadBalancerId,
+    vipAddress: shown ? (c.observed?.vipAddress ?? null) : null,
+    floatingIP: shown ? (c.observed?.floatingIP?.address ?? null) : null,
+    provisioningStatus: c.observed?.provisioningStatus ?? null,
+  };
 };
 
 export const loadBalancerDefinition: MachineDefinition = {
   id: 'loadBalancer',
-  version: 1,
+  // v2: LB15 (an unusable VIP, VIP port id or floating IP parks as a consistency error; v1 took it as
+  // Provisioned, or waited for a missing VIP port). The stimulus only gained the `duplicate` floating-IP
+  // observation: every v1 payload decodes unchanged, so the schema stays 1 and no upcaster is needed.
+  version: 2,
   schemaVersion: 1,
   streamPrefix: LOAD_BALANCER_STREAM_PREFIX,
   machine: buildLoadBalancerMachine(),

@@ -6,12 +6,14 @@
  * | no pass yet, absent, provisioning, pruning, a generation not decided yet | False / Provisioning (what it waits for) | Provisioning |
  * | provisioned | True / Provisioned | Ready |
  * | ERROR in Octavia, a refused change | False / Errored (user-safe: which change, the HTTP status; never Octavia's text) | Error |
- * | duplicates, an unknown provisioning status, drift Octavia cannot change | False / ConsistencyError | Error |
+ * | duplicates, an unknown provisioning status, drift Octavia cannot change, an unusable endpoint (LB15) | False / ConsistencyError | Error |
  * | spec refused | False / InvalidSpec | Error |
  * | deleting | False / Deleting | Deleting |
  *
  * `loadBalancerID`, `vipAddress`, `publicIP` (the floating IP on the VIP port), `provisioningStatus` (Octavia's
  * word, when it is one the CRD knows) and `listeners[]` (name, state, Octavia ids) from the last pass.
+ * `vipAddress` and `publicIP` only while that pass found the endpoint usable (LB15, `loadBalancerObserved`):
+ * left out otherwise, and the status runner then removes the last good values (it owns both keys).
  */
 import { loadBalancerAvailable, loadBalancerListenerStates, loadBalancerObserved, type LoadBalancerContext } from '../machines/load-balancer.js';
 import { mergeConditions, type Condition, type ConditionInput } from './conditions.js';

@@ -16,8 +16,11 @@
  *   Regent's name shape (`lb-{lb}-<label>-listener|pool|monitor`, topology `isOurName`) is an orphan, so a
  *   monitor no longer wanted is one too (LB7/LB8). Members are read per pool of an implied name that
  *   exists (`GET /pools/{id}/members`).
- * - the floating IP on the VIP port: `GET /v2.0/floatingips?port_id=` (the one on the VIP's fixed address
- *   when the port has several).
+ * - the floating IPs on the VIP port: `GET /v2.0/floatingips?port_id=`, only with a usable VIP port id
+ *   (machines' `usableVipPortId`: a missing, empty or blank one sends no lookup at all — the machine parks on
+ *   it, LB15); none is `absent`, one `present` with its address as Neutron sent it, two or more `duplicate`
+ *   (each id and address, sorted by id: LB15 parks, which one Regent made is not for the provider to guess).
+ *   The VIP address and port id are carried as Octavia sent them (LB15 judges them).
  * provisioning_status is carried verbatim: a value the client's closed decoder does not know is passed
  * through as the raw string Octavia sent (the machine parks on it, LB1); operating_status is never read.
  * Listener timeouts are Octavia's milliseconds, as Octavia reports them. A required field Octavia did not
@@ -55,7 +58,7 @@ import {
 } from '../openstack/errors.js';
 import type { OpenStackError } from '../openstack/errors.js';
 import {
-  LB_EFFECTS, childName, isOurName,
+  LB_EFFECTS, childName, isOurName, usableVipPortId,
   type ChildKind, type DesiredTopology, type HealthMonitorParams, type ListenerParams, type MemberParams, type Orphan, type TopologyObservation,
 } from '../../machines/load-balancer-topology.js';
 
@@ -194,11 +197,14 @@ export const observeTopology = async (os: TopologyClients, desired: DesiredTopol
   orphansOf('monitor', monitors);
 
   const observation: TopologyObservation = { loadBalancer, listeners: observedListeners, pools: observedPools, monitors: observedMonitors, orphans };
-  if (loadBalancer.vipPortId === null) return observation;
-  const fips = await os.neutron.listFloatingIps({ port_id: loadBalancer.vipPortId });
+  // LB15: no lookup with an empty port id (it would ask about no port, and "none" would let the pass create one)
+  const vipPortId = usableVipPortId(loadBalancer.vipPortId);
+  if (vipPortId === null) return observation;
+  const fips = await os.neutron.listFloatingIps({ port_id: vipPortId });
   // the filter is Neutron's; a floating IP that names another port is not this one (should a filter be ignored)
-  const onPort = fips.filter((f) => f.port_id === undefined || f.port_id === loadBalancer.vipPortId);
-  const fip = onPort.find((f) => f.fixed_ip_address === loadBalancer.vipAddress) ?? [...onPort].sort((a, b) => (a.id < b.id ? -1 : 1))[0];
+  const onPort = fips.filter((f) => f.port_id === undefined || f.port_id === vipPortId).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const [fip] = onPort;
+  if (onPort.length > 1) return { ...observation, floatingIP: { kind: 'duplicate', floatingIPs: onPort.map((f) => ({ id: f.id, address: f.floating_ip_address })) } };
   return { ...observation, floatingIP: fip ? { kind: 'present', id: fip.id, address: fip.floating_ip_address } : { kind: 'absent' } };
 };
 

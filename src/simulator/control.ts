@@ -150,16 +150,33 @@ export class SimControl {
     return { id: v.id, status: v.status, attach_status: v.attachStatus };
   }
 
-  /** ERROR, or a PENDING_* state that never settles (nothing is scheduled to end it). */
-  forceLoadBalancer(id: string, o: { provisioning_status?: string; operating_status?: string; keepPending?: boolean }): Record<string, unknown> {
+  /**
+   * ERROR, or a PENDING_* state that never settles (nothing is scheduled to end it); or a VIP address or VIP
+   * port id no Octavia should report (an empty or non-IP address, an empty port id): the record only, the
+   * VIP port itself is left as it is, so setting the old values back restores the load balancer.
+   */
+  forceLoadBalancer(id: string, o: { provisioning_status?: string; operating_status?: string; vip_address?: string; vip_port_id?: string; keepPending?: boolean }): Record<string, unknown> {
     this.sim.settle();
     const lb = this.sim.octavia.lbs.get(id);
     if (!lb) throw new SimError(404, `no load balancer ${id}`);
+    for (const key of ['vip_address', 'vip_port_id'] as const) if (o[key] !== undefined && typeof o[key] !== 'string') throw new SimError(400, `${key} must be a string`);
     if (!o.keepPending) lb.gen++;
     if (o.provisioning_status !== undefined) lb.provisioningStatus = o.provisioning_status;
     if (o.operating_status !== undefined) lb.operatingStatus = o.operating_status;
+    if (o.vip_address !== undefined) lb.vipAddress = o.vip_address;
+    if (o.vip_port_id !== undefined) lb.vipPortId = o.vip_port_id;
     lb.updated = this.sim.now();
-    return { id: lb.id, provisioning_status: lb.provisioningStatus, operating_status: lb.operatingStatus };
+    return { id: lb.id, provisioning_status: lb.provisioningStatus, operating_status: lb.operatingStatus, vip_address: lb.vipAddress, vip_port_id: lb.vipPortId };
+  }
+
+  /** A floating IP's address as no Neutron should report it (empty, not an IP); the pool's allocation is untouched. */
+  forceFloatingIp(id: string, o: { floating_ip_address?: string }): Record<string, unknown> {
+    this.sim.settle();
+    const f = this.sim.neutron.floatingIps.get(id);
+    if (!f) throw new SimError(404, `no floating IP ${id}`);
+    if (o.floating_ip_address !== undefined && typeof o.floating_ip_address !== 'string') throw new SimError(400, 'floating_ip_address must be a string');
+    if (o.floating_ip_address !== undefined) f.floatingIpAddress = o.floating_ip_address;
+    return { id: f.id, floating_ip_address: f.floatingIpAddress, port_id: f.portId };
   }
 
   /** A second record with the same exact name (and project) as an existing one. */

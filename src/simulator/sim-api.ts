@@ -72,6 +72,7 @@ simRoute('POST', /^\/_sim\/servers$/, (c, req) => {
 simRoute('POST', /^\/_sim\/servers\/([^/]+)\/state$/, (c, req, m) => json({ server: c.forceServer(m[1] ?? '', obj(req.body)) }));
 simRoute('POST', /^\/_sim\/volumes\/([^/]+)\/state$/, (c, req, m) => json({ volume: c.forceVolume(m[1] ?? '', obj(req.body)) }));
 simRoute('POST', /^\/_sim\/loadbalancers\/([^/]+)\/state$/, (c, req, m) => json({ loadbalancer: c.forceLoadBalancer(m[1] ?? '', obj(req.body)) }));
+simRoute('POST', /^\/_sim\/floatingips\/([^/]+)\/state$/, (c, req, m) => json({ floatingip: c.forceFloatingIp(m[1] ?? '', obj(req.body)) }));
 simRoute('POST', /^\/_sim\/duplicate$/, (c, req) => {
   const b = obj(req.body);
   if (typeof b.kind !== 'string' || typeof b.id !== 'string') throw new SimError(400, 'body must be {"kind": "server|volume|network|loadbalancer|image", "id": "<existing id>"}');

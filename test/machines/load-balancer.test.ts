@@ -5,6 +5,7 @@
  * static checks.
  */
 import { expect } from 'chai';
+import { isIP } from 'node:net';
 import { getAdjacencyMap, adjacencyMapToArray } from 'xstate/graph';
 import { transition, type AnyMachineSnapshot } from 'xstate';
 import {
@@ -23,7 +24,7 @@ import {
   type LoadBalancerContext,
   type LoadBalancerStimulus,
 } from '../../machines/load-balancer.js';
-import { CREATE_WINDOW_MS, type DesiredListener, type DesiredTopology, type Orphan, type TopologyObservation } from '../../machines/load-balancer-topology.js';
+import { CREATE_WINDOW_MS, isIpAddress, type DesiredListener, type DesiredTopology, type Orphan, type TopologyObservation } from '../../machines/load-balancer-topology.js';
 import { checkMachine } from '../../src/audit/checks/rules.js';
 import { initialSnapshot, step } from '../../src/engine/fold.js';
 
@@ -665,10 +666,10 @@ describe('load balancer: floating IP (LB9)', () => {
     expect(r.effects).to.deep.equal([{ type: 'neutron.createFloatingIP', subject: floatingIPSubject(LB), floatingNetworkId: 'public', portId: 'port-1', fixedIpAddress: '10.0.0.5', description: LB }]);
   });
 
-  it('LB9 not while Octavia is PENDING_*; not before the VIP port is known', () => {
+  it('LB9 not while Octavia is PENDING_*; never on an ACTIVE load balancer without a VIP port id (LB15: a consistency error, not a wait)', () => {
     expect(decide(after(), reconcile({ ...allIn('PENDING_CREATE'), floatingIP: absent })).types).to.deep.equal([]);
     const noPort = decide(after(), reconcile({ ...converged({ loadBalancer: lbPresent('ACTIVE', { vipPortId: null }) }), floatingIP: undefined } as Obs));
-    expect([noPort.outcome, noPort.types]).to.deep.equal(['awaitingVipPort', []]);
+    expect([noPort.value, noPort.outcome, noPort.types]).to.deep.equal(['inconsistent', 'vipUnusable', []]);
   });
 
   it('LB9 a VIP port whose floating IP was not looked up decides nothing (it might be one to release)', () => {
@@ -682,6 +683,132 @@ describe('load balancer: floating IP (LB9)', () => {
     expect([armed.outcome, armed.types]).to.deep.equal(['pruneArmed', []]);
     const sent = decide(armed.snapshot, reconcile(converged(), { desired: unwanted }));
     expect(sent.effects).to.deep.equal([{ type: 'neutron.deleteFloatingIP', subject: floatingIPSubject(LB), floatingIPId: 'fip-1', portId: 'port-1' }]);
+  });
+});
+
+describe('load balancer: the endpoint (LB15)', () => {
+  const lbWith = (over: Record<string, unknown>) => lbPresent('ACTIVE', over);
+  const two = { kind: 'duplicate' as const, floatingIPs: [{ id: 'fip-1', address: '203.0.113.7' }, { id: 'fip-2', address: '203.0.113.8' }] };
+  // [rule, the observation, the outcome, the message naming what was seen]
+  const cases: Array<[string, Obs, string, string]> = [
+    ['an ACTIVE load balancer with VIP address \'\'', converged({ loadBalancer: lbWith({ vipAddress: '' }) }), 'vipUnusable', `Octavia reports load balancer ${LB} ACTIVE with VIP address ''`],
+    ['an ACTIVE load balancer without a VIP address', converged({ loadBalancer: lbWith({ vipAddress: null }) }), 'vipUnusable', `Octavia reports load balancer ${LB} ACTIVE without a VIP address`],
+    ...['vip.example', '10.0.0', '10.0.0.256', '010.0.0.5', ' 10.0.0.5', '10.0.0.5/24', '2001:db8::g', '2001:db8::5%eth0', '1:2:3:4:5:6:7:8:9'].map(
+      (vip): [string, Obs, string, string] => [`an ACTIVE load balancer whose VIP address ${JSON.stringify(vip)} is not an IP address`, converged({ loadBalancer: lbWith({ vipAddress: vip }) }), 'vipUnusable', `Octavia reports load balancer ${LB} ACTIVE with VIP address '${vip}' (not an IP address)`],
+    ),
+    ['an ACTIVE load balancer with VIP port id \'\' (no floating-IP lookup was made)', { ...converged({ loadBalancer: lbWith({ vipPortId: '' }) }), floatingIP: undefined } as Obs, 'vipUnusable', `Octavia reports load balancer ${LB} ACTIVE with VIP port id ''`],
+    ['an ACTIVE load balancer with a blank VIP port id', { ...converged({ loadBalancer: lbWith({ vipPortId: '  ' }) }), floatingIP: undefined } as Obs, 'vipUnusable', `Octavia reports load balancer ${LB} ACTIVE with VIP port id '  '`],
+    ['an ACTIVE load balancer without a VIP port id', { ...converged({ loadBalancer: lbWith({ vipPortId: null }) }), floatingIP: undefined } as Obs, 'vipUnusable', `Octavia reports load balancer ${LB} ACTIVE without a VIP port id`],
+    ['both at once are named together', { ...converged({ loadBalancer: lbWith({ vipAddress: '', vipPortId: '' }) }), floatingIP: undefined } as Obs, 'vipUnusable', `Octavia reports load balancer ${LB} ACTIVE with VIP address '' and with VIP port id ''`],
+    ['two floating IPs on the VIP port', converged({ floatingIP: two }), 'floatingIPUnusable', `Neutron reports 2 floating IPs on VIP port port-1 of load balancer ${LB}: fip-1 ('203.0.113.7'), fip-2 ('203.0.113.8')`],
+    ['one floating IP whose address is empty', converged({ floatingIP: { ...fip, address: '' } }), 'floatingIPUnusable', `Neutron reports floating IP fip-1 on VIP port port-1 of load balancer ${LB} with address ''`],
+    ['one floating IP whose address is not an IP address', converged({ floatingIP: { ...fip, address: 'fip.example' } }), 'floatingIPUnusable', `Neutron reports floating IP fip-1 on VIP port port-1 of load balancer ${LB} with address 'fip.example' (not an IP address)`],
+  ];
+  for (const [rule, observed, outcome, message] of cases) {
+    it(`LB15 ${rule}: a consistency error naming it, nothing sent, nothing published (not even the last good pass's), recovered by the first consistent pass`, () => {
+      const before = provisioned();
+      expect(loadBalancerObserved(before), 'the good pass published its endpoint').to.deep.include({ vipAddress: '10.0.0.5', floatingIP: '203.0.113.7' });
+      const r = decide(before, reconcile(observed));
+      expect([r.value, r.outcome, r.types]).to.deep.equal(['inconsistent', outcome, []]);
+      expect(loadBalancerAvailable(r.snapshot)).to.deep.equal({ status: 'False', reason: 'ConsistencyError', message });
+      expect(loadBalancerObserved(r.snapshot)).to.deep.include({ vipAddress: null, floatingIP: null });
+      // it stays so while the cloud shows it, and no floating IP is created or released for it, wanted or not
+      const again = decide(r.snapshot, reconcile(observed, { at: T_LATER }));
+      expect([again.value, again.types]).to.deep.equal(['inconsistent', []]);
+      const unwanted = decide(before, reconcile(observed, { desired: desired({ floatingIP: { wanted: false } }) }));
+      expect([unwanted.value, unwanted.types]).to.deep.equal(['inconsistent', []]);
+      const recovered = decide(again.snapshot, reconcile(converged(), { at: T_LATER }));
+      expect([recovered.value, recovered.types]).to.deep.equal(['provisioned', []]);
+      expect(loadBalancerAvailable(recovered.snapshot)).to.deep.include({ status: 'True', reason: 'Provisioned' });
+      expect(loadBalancerObserved(recovered.snapshot)).to.deep.include({ vipAddress: '10.0.0.5', floatingIP: '203.0.113.7' });
+    });
+  }
+
+  it('LB15 an IPv6 VIP and floating IP are usable endpoints', () => {
+    const r = decide(after(), reconcile(converged({ loadBalancer: lbWith({ vipAddress: '2001:db8::5' }), floatingIP: { ...fip, address: '2001:db8:1::7' } })));
+    expect(r.value).to.equal('provisioned');
+    expect(loadBalancerObserved(r.snapshot)).to.deep.include({ vipAddress: '2001:db8::5', floatingIP: '2001:db8:1::7' });
+  });
+
+  it('LB15 the floating IP is created only on a usable endpoint: on the VIP port id and the VIP\'s address Octavia reported', () => {
+    const r = decide(provisioned(), reconcile(converged({ loadBalancer: lbWith({ vipAddress: '10.0.0.9', vipPortId: 'port-9' }), floatingIP: absent })));
+    expect(r.effects).to.deep.equal([{ type: 'neutron.createFloatingIP', subject: floatingIPSubject(LB), floatingNetworkId: 'public', portId: 'port-9', fixedIpAddress: '10.0.0.9', description: LB }]);
+    const bad = decide(provisioned(), reconcile(converged({ loadBalancer: lbWith({ vipAddress: '' }), floatingIP: absent })));
+    expect([bad.outcome, bad.types]).to.deep.equal(['vipUnusable', []]);
+  });
+
+  it('LB15 judged once everything is ACTIVE: a PENDING_* pass yields, and publishes no value that is not an IP address', () => {
+    const r = decide(provisioned(), reconcile(converged({ loadBalancer: lbPresent('PENDING_UPDATE', { vipAddress: 'vip.example' }), floatingIP: { ...fip, address: '' } })));
+    expect([r.value, r.outcome, r.types]).to.deep.equal(['provisioning', 'pendingYield', []]);
+    expect(loadBalancerObserved(r.snapshot)).to.deep.include({ vipAddress: null, floatingIP: null });
+    const settled = decide(r.snapshot, reconcile(converged({ loadBalancer: lbWith({ vipAddress: 'vip.example' }) })));
+    expect([settled.value, settled.outcome]).to.deep.equal(['inconsistent', 'vipUnusable']);
+  });
+
+  it('LB15 a requested VIP against one that is no address is LB15\'s, not LB11 drift', () => {
+    const r = decide(provisioned(), reconcile(converged({ loadBalancer: lbWith({ vipAddress: '' }) }), { desired: desired({ vipAddress: '10.0.0.5' }) }));
+    expect([r.value, r.outcome]).to.deep.equal(['inconsistent', 'vipUnusable']);
+  });
+
+  it('LB9/LB15 Neutron\'s answer without an IP address never completes the topology: nothing published, the next observation decides', () => {
+    const sent = decide(provisioned(), reconcile(converged({ floatingIP: absent })));
+    expect(sent.types).to.deep.equal(['neutron.createFloatingIP']);
+    for (const address of ['', 'fip.example', undefined]) {
+      const answered = decide(sent.snapshot, result('accepted', LB_EFFECTS.createFloatingIP, floatingIPSubject(LB), { ids: { [floatingIPSubject(LB)]: 'fip-9' }, ...(address !== undefined ? { address } : {}) }));
+      expect([answered.value, answered.outcome], String(address)).to.deep.equal(['provisioning', 'accepted']);
+      expect(loadBalancerAvailable(answered.snapshot).status).to.equal('False');
+      expect(loadBalancerObserved(answered.snapshot).floatingIP).to.equal(null);
+      const seen = decide(answered.snapshot, reconcile(converged({ floatingIP: { kind: 'present', id: 'fip-9', address: address ?? '' } })));
+      expect([seen.value, seen.outcome, seen.types]).to.deep.equal(['inconsistent', 'floatingIPUnusable', []]);
+    }
+    const good = decide(sent.snapshot, result('accepted', LB_EFFECTS.createFloatingIP, floatingIPSubject(LB), { ids: { [floatingIPSubject(LB)]: 'fip-9' }, address: '203.0.113.9' }));
+    expect([good.value, loadBalancerObserved(good.snapshot).floatingIP]).to.deep.equal(['provisioned', '203.0.113.9']);
+  });
+
+  it('LB15/LB14 in a deletion: several floating IPs park it (nothing released); one is released by its id whatever its address; without a usable VIP port id the cascade goes', () => {
+    const armed = after(reconcile(converged()), deleting(converged()));
+    const parked = decide(armed, deleting(converged({ floatingIP: two })));
+    expect([parked.value, parked.outcome, parked.types]).to.deep.equal(['inconsistent', 'floatingIPUnusable', []]);
+    expect(loadBalancerAvailable(parked.snapshot).message).to.equal(`Neutron reports 2 floating IPs on VIP port port-1 of load balancer ${LB}: fip-1 ('203.0.113.7'), fip-2 ('203.0.113.8')`);
+    expect(decide(provisioned(), deleting(converged({ floatingIP: two }))).types, 'nor armed from a live state').to.deep.equal([]);
+    // one removed by hand: the deletion continues by itself
+    expect(decide(parked.snapshot, deleting(converged())).value).to.deep.equal({ deleting: 'armed' });
+    const odd = decide(armed, deleting(converged({ floatingIP: { ...fip, address: '' } })));
+    expect(odd.effects).to.deep.equal([{ type: 'neutron.deleteFloatingIP', subject: floatingIPSubject(LB), floatingIPId: 'fip-1', portId: 'port-1' }]);
+    const noPort = decide(armed, deleting({ ...converged({ loadBalancer: lbWith({ vipPortId: '' }) }), floatingIP: undefined } as Obs));
+    expect(noPort.types).to.deep.equal(['octavia.deleteLoadBalancer']);
+  });
+
+  it('LB15 the duplicate floating-IP observation decodes; a v1 payload (one floating IP) decodes unchanged', () => {
+    expect(def.stimulus.decode(reconcile(converged({ floatingIP: two })))._tag).to.equal('Right');
+    expect(def.stimulus.decode(reconcile(converged()))._tag).to.equal('Right');
+    expect(def.version, 'a changed decision is a new machine version').to.equal(2);
+    expect(def.schemaVersion, 'no payload changed shape').to.equal(1);
+  });
+
+  it('LB15 an IP address is what node:net\'s isIP takes (zones aside): v4 without leading zeros, v6 in every RFC 4291 text form', () => {
+    const samples = [
+      '0.0.0.0', '255.255.255.255', '1.2.3.4', '01.2.3.4', '1.2.3.04', '256.1.1.1', '1.2.3', '1.2.3.4.5', '1..2.3', ' 1.2.3.4', '1.2.3.4 ', '', '.', ':', '::', ':::', '1::', '::1',
+      '1:2:3:4:5:6:7:8', '1:2:3:4:5:6:7::', '::2:3:4:5:6:7:8', '1:2:3:4:5:6:7:8:9', '1::2::3', '1:::2', '12345::1', '00::1', 'g::1', 'fe80::1%eth0', '::ffff:1.2.3.4', '::1.2.3.4',
+      '1:2:3:4:5:6:1.2.3.4', '1:2:3:4:5:6:7:1.2.3.4', '1:2:3:4:5::1.2.3.4', '::1.2.3', '1.2.3.4::', '::ffff:1.2.3.4:5', '2001:DB8::A', '2001:db8:0:0:0:0:2:1', ':1:2:3:4:5:6:7', '1:2:3:4:5:6:7:',
+      // '::' stands for at least one group: eight groups around it are too many
+      '1:2:3:4::5:6:7:8', '1:2:3:4:5:6::1.2.3.4', '1:2:3:4:5::6:1.2.3.4', '::1:2:3:4:5:6:7:8',
+    ];
+    const parts = ['', '0', '1', 'ff', 'ffff', '1ffff', '1.2.3.4', '300.1.1.1', ':', '::'];
+    for (const a of parts) for (const b of parts) for (const c of parts) samples.push(`${a}:${b}:${c}`, `${a}::${b}:${c}`, `${a}.${b}.${c}.1`);
+    let usable = 0;
+    for (const sample of samples) {
+      const node = isIP(sample) !== 0 && !sample.includes('%');
+      expect(isIpAddress(sample), JSON.stringify(sample)).to.equal(node);
+      if (node) usable++;
+    }
+    expect(usable).to.be.greaterThan(20);
+  });
+
+  it('LB15 a value named in a message is quoted: control characters, quotes and backslashes escaped, a long one cut', () => {
+    const named = (vip: string) => loadBalancerAvailable(decide(provisioned(), reconcile(converged({ loadBalancer: lbWith({ vipAddress: vip }) }))).snapshot).message;
+    expect(named("a'b\\c\nd")).to.equal(`Octavia reports load balancer ${LB} ACTIVE with VIP address 'a\\u0027b\\u005cc\\u000ad' (not an IP address)`);
+    expect(named('x'.repeat(100))).to.equal(`Octavia reports load balancer ${LB} ACTIVE with VIP address '${'x'.repeat(64)}…' (not an IP address)`);
   });
 });
 
@@ -1067,6 +1194,56 @@ describe('load balancer: model-based, every reachable edge', function () {
       }
     }
     expect(checked).to.be.greaterThan(0);
+  });
+
+  /** LB15's oracle, from the spec's sentence and node:net: what the observation shows of the endpoint. */
+  const usablePort = (lb: { vipPortId: string | null }) => lb.vipPortId !== null && lb.vipPortId.trim() !== '';
+  const endpointUnusable = (o: Obs): boolean => {
+    const lb = o.loadBalancer;
+    if (lb.kind !== 'present') return false;
+    const fipBad = o.floatingIP?.kind === 'duplicate' || (o.floatingIP?.kind === 'present' && isIP(o.floatingIP.address) === 0);
+    return lb.vipAddress === null || isIP(lb.vipAddress) === 0 || !usablePort(lb) || fipBad;
+  };
+  const outcomeOf = (e: Edge) => (e.actions.find((a) => a.type === 'outcome')?.params?.name as string | undefined) ?? null;
+
+  it('LB15 an ACTIVE topology whose endpoint is unusable: no effect, never Provisioned, neither the VIP nor a floating IP published', () => {
+    let checked = 0;
+    for (const e of edges) {
+      if (e.event.type !== 'reconcile' || rec(e).deletionRequested || !rec(e).observed) continue;
+      const o = rec(e).observed as Obs;
+      const all = statuses(o);
+      // a complete observation: the floating IPs looked up whenever the VIP port id allows it
+      const complete = o.loadBalancer.kind === 'present' && (!usablePort(o.loadBalancer) || o.floatingIP !== undefined);
+      if (!complete || all.length === 0 || all.some((x) => x !== 'ACTIVE') || !endpointUnusable(o)) continue;
+      checked++;
+      const why = JSON.stringify([e.state.value, o.loadBalancer, o.floatingIP]);
+      expect(effectsOf(e), why).to.deep.equal([]);
+      expect(e.nextState.value, why).to.not.equal('provisioned');
+      expect(loadBalancerAvailable(e.nextState).status, why).to.equal('False');
+      expect(loadBalancerObserved(e.nextState), why).to.deep.include({ vipAddress: null, floatingIP: null });
+    }
+    expect(checked).to.be.greaterThan(0);
+  });
+
+  it('LB15 every published address is an IP address; a pass converges, and Neutron\'s answer completes, only on a usable endpoint', () => {
+    let converges = 0;
+    let completes = 0;
+    for (const e of edges) {
+      const seen = loadBalancerObserved(e.nextState);
+      for (const a of [seen.vipAddress, seen.floatingIP]) if (a !== null) expect(isIP(a), a).to.not.equal(0);
+      const outcome = outcomeOf(e);
+      if (outcome === 'converged') {
+        converges++;
+        const o = rec(e).observed as Obs;
+        expect(endpointUnusable(o), JSON.stringify(o)).to.equal(false);
+        expect(o.loadBalancer.kind === 'present' && usablePort(o.loadBalancer)).to.equal(true);
+      }
+      if (outcome === 'floatingIPCreated') {
+        completes++;
+        expect(isIP(String((e.event as { address?: string }).address))).to.not.equal(0);
+      }
+    }
+    expect([converges > 0, completes > 0]).to.deep.equal([true, true]);
   });
 
   it('LB14 no mutation but the deletion\'s own deletes while a deletion is requested', () => {

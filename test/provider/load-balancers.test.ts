@@ -459,6 +459,137 @@ describe('load-balancer provider under the load-balancer machine (simulator over
     expect(JSON.stringify((await r.pass()).value), 'a clean pass leaves inconsistent').to.equal('"provisioned"');
   });
 
+  // ─── LB15: the endpoint ───────────────────────────────────────────────────────────────────────────
+
+  /** Floating-IP lookups in `calls`, and those among them sent with an empty port_id. */
+  const fipLookups = (calls: CallRecord[]) => calls.filter((c) => c.method === 'GET' && c.path.endsWith('/floatingips'));
+  const emptyPortLookups = (calls: CallRecord[]) => fipLookups(calls).filter((c) => new URLSearchParams(c.query).get('port_id')?.trim() === '');
+
+  /**
+   * A converged topology that the cloud then shows with an unusable endpoint (`spoil`), over two passes:
+   * parked with `message`, nothing sent, nothing published, no floating-IP lookup with an empty port id;
+   * then `mend` (the cloud consistent again) and the next pass is Provisioned again, with nothing sent.
+   */
+  const parksThenRecovers = async (label: string, spoil: (lb: { id: string; vipAddress: string; vipPortId: string }, fipId: string) => Promise<unknown>, message: (lb: { name: string; vipPortId: string }, fipId: string) => string, mend: (lb: { id: string; vipAddress: string; vipPortId: string }, fipId: string) => Promise<unknown>, lookups: 'none' | 'one') => {
+    const desired = twoListener(`${label}-${process.pid}`);
+    const r = await converged(desired);
+    const good = loadBalancerObserved(await r.pass());
+    const { lb } = await octaviaOf(desired.name);
+    const facts = { id: lb.id, vipAddress: value(lb.vipAddress) as string, vipPortId: value(lb.vipPortId) as string };
+    expect(good).to.deep.include({ vipAddress: facts.vipAddress });
+    expect(good.floatingIP).to.match(/^172\.24\.4\./);
+    const fipId = (await demo.neutron.listFloatingIps({ port_id: facts.vipPortId }))[0]!.id;
+    await spoil(facts, fipId);
+    const seq = mark();
+    for (let i = 0; i < 2; i++) {
+      const snapshot = await r.pass();
+      expect(JSON.stringify(snapshot.value), r.outcomes.join(', ')).to.equal('"inconsistent"');
+      expect(loadBalancerAvailable(snapshot)).to.deep.equal({ status: 'False', reason: 'ConsistencyError', message: message({ name: desired.name, vipPortId: facts.vipPortId }, fipId) });
+      expect(loadBalancerObserved(snapshot), 'nothing published as the endpoint, not even the last good one').to.deep.include({ vipAddress: null, floatingIP: null });
+      await settle(sim, 60_000);
+    }
+    const calls = since(seq);
+    expect(mutations(calls), 'nothing sent').to.deep.equal([]);
+    expect(emptyPortLookups(calls), 'never a floating-IP lookup with an empty port_id').to.deep.equal([]);
+    expect(fipLookups(calls).length, 'floating-IP lookups: one per pass, or none without a usable VIP port id').to.equal(lookups === 'none' ? 0 : 2);
+    await mend(facts, fipId);
+    const back = mark();
+    const recovered = await r.pass();
+    expect(JSON.stringify(recovered.value), 'recovered with no human action on Regent').to.equal('"provisioned"');
+    expect(loadBalancerObserved(recovered)).to.deep.include({ vipAddress: good.vipAddress, floatingIP: good.floatingIP });
+    expect(mutations(since(back))).to.deep.equal([]);
+    return r;
+  };
+  const forceLb = (id: string, body: Record<string, unknown>) => simApi(sim, 'POST', `/loadbalancers/${id}/state`, body);
+  const restoreVip = (lb: { id: string; vipAddress: string; vipPortId: string }) => forceLb(lb.id, { vip_address: lb.vipAddress, vip_port_id: lb.vipPortId });
+
+  it("LB15 an ACTIVE load balancer with VIP address '': a consistency error naming it, nothing sent or published; recovers once Octavia reports the address", async () => {
+    await parksThenRecovers('vip-empty', (lb) => forceLb(lb.id, { vip_address: '' }), (lb) => `Octavia reports load balancer ${lb.name} ACTIVE with VIP address ''`, restoreVip, 'one');
+  });
+
+  it('LB15 an ACTIVE load balancer whose VIP address is not an IP address (v4 or v6): a consistency error naming it; recovers', async () => {
+    await parksThenRecovers('vip-junk', (lb) => forceLb(lb.id, { vip_address: '10.0.0.300' }), (lb) => `Octavia reports load balancer ${lb.name} ACTIVE with VIP address '10.0.0.300' (not an IP address)`, restoreVip, 'one');
+    await parksThenRecovers('vip-junk6', (lb) => forceLb(lb.id, { vip_address: '2001:db8::5::1' }), (lb) => `Octavia reports load balancer ${lb.name} ACTIVE with VIP address '2001:db8::5::1' (not an IP address)`, restoreVip, 'one');
+  });
+
+  it("LB15 an ACTIVE load balancer with VIP port id '': a consistency error naming it, and no floating-IP lookup is sent at all; recovers", async () => {
+    const desired = twoListener(`port-observe-${process.pid}`, { floatingIP: { wanted: false } });
+    await build(desired);
+    const { lb } = await octaviaOf(desired.name);
+    await forceLb(lb.id, { vip_port_id: '' });
+    const seq = mark();
+    const observed = await observeTopology(demo, desired);
+    expect(observed.loadBalancer).to.deep.include({ kind: 'present', vipPortId: '' });
+    expect(observed).to.not.have.property('floatingIP');
+    expect(fipLookups(since(seq))).to.deep.equal([]);
+    await parksThenRecovers('port-empty', (x) => forceLb(x.id, { vip_port_id: '' }), (x) => `Octavia reports load balancer ${x.name} ACTIVE with VIP port id ''`, restoreVip, 'none');
+  });
+
+  it('LB15 two floating IPs on the VIP port: a consistency error naming both, neither published nor released (wanted or not); one released by hand and it recovers', async () => {
+    let second = '';
+    const r = await parksThenRecovers(
+      'fip-two',
+      async (lb) => {
+        // a second fixed IP on the VIP port carries a second floating IP (Neutron allows one per fixed IP)
+        const port = await demo.neutron.getPort(lb.vipPortId);
+        const updated = await demo.neutron.updatePort(lb.vipPortId, { fixed_ips: [...(port.fixed_ips ?? []), { subnet_id: fx.subnetId }] });
+        const extra = (updated.fixed_ips ?? []).find((f) => f.ip_address !== lb.vipAddress)!.ip_address;
+        second = (await demo.neutron.createFloatingIp({ floating_network_id: publicNetworkId, port_id: lb.vipPortId, fixed_ip_address: extra })).id;
+      },
+      (lb) => {
+        const fips = [...sim.control.sim.neutron.floatingIps.values()].filter((f) => f.portId === lb.vipPortId).sort((a, b) => (a.id < b.id ? -1 : 1));
+        return `Neutron reports 2 floating IPs on VIP port ${lb.vipPortId} of load balancer ${lb.name}: ${fips.map((f) => `${f.id} ('${f.floatingIpAddress}')`).join(', ')}`;
+      },
+      async () => demo.neutron.deleteFloatingIp(second),
+      'one',
+    );
+    expect(r.outcomes).to.include('floatingIPUnusable');
+  });
+
+  it("LB15 one floating IP whose address is '' or not an IP address: a consistency error naming it, nothing published; recovers once Neutron reports an address", async () => {
+    for (const address of ['', 'fip.example']) {
+      let original = '';
+      await parksThenRecovers(
+        `fip-${address === '' ? 'empty' : 'junk'}`,
+        async (_lb, fipId) => {
+          original = (sim.control.sim.neutron.floatingIps.get(fipId)!).floatingIpAddress;
+          await simApi(sim, 'POST', `/floatingips/${fipId}/state`, { floating_ip_address: address });
+        },
+        (lb, fipId) => `Neutron reports floating IP ${fipId} on VIP port ${lb.vipPortId} of load balancer ${lb.name} with address '${address}'${address === '' ? '' : ' (not an IP address)'}`,
+        async (_lb, fipId) => void (await simApi(sim, 'POST', `/floatingips/${fipId}/state`, { floating_ip_address: original })),
+        'one',
+      );
+    }
+  });
+
+  it('LB15/LB14 delete: two floating IPs on the VIP port park it, nothing released or deleted; without a usable VIP port id no lookup is sent and the cascade goes', async () => {
+    const desired = twoListener(`del-two-${process.pid}`);
+    const r = await converged(desired);
+    const { lb } = await octaviaOf(desired.name);
+    const vipPortId = value(lb.vipPortId) as string;
+    const port = await demo.neutron.getPort(vipPortId);
+    const updated = await demo.neutron.updatePort(vipPortId, { fixed_ips: [...(port.fixed_ips ?? []), { subnet_id: fx.subnetId }] });
+    const extra = (updated.fixed_ips ?? []).find((f) => f.ip_address !== value(lb.vipAddress))!.ip_address;
+    const second = await demo.neutron.createFloatingIp({ floating_network_id: publicNetworkId, port_id: vipPortId, fixed_ip_address: extra });
+    r.delete();
+    const seq = mark();
+    for (let i = 0; i < 3; i++) {
+      const snapshot = await r.pass();
+      expect(JSON.stringify(snapshot.value)).to.equal('"inconsistent"');
+      expect(loadBalancerAvailable(snapshot).message).to.match(/^Neutron reports 2 floating IPs on VIP port /);
+      await settle(sim, 60_000);
+    }
+    expect(mutations(since(seq))).to.deep.equal([]);
+    expect(await demo.neutron.listFloatingIps({ port_id: vipPortId })).to.have.length(2);
+    await demo.neutron.deleteFloatingIp(second.id);
+    await forceLb(lb.id, { vip_port_id: '' });
+    const after = mark();
+    const snapshot = await r.until((v) => v === '"deleted"', 10);
+    expect(JSON.stringify(snapshot.value), r.outcomes.join(', ')).to.equal('"deleted"');
+    expect(fipLookups(since(after)), 'no lookup without a usable VIP port id').to.deep.equal([]);
+    expect(mutations(since(after)).map((c) => `${c.method} ${c.path.replace(/^.*?\/lbaas\//, '/').replace(/[0-9a-f-]{36}/g, 'ID')}`)).to.deep.equal(['DELETE /loadbalancers/ID']);
+  });
+
   it('a pool deleted between the pool list and its member read (404, seen on real Octavia during a cascade delete) is observed absent, not a failed pass', async () => {
     const desired = twoListener(`vanish-${process.pid}`);
     await converged(desired);

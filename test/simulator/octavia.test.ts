@@ -130,6 +130,28 @@ describe('simulator: Octavia v2', () => {
     expect(await lbState(bad.id)).to.equal('ERROR');
   });
 
+  it('/_sim can make a load balancer report a VIP address or VIP port id no Octavia should, and a floating IP an address no Neutron should; the old values restore them', async () => {
+    const lb = await createLb('lb-odd-vip');
+    hs.advance(300);
+    const h = await hs.h('demo');
+    const show = async () => (await http.get(o(`/lbaas/loadbalancers/${lb.id}`), { headers: h })).data.loadbalancer;
+    const forced = await http.post(`${hs.sim.url}/_sim/loadbalancers/${lb.id}/state`, { vip_address: '', vip_port_id: '' });
+    expect(forced.data.loadbalancer).to.include({ vip_address: '', vip_port_id: '' });
+    expect(await show()).to.include({ vip_address: '', vip_port_id: '', provisioning_status: 'ACTIVE' });
+    const listed = (await http.get(o('/lbaas/loadbalancers?name=lb-odd-vip'), { headers: h })).data.loadbalancers;
+    expect(listed[0]).to.include({ vip_address: '', vip_port_id: '' });
+    expect((await http.get(`${hs.sim.url}/network/v2.0/ports/${lb.vip_port_id}`, { headers: h })).status, 'the VIP port stays').to.equal(200);
+    expect((await http.post(`${hs.sim.url}/_sim/loadbalancers/${lb.id}/state`, { vip_address: 7 })).status).to.equal(400);
+    hs.sim.control.forceLoadBalancer(lb.id, { vip_address: lb.vip_address, vip_port_id: lb.vip_port_id });
+    expect(await show()).to.include({ vip_address: lb.vip_address, vip_port_id: lb.vip_port_id });
+    const pub = await networkId(hs, 'demo', 'public');
+    const fip = (await http.post(`${hs.sim.url}/network/v2.0/floatingips`, { floatingip: { floating_network_id: pub, port_id: lb.vip_port_id } }, { headers: h })).data.floatingip;
+    await http.post(`${hs.sim.url}/_sim/floatingips/${fip.id}/state`, { floating_ip_address: 'not-an-address' });
+    const onPort = (await http.get(`${hs.sim.url}/network/v2.0/floatingips?port_id=${lb.vip_port_id}`, { headers: h })).data.floatingips;
+    expect(onPort.map((f: { id: string; floating_ip_address: string }) => [f.id, f.floating_ip_address])).to.deep.equal([[fip.id, 'not-an-address']]);
+    expect((await http.post(`${hs.sim.url}/_sim/floatingips/nope/state`, { floating_ip_address: '' })).status).to.equal(404);
+  });
+
   // §16: Octavia's single-call creates as Zed does them (measured on the sandbox, test/real-openstack/octavia.openstack.ts).
   interface HmBody { name?: string; type: string; delay?: number; timeout: number; max_retries: number; max_retries_down?: number }
   interface PoolBody { name?: string; protocol?: string; lb_algorithm?: string; members: Array<{ address: string; protocol_port: number; subnet_id?: string; name?: string }>; healthmonitor: HmBody }
