@@ -1,6 +1,6 @@
 /**
- * Server provider: deterministic lookup of Regent's Nova servers, image and flavor resolution, and the
- * create/delete effect handlers.
+ * Server provider: deterministic lookup of Regent's Nova servers, image and flavor resolution, the
+ * server metadata Regent writes, and the create/delete effect handlers.
  *
  * Lookup: Nova's name filter is a regex, so the exact-name helper post-filters; a server with the
  * right name but without Regent's ownership metadata is someone else's and is never adopted.
@@ -12,12 +12,76 @@ import { ConsistencyError, NotFound } from '../openstack/errors.js';
 import { DesiredUnresolvable, ForeignResource } from './errors.js';
 import type { Observed } from '../../machines/lifecycle.js';
 import { isRefusal, refusal } from './effect-results.js';
+import { LINKAGE_KEYS, tagMetadataKey } from '../../machines/volume-metadata.js';
 
 /**
  * Metadata key tying a Nova server to the Regent resource that owns it. Nova accepts metadata keys
  * matching ^[a-zA-Z0-9-_:. ]{1,255}$ only (a '/' is refused with 400, as the real-cloud suite showed).
  */
 export const OWNER_KEY = 'regent.dev:uid';
+
+/**
+ * The server's own linkage key, named as the Volume's `regent.dev:volume-id` (machines/volume-metadata.ts): the
+ * Server resource's uid, as Regent knows it (never the Nova id, which the guest reads as `uuid` anyway).
+ */
+export const SERVER_ID_KEY = 'regent.dev:server-id';
+
+/** Nova's limit on a metadata key and on a value (the create's JSON schema: pattern {1,255}, maxLength 255). */
+export const NOVA_METADATA_MAX_LENGTH = 255;
+
+/**
+ * The Regent ids a server's metadata links it to (Regent's ids, not OpenStack's, as for Volumes). The
+ * Identity-derived ones are absent when the server's Network names no Identity resource (the process's own
+ * cloud standing in for it): an empty value would claim a linkage that does not exist.
+ */
+export interface ServerLinkage {
+  /** The Identity resource's uid. */
+  identityID?: string;
+  /** The Identity's spec.organizationID. */
+  organizationID?: string;
+  /** The Identity's spec.projectID. */
+  projectID?: string;
+  /** The Identity's spec.regionRef.name. */
+  regionID?: string;
+  /** The Network resource's uid. */
+  networkID: string;
+}
+
+/**
+ * The metadata a Server's Nova server is created with (openstack-provider.md: "server metadata is written
+ * deliberately as both a control-plane lookup aid and an in-guest linkage surface exposed through the metadata
+ * service"; "namespaced system linkage keys are written last so user input cannot override identity,
+ * organization, project, region, network, or [resource] IDs"). The Volume's convention exactly
+ * (machines/volume-metadata.ts, M1–M3): user tags first as `regent.dev:<tag>`, then the linkage keys
+ * `regent.dev:{identity,organization,project,region,network,server}-id` and the ownership key `regent.dev:uid`
+ * (the lookup aid observeServer keys on) — written last, so a tag naming one is overwritten by Regent's value,
+ * never the reverse. No legacy camelCase keys: Regent never wrote any; `regent.dev:uid` is the key older Regent
+ * servers carry, and it stays as it was.
+ *
+ * Values fit Nova's limits by construction (uids are 36 characters, organization and project DNS labels at most
+ * 63, a Region's name at most 253); a tag longer than Nova accepts is Nova's 400 to report, not Regent's to trim.
+ * Pure: the pass puts it on the create request, so the exact metadata sent is part of the recorded decision.
+ */
+export const serverMetadata = (input: { serverUid: string; linkage: ServerLinkage; tags?: Readonly<Record<string, string>> }): Record<string, string> => {
+  const metadata: Record<string, string> = {};
+  // sorted, so the recorded decision does not depend on the order the tags were read in
+  for (const [tag, value] of Object.entries(input.tags ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) metadata[tagMetadataKey(tag)] = value;
+  // written last: user input cannot override them (a tag naming an absent linkage key is dropped too)
+  const linkage: Array<[string, string | undefined]> = [
+    [LINKAGE_KEYS.identity, input.linkage.identityID],
+    [LINKAGE_KEYS.organization, input.linkage.organizationID],
+    [LINKAGE_KEYS.project, input.linkage.projectID],
+    [LINKAGE_KEYS.region, input.linkage.regionID],
+    [LINKAGE_KEYS.network, input.linkage.networkID],
+    [SERVER_ID_KEY, input.serverUid],
+    [OWNER_KEY, input.serverUid],
+  ];
+  for (const [key, value] of linkage) {
+    delete metadata[key];
+    if (value !== undefined && value !== '') metadata[key] = value;
+  }
+  return metadata;
+};
 
 export interface ServerCreateRequest {
   name: string;
@@ -31,6 +95,8 @@ export interface ServerCreateRequest {
   keyName?: string;
   /** The SSH certificate authority a `ca` server binds (its public key, not a secret): merged into the user data (ssh-ca-user-data.ts). */
   sshCertificateAuthority?: { name: string; publicKey: string };
+  /** The server metadata (serverMetadata): linkage and ownership. Absent on requests recorded before issue 24. */
+  metadata?: Record<string, string>;
   [key: string]: unknown;
 }
 
@@ -114,7 +180,8 @@ export const createServerHandler =
         imageRef: desired.imageId,
         flavorRef: desired.flavorId,
         networks: [{ uuid: desired.networkId }],
-        metadata: { [OWNER_KEY]: desired.ownerUid },
+        // the recorded metadata, the ownership key last whatever it holds: the lookup must find the server again
+        metadata: { ...(isStringRecord(desired.metadata) ? desired.metadata : {}), [OWNER_KEY]: desired.ownerUid },
         ...novaUserData(userData, desired.sshCertificateAuthority),
         ...(host !== undefined ? { host } : {}),
         // identityKeypair servers only (the request names the identity's keypair); never ca, none or a pinned create
@@ -129,6 +196,9 @@ export const createServerHandler =
       throw error;
     }
   };
+
+const isStringRecord = (v: unknown): v is Record<string, string> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
 
 /** The user data Nova receives: the stored payload, with a `ca` server's CA merged in (a MIME multipart). */
 const novaUserData = (base64: string | undefined, ca: ServerCreateRequest['sshCertificateAuthority']): { userData?: string } => {

@@ -128,7 +128,8 @@ describe('provider and controllers against the real cloud', function () {
       expect(created, 'Server created').to.deep.include({ kind: 'done' });
 
       const nova = await run.tenant.nova.findServerByName(serverName);
-      expect(nova.metadata).to.deep.equal({ kind: 'value', value: { [OWNER_KEY]: server.metadata.uid } });
+      // issue 24: the linkage keys besides the ownership key (no Identity resource named 'suite': the network's only)
+      expect(nova.metadata).to.deep.equal({ kind: 'value', value: { 'regent.dev:network-id': net.metadata.uid, 'regent.dev:server-id': server.metadata.uid, [OWNER_KEY]: server.metadata.uid } });
       const active = await run.waitActive(nova.id);
       expect(active.addresses.kind === 'value' && active.addresses.value[0]?.network).to.equal(neutronNet.name);
 

@@ -6,7 +6,8 @@
  * identity's project (in the Region's managed domain), not in the project of the cloud the process was given
  * (the demo tenant, standing for Region `default` only), and the demo tenant cannot see it. Deleting the
  * Server, the Network and the Identity through the resource source removes the Nova server, the Neutron
- * network and the identity's Keystone project and user.
+ * network and the identity's Keystone project and user. Issue 24: the server's Nova metadata carries the
+ * namespaced linkage keys of its Identity, Network and Region.
  *
  * The image is a public one the admin uploads: the fixture images are the demo tenant's (private by default),
  * so the identity's project could not boot them. Everything is registered for deletion as soon as it exists
@@ -141,6 +142,23 @@ spec:
     expect(projectId).to.not.equal(run.tenant.projectId);
     expect((await admin.nova.lookupServerByName(serverName, { all_tenants: true }))?.id).to.equal(serverId);
     expect(await run.tenant.nova.lookupServerByName(serverName), 'the demo tenant cannot see it by name').to.equal(undefined);
+  });
+
+  it("issue 24: the Nova server carries the namespaced linkage keys (identity, organization, project, region, network, server) and the ownership key, read back from real Nova's GET /servers/{id}/metadata", async () => {
+    const serverUid = (await plane!.source.get('Server', ns, serverName))!.metadata.uid;
+    const answer = await admin.http('compute').get(`/servers/${serverId}/metadata`);
+    expect((answer.data as { metadata: Record<string, string> }).metadata).to.deep.equal({
+      'regent.dev:identity-id': identityUid,
+      'regent.dev:organization-id': 'acme',
+      'regent.dev:project-id': 'web',
+      'regent.dev:region-id': regionName,
+      'regent.dev:network-id': networkUid,
+      'regent.dev:server-id': serverUid,
+      'regent.dev:uid': serverUid,
+    });
+    // the in-guest view: the metadata service's `meta` is built from this same dict (nova/api/metadata/base.py);
+    // the sandbox runs no nova-api-metadata, so the guest's own read is exercised on the simulator only
+    // (test/controllers/server-metadata.test.ts, docs/simulator-differences.md #20)
   });
 
   it("issue 16: the identity's project carries Regent's quotas, read back from the real Nova and Neutron, and the region user holds its service role (manager) on it", async () => {

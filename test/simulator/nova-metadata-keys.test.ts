@@ -52,4 +52,18 @@ describe('simulator: Nova metadata keys are validated as Nova validates them', (
     const md = await http.get(`${hs.nova}/servers/${id}/metadata`, { headers });
     expect(md.data.metadata).to.deep.equal({ keep: 'me' });
   });
+
+  it("a value longer than 255 characters is a 400 on create and rebuild (Nova's maxLength), worded as Nova's validator words it; 255 is accepted", async () => {
+    const headers = await hs.h('demo', 'compute 2.96');
+    const long = 'v'.repeat(256);
+    const create = await http.post(`${hs.nova}/servers`, { server: { name: 'meta-long', imageRef: SEED.images.cirros, flavorRef: '1', networks: 'auto', metadata: { 'regent.dev:k': long } } }, { headers });
+    expect(create.status).to.equal(400);
+    expect(create.data.badRequest.message).to.equal(`Invalid input for field/attribute regent.dev:k. Value: ${long}. '${long}' is too long`);
+    expect((await http.get(`${hs.nova}/servers?name=meta-long`, { headers })).data.servers).to.deep.equal([]);
+    const id = await bootServer(hs, 'demo', 'meta-255', { metadata: { 'regent.dev:k': 'v'.repeat(255) } });
+    hs.advance(300);
+    const rebuild = await http.post(`${hs.nova}/servers/${id}/action`, { rebuild: { imageRef: SEED.images.ubuntu, metadata: { 'regent.dev:k': long } } }, { headers });
+    expect(rebuild.status).to.equal(400);
+    expect((await http.get(`${hs.nova}/servers/${id}/metadata`, { headers })).data.metadata).to.deep.equal({ 'regent.dev:k': 'v'.repeat(255) });
+  });
 });

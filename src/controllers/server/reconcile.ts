@@ -20,7 +20,7 @@ import { serverLifecycleStream } from '../../../machines/server-lifecycle.js';
 import { networkLifecycleStream } from '../../../machines/network-lifecycle.js';
 import type { LifecycleContext, Observed } from '../../../machines/lifecycle.js';
 import { serverRebuildStream, type ServerRebuildContext } from '../../../machines/server-rebuild.js';
-import { observeServer, resolveFlavorId, resolveImageId } from '../../provider/servers.js';
+import { observeServer, resolveFlavorId, resolveImageId, serverMetadata, type ServerLinkage } from '../../provider/servers.js';
 import { done, yieldFor, type Disposition } from '../disposition.js';
 import { runLifecyclePass } from '../lifecycle-pass.js';
 import { reconcileServerImage } from '../server-rebuild/reconcile.js';
@@ -60,6 +60,22 @@ const networkIdOf = async (deps: ServerControllerDeps, namespace: string, name: 
   if (!network) return undefined;
   const loaded = await deps.engine.load(networkLifecycleStream(network.metadata.uid));
   return loaded.snapshot.value === 'present' ? ((loaded.snapshot.context as LifecycleContext).resourceId ?? undefined) : undefined;
+};
+
+/**
+ * What the server's metadata links it to (issue 24 B; src/provider/servers.ts serverMetadata): its Network, and
+ * through the Network its Identity — the organization, project and region are the Identity's spec (immutable
+ * there, so a recreate writes the same values). A Network naming no Identity resource (the process's own cloud
+ * stands in for it) links the network only.
+ */
+const linkageOf = async (deps: ServerControllerDeps, namespace: string, networkName: string): Promise<ServerLinkage> => {
+  const network = await deps.source.get('Network', namespace, networkName);
+  const identityName = network?.spec.identityRef.name;
+  const identity = identityName ? await deps.source.get('Identity', namespace, identityName) : undefined;
+  return {
+    networkID: network?.metadata.uid ?? '',
+    ...(identity ? { identityID: identity.metadata.uid, organizationID: identity.spec.organizationID, projectID: identity.spec.projectID, regionID: identity.spec.regionRef.name } : {}),
+  };
 };
 
 /**
@@ -119,7 +135,9 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
       const recorded = (await deps.engine.load(serverLifecycleStream(uid))).snapshot;
       const lifecycle = { state: String(recorded.value), context: recorded.context as LifecycleContext };
       // provider-create gates: before the first create, every declared gate satisfied (./create-gates.ts)
-      const request = { name: server.spec.name, imageId, flavorId, networkId: networkId ?? '', ownerUid: uid, ...createGatesPassed(server, lifecycle), ...(await identityKeyNameFor(deps, namespace, server.spec)), ...(groups?.kind === 'ready' ? { securityGroupIds: groups.ids, securityGroups: [...(server.spec.securityGroups ?? [])].sort() } : {}) };
+      // the metadata: the in-guest linkage and the ownership lookup aid, on the recorded request (Regent's keys win)
+      const metadata = serverMetadata({ serverUid: uid, linkage: await linkageOf(deps, namespace, server.spec.networkID) });
+      const request = { name: server.spec.name, imageId, flavorId, networkId: networkId ?? '', ownerUid: uid, metadata, ...createGatesPassed(server, lifecycle), ...(await identityKeyNameFor(deps, namespace, server.spec)), ...(groups?.kind === 'ready' ? { securityGroupIds: groups.ids, securityGroups: [...(server.spec.securityGroups ?? [])].sort() } : {}) };
       // sshInjection ca: the CA of the server's tenancy, asked before the first create only (./ssh-ca.ts)
       const ca = lifecycle.context.resourceId === null ? await sshCertificateAuthorityForCreate(deps.source, server) : undefined;
       if (ca) Object.assign(request, { sshCertificateAuthority: ca });

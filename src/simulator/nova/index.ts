@@ -2,6 +2,7 @@ import type { Router } from '../router.js';
 import { registerActions } from './actions.js';
 import { registerAdmin } from './admin.js';
 import { registerFlavors } from './flavors.js';
+import { registerMetadataService } from './metadata-service.js';
 import { registerMisc } from './misc.js';
 import { registerQuotas } from './quotas.js';
 import { registerServerExtras } from './server-extras.js';
@@ -18,4 +19,6 @@ export function registerNova(router: Router): void {
   registerMisc(r);
   registerQuotas(r);
   registerAdmin(r);
+  // nova-api-metadata: its own root, no token (the guest's view, behind the metadata proxy)
+  registerMetadataService(router);
 }
