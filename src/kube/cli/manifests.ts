@@ -9,7 +9,7 @@
  * them in order. Every problem names its file (when known) and document.
  */
 import { parseAllDocuments } from 'yaml';
-import { API_VERSION, type InputOf, type KindName, type ObjectOf } from '../../resources/index.js';
+import { API_VERSION, KIND_NAMES, type InputOf, type KindName, type ObjectOf } from '../../resources/index.js';
 import { BadRequest, Invalid, NotFound } from '../errors.js';
 import { definitionOf, isKindName, resolveKind } from '../kinds.js';
 import type { ApplyResult, DeleteResult, ResourceSource } from '../port.js';
@@ -79,7 +79,7 @@ const parseDocuments = (yamlText: string, options: ManifestOptions): Parsed => {
       return;
     }
     if (value.apiVersion !== API_VERSION || typeof value.kind !== 'string' || !isKindName(value.kind)) {
-      return void parsed.problems.push(`${where}: not a Regent resource (apiVersion ${JSON.stringify(value.apiVersion)}, kind ${JSON.stringify(value.kind)}); expected apiVersion ${API_VERSION}, or a v1 Secret`);
+      return void parsed.problems.push(`${where}: not a Regent resource (apiVersion ${JSON.stringify(value.apiVersion)}, kind ${JSON.stringify(value.kind)}); expected apiVersion ${API_VERSION} and one of the kinds ${KIND_NAMES.join(', ')}; or apiVersion v1 and kind Secret`);
     }
     const metadata = isObject(value.metadata) ? value.metadata : {};
     const input = { ...value, metadata: { ...metadata, namespace: (metadata.namespace as string | undefined) ?? options.namespace ?? 'default' } };

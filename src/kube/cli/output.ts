@@ -5,6 +5,7 @@
 import { stringify } from 'yaml';
 import type { KindName, ObjectOf } from '../../resources/index.js';
 import { definitionOf } from '../kinds.js';
+import type { PrinterColumn } from '../../resources/kind.js';
 import { evaluateJsonPath } from './jsonpath.js';
 
 export type OutputFormat = 'table' | 'yaml' | 'json';
@@ -14,6 +15,8 @@ export interface TableOptions {
   readonly showNamespace?: boolean;
   /** Also print priority > 0 columns. */
   readonly wide?: boolean;
+  /** Columns right after NAME that the CRD does not declare (`regent get servers`' DISPLAY NAME, src/cli/commands/resources.ts). */
+  readonly nameColumns?: readonly PrinterColumn[];
   readonly now?: Date;
 }
 
@@ -50,7 +53,7 @@ export const alignColumns = (header: readonly string[], rows: readonly (readonly
 export const formatTable = <K extends KindName>(kind: K, objects: readonly ObjectOf<K>[], options: TableOptions = {}): string => {
   if (objects.length === 0) return 'No resources found.';
   const now = options.now ?? new Date();
-  const columns = definitionOf(kind).columns.filter((c) => options.wide || (c.priority ?? 0) === 0);
+  const columns = [...(options.nameColumns ?? []), ...definitionOf(kind).columns.filter((c) => options.wide || (c.priority ?? 0) === 0)];
   const header = [...(options.showNamespace ? ['NAMESPACE'] : []), 'NAME', ...columns.map((c) => c.name.toUpperCase())];
   const rows = objects.map((o) => [
     ...(options.showNamespace ? [o.metadata.namespace] : []),
