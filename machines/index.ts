@@ -16,10 +16,11 @@ import { novaUpgradeDefinition } from './nova-upgrade.js';
 import { novaDBArchiveDefinition } from './nova-db-archive.js';
 import { vlanAllocationDefinition } from './vlan-allocation.js';
 import { securityGroupLifecycleDefinition } from './security-group-lifecycle.js';
+import { scopeReachabilityDefinition } from './scope-reachability.js';
 
 export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition, serverLifecycleDefinition, networkLifecycleDefinition, identityLifecycleDefinition, regionConnectionDefinition,
   volumeLifecycleDefinition, volumeAttachmentDefinition, loadBalancerDefinition, novaUpgradeDefinition, novaDBArchiveDefinition,
-  vlanAllocationDefinition, securityGroupLifecycleDefinition,
+  vlanAllocationDefinition, securityGroupLifecycleDefinition, scopeReachabilityDefinition,
 ];
 
 export const createProductRegistry = (): MachineRegistry => new MachineRegistry(productMachines);

@@ -44,7 +44,8 @@ export type ProvisioningStatus = 'unknown' | 'pending' | 'provisioning' | 'provi
  * `error` when parked (a Failed rebuild marker, or the projection's error); `provisioning` while any
  * rebuild intent stands — the marker in status.rebuild, armed-only (Initiated) included — or while
  * the current generation is not decided on yet (an image change just accepted); `provisioned` only
- * when the projection says settled on this generation with no intent standing.
+ * when the projection says settled on this generation with no intent standing; `unknown` instead while the
+ * server cannot be observed (Available Unknown/DependencyUnavailable: its last observation said provisioned).
  */
 export const provisioningStatusOf = (server: Server): ProvisioningStatus => {
   if (server.metadata.deletionTimestamp) return 'deprovisioning';
@@ -53,6 +54,9 @@ export const provisioningStatusOf = (server: Server): ProvisioningStatus => {
   if (status.provisioningStatus === 'error' || status.rebuild?.state === 'Failed') return 'error';
   if (status.rebuild !== undefined) return 'provisioning';
   if (status.provisioningStatus === 'provisioned') {
+    // provisioned means settled, as last observed: while the server cannot be observed (its Identity or Region
+    // unusable, its cloud silent: projections/scope-reachability-status.ts) nobody knows that it still is
+    if (status.conditions?.some((c) => c.type === 'Available' && c.reason === 'DependencyUnavailable')) return 'unknown';
     const decided = status.observedGeneration ?? 0;
     return decided >= server.metadata.generation ? 'provisioned' : 'provisioning';
   }

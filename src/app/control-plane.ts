@@ -63,6 +63,7 @@ import { Controller } from '../controllers/controller.js';
 import { reconcileServer } from '../controllers/server/reconcile.js';
 import { reconcileNetwork } from '../controllers/network/reconcile.js';
 import { securityGroupWiring } from '../controllers/security-group/wiring.js';
+import { scopeReachabilityRecorder, type ScopeNote } from '../controllers/scope-reachability.js';
 import { ServerMonitor } from '../controllers/server-monitor/monitor.js';
 import { baremetalProgressLookup } from '../controllers/server-monitor/baremetal.js';
 import { pinnedCreateContext } from './pinned-context.js';
@@ -329,7 +330,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
      * resource being deleted that never got anything in the cloud needs no session and is released.
      * Keystone refusing the identity's credential wakes the Identity, which rotates it.
      */
-    const withScope = async (kind: 'Server' | 'Network', key: string, pass: (session: OpenStackSession) => Promise<Disposition>): Promise<Disposition> => {
+    const withScope = async (kind: 'Server' | 'Network', key: string, note: ScopeNote, pass: (session: OpenStackSession) => Promise<Disposition>): Promise<Disposition> => {
       const [namespace, name] = keyParts(key);
       const object = await source.get(kind, namespace, name);
       if (!object) return done('gone');
@@ -339,8 +340,10 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       let scope;
       try {
         scope = await (kind === 'Server' ? scopes.onNetwork(object) : scopes.network(object));
+        note.scopeResolved();
       } catch (error) {
         if (!(error instanceof IdentityNotReady)) throw error;
+        note.failed(error);
         if (isDeleting(object) && (await neverCreated(kind, object.metadata.uid))) {
           await source.removeFinalizer(kind, namespace, name, finalizer);
           return done('nothing was created in the cloud; finalizer removed');
@@ -363,11 +366,19 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       return loaded.revision === undefined || (context.createAttempts === 0 && context.resourceId === null);
     };
 
+    // every pass of a kind worked with through a Network's Identity records whether it could see its resource (issue 24, item 2)
+    const reach = scopeReachabilityRecorder({ engine, logger });
+    const uidOf = (kind: KindName) => (key: string) => informers[kind]?.get(...keyParts(key))?.metadata.uid;
+    /** A Volume or LoadBalancer whose Network is not there cannot be looked at: its pass does not get as far as the scope. */
+    const noteMissingNetwork = (kind: 'Volume' | 'LoadBalancer', key: string, note: ScopeNote) => {
+      const object = informers[kind]?.get(...keyParts(key));
+      if (object && !isDeleting(object)) scopes.onNetwork(object).catch((error: unknown) => note.failed(error));
+    };
     const servers = new Controller({
       name: 'Server',
       logger,
       observer: metrics.controllerObserver(),
-      reconcile: (key) => withScope('Server', key, (scopedOs) => {
+      reconcile: reach.track(uidOf('Server'), (key, note) => withScope('Server', key, note, (scopedOs) => {
         const [ns, name] = keyParts(key);
         return reconcileServer(
           {
@@ -394,7 +405,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
           ns,
           name,
         );
-      }),
+      })),
     });
     const regions = new Controller({
       name: 'Region',
@@ -419,8 +430,9 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       name: 'Volume',
       logger,
       observer: metrics.controllerObserver(),
-      reconcile: (key) =>
-        reconcileVolume(
+      reconcile: reach.track(uidOf('Volume'), async (key, note) => {
+        noteMissingNetwork('Volume', key, note);
+        return reconcileVolume(
           {
             engine,
             source,
@@ -433,8 +445,10 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
             scope: async (volume, identity) => {
               try {
                 const scope = await scopes.onNetwork(volume);
+                note.scopeResolved();
                 return { kind: 'realized', projectId: scope.projectId, cinder: scope.session.cinder };
               } catch (error) {
+                note.failed(error);
                 if (error instanceof IdentityNotReady) return { kind: 'notReady', why: error.message };
                 if (error instanceof Unauthorized) {
                   sessions.invalidate(identity.metadata.uid);
@@ -445,29 +459,35 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
             },
           },
           ...keyParts(key),
-        ),
+        );
+      }),
     });
     const loadBalancers = new Controller({
       name: 'LoadBalancer',
       logger,
       observer: metrics.controllerObserver(),
-      reconcile: (key) =>
-        reconcileLoadBalancer(
+      reconcile: reach.track(uidOf('LoadBalancer'), async (key, note) => {
+        noteMissingNetwork('LoadBalancer', key, note);
+        return reconcileLoadBalancer(
           {
             engine,
             source,
             logger,
             scope: async (lb) => {
               try {
-                return { kind: 'ready', session: (await scopes.onNetwork(lb)).session };
+                const session = (await scopes.onNetwork(lb)).session;
+                note.scopeResolved();
+                return { kind: 'ready', session };
               } catch (error) {
+                note.failed(error);
                 if (error instanceof IdentityNotReady) return { kind: 'notReady', why: error.message };
                 throw error;
               }
             },
           },
           ...keyParts(key),
-        ),
+        );
+      }),
     });
     const novas = new Controller({
       name: 'Nova',
@@ -479,10 +499,10 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       name: 'Network',
       logger,
       observer: metrics.controllerObserver(),
-      reconcile: (key) => withScope('Network', key, (scopedOs) => reconcileNetwork({ engine, source, os: scopedOs, region: (network) => scopes.networkRegion(network) }, ...keyParts(key))),
+      reconcile: reach.track(uidOf('Network'), (key, note) => withScope('Network', key, note, (scopedOs) => reconcileNetwork({ engine, source, os: scopedOs, region: (network) => scopes.networkRegion(network) }, ...keyParts(key)))),
     });
     // SecurityGroups (issue 17): controller, Neutron handlers and wakes in one place (src/controllers/security-group/wiring.ts)
-    const securityGroups = securityGroupWiring({ engine, source, logger, observer: metrics.controllerObserver(), onNetwork: (o) => scopes.onNetwork(o), list: (kind) => informers[kind]?.list() ?? [], wakeServer: (key) => servers.enqueue(key) });
+    const securityGroups = securityGroupWiring({ engine, source, logger, observer: metrics.controllerObserver(), onNetwork: (o) => scopes.onNetwork(o), list: (kind) => informers[kind]?.list() ?? [], wakeServer: (key) => servers.enqueue(key), reach });
     for (const [type, handler] of Object.entries(securityGroups.handlers)) engine.handle(type, handler);
     // A Network becoming ready unblocks the Servers waiting on it: requeue them.
     const wakeServersOn = (networkName: string) => {
@@ -512,10 +532,27 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       const key = serverKeyByNovaId.get(serverId);
       if (key) servers.enqueue(key);
     };
+    // Whether the last poll could look into each Network's project; a change wakes every pass on that Network,
+    // so their statuses say so (or recover) within one poll (issue 24, item 2), not at their next resync.
+    const networkSeen = new Map<string, boolean>();
+    const noteNetworkSeen = (network: { metadata: { uid: string; namespace?: string; name: string } }, error?: unknown) => {
+      const seen = error === undefined;
+      const before = networkSeen.get(network.metadata.uid);
+      networkSeen.set(network.metadata.uid, seen);
+      if (before === undefined || before === seen || !leading) return;
+      logger.info(seen ? 'a network\'s project can be seen again: waking what is on it' : 'a network\'s project cannot be seen: waking what is on it', { network: keyOf(network), ...(error ? describeError(error) : {}) });
+      const namespace = network.metadata.namespace ?? 'default';
+      networks.enqueue(keyOf(network));
+      for (const server of informers.Server?.list() ?? []) {
+        if ((server.metadata.namespace ?? 'default') === namespace && (server.spec as { networkID?: string }).networkID === network.metadata.name) servers.enqueue(keyOf(server));
+      }
+      wakeNetworkDependents(namespace, network.metadata.name);
+      securityGroups.onNetwork(namespace, network.metadata.name);
+    };
     const monitor = new ServerMonitor({
       engine,
       // one list per project Regent works in (each Identity's, or the region's own)
-      novas: () => scopes.novas(),
+      novas: () => scopes.novas(noteNetworkSeen),
       logger,
       isManaged: (serverId) => serverKeyByNovaId.has(serverId),
       onMarkerAdvanced: wakeServer,

@@ -12,6 +12,10 @@ import { IdentityNotReady, type IdentityScope, type IdentitySessions } from '../
 import type { RegionConnections } from '../provider/regions/connections.js';
 import { providerNetworkSettingsOf, type ProviderNetworkSettings } from '../provider/inventory/vlan.js';
 import type { NeutronTarget } from '../provider/networks.js';
+import { verdictOf } from '../controllers/scope-reachability.js';
+
+/** An error that says the cloud could not be seen (not an answer about the request). */
+const unreachable = (error: unknown): boolean => verdictOf(error)?.kind === 'unreachable';
 
 /**
  * A Network's Region, for VLAN provider networks (issue 16, docs/network.md): the Region's own (admin)
@@ -73,7 +77,7 @@ export class Scopes {
   /** A Network works in its Identity's project. */
   network(network: ObjectOf<KindName>): Promise<IdentityScope> {
     const identity = (network.spec as { identityRef?: { name?: string } }).identityRef?.name;
-    if (!identity) return Promise.reject(new IdentityNotReady(`${ns(network)}/?`, `Network ${network.metadata.name} names no Identity`));
+    if (!identity) return Promise.reject(new IdentityNotReady(`${ns(network)}/?`, `Network ${network.metadata.name} names no Identity`, { kind: 'Network', name: `${ns(network)}/${network.metadata.name}`, why: 'names no Identity' }));
     return this.sessions.forIdentity(ns(network), identity);
   }
 
@@ -84,7 +88,7 @@ export class Scopes {
   onNetwork(object: ObjectOf<KindName>): Promise<IdentityScope> {
     const networkName = (object.spec as { networkID?: string }).networkID ?? '';
     const network = this.lookups.list('Network').find((n) => ns(n) === ns(object) && n.metadata.name === networkName);
-    if (!network) return Promise.reject(new IdentityNotReady(`${ns(object)}/?`, `the Network ${networkName} of ${object.kind} ${object.metadata.name} does not exist`));
+    if (!network) return Promise.reject(new IdentityNotReady(`${ns(object)}/?`, `the Network ${networkName} of ${object.kind} ${object.metadata.name} does not exist`, { kind: 'Network', name: `${ns(object)}/${networkName}`, why: 'does not exist' }));
     return this.network(network);
   }
 
@@ -115,17 +119,40 @@ export class Scopes {
     throw new IdentityNotReady('?', `no resource of this control plane owns the stream ${stream}`);
   }
 
-  /** One Nova client per project Regent works in (the Identities its Networks name), for the monitor. */
-  async novas(): Promise<Array<Pick<NovaClient, 'listServers'>>> {
-    const seen = new Map<string, Pick<NovaClient, 'listServers'>>();
+  /**
+   * One Nova client per project Regent works in (the Identities its Networks name), for the monitor.
+   *
+   * `seen` hears, for every Network, whether this poll could look into its project: its scope resolved and its
+   * project's list answered (issue 24, item 2: a Region whose credentials broke, or a cloud gone silent, must show
+   * on the resources in it within one poll). A project whose list fails with such an error lists nothing this poll
+   * instead of failing the whole poll: one silent project must not blind the monitor to every other.
+   */
+  async novas(seen?: (network: ObjectOf<KindName>, error?: unknown) => void): Promise<Array<Pick<NovaClient, 'listServers'>>> {
+    const projects = new Map<string, { nova: Pick<NovaClient, 'listServers'>; networks: Array<ObjectOf<KindName>> }>();
     for (const network of this.lookups.list('Network')) {
       try {
         const scope = await this.network(network);
-        if (!seen.has(scope.projectId)) seen.set(scope.projectId, scope.session.nova);
+        const project = projects.get(scope.projectId) ?? { nova: scope.session.nova, networks: [] };
+        project.networks.push(network);
+        projects.set(scope.projectId, project);
       } catch (error) {
         if (!(error instanceof IdentityNotReady)) throw error;
+        seen?.(network, error);
       }
     }
-    return [...seen.values()];
+    if (!seen) return [...projects.values()].map((p) => p.nova);
+    return [...projects.values()].map(({ nova, networks }) => ({
+      listServers: async (...args: Parameters<NovaClient['listServers']>) => {
+        try {
+          const servers = await nova.listServers(...args);
+          for (const network of networks) seen(network);
+          return servers;
+        } catch (error) {
+          if (!unreachable(error)) throw error;
+          for (const network of networks) seen(network, error);
+          return [];
+        }
+      },
+    }));
   }
 }

@@ -19,6 +19,7 @@
  * | vlan-allocation-<region uid>-<physnet>   | the Region                      |
  * | nova-database-<uid>, nova-db-archive-<uid> | the Nova                      |
  * | security-group-lifecycle-<uid>           | the SecurityGroup               |
+ * | scope-reachability-<uid>                 | the Server, Network, Volume, LoadBalancer or SecurityGroup of that uid |
  */
 import type { Subject } from '../engine/engine.js';
 import type { KindName, ObjectOf } from '../resources/index.js';
@@ -47,6 +48,9 @@ const BY_UID: ReadonlyArray<[string, KindName]> = [
   ['security-group-lifecycle-', 'SecurityGroup'],
 ];
 
+/** The kinds whose passes record whether they could see their resource (machines/scope-reachability.ts). */
+const REACHABLE_KINDS: readonly KindName[] = ['Server', 'Network', 'Volume', 'LoadBalancer', 'SecurityGroup'];
+
 const subjectOfObject = (o: ObjectOf<KindName>): Subject => ({ kind: o.kind, namespace: o.metadata.namespace ?? 'default', name: o.metadata.name });
 
 export const streamSubjects =
@@ -57,6 +61,14 @@ export const streamSubjects =
       if (!key) return undefined;
       const slash = key.indexOf('/');
       return { kind: 'Server', namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+    }
+    if (stream.startsWith('scope-reachability-')) {
+      const uid = stream.slice('scope-reachability-'.length);
+      for (const kind of REACHABLE_KINDS) {
+        const object = lookups.list(kind).find((o) => o.metadata.uid === uid);
+        if (object) return subjectOfObject(object);
+      }
+      return undefined;
     }
     for (const [prefix, kind] of BY_UID) {
       if (!stream.startsWith(prefix)) continue;

@@ -46,6 +46,9 @@ import type { Checkpoint } from './checkpoint.js';
 import { renderNovaResource } from '../../projections/nova-status.js';
 import { novaDatabaseStream, type NovaUpgradeContext } from '../../machines/nova-upgrade.js';
 import { novaDBArchiveStream, type NovaDBArchiveContext } from '../../machines/nova-db-archive.js';
+import { scopeReachabilityStream, SCOPE_REACHABILITY_PREFIX, type ScopeReachabilityContext } from '../../machines/scope-reachability.js';
+import { withReachability, type ReachabilityView } from '../../projections/scope-reachability-status.js';
+import type { Condition } from '../../projections/conditions.js';
 
 interface ResourceRef {
   kind: KindName;
@@ -159,7 +162,7 @@ export class StatusRunner {
   }
 
   private resourceOf(stream: string): ResourceRef | undefined {
-    for (const prefix of ['server-lifecycle-', 'network-lifecycle-', 'identity-lifecycle-', 'region-connection-', 'volume-lifecycle-', 'load-balancer-', 'nova-database-', 'nova-db-archive-', 'security-group-lifecycle-']) {
+    for (const prefix of ['server-lifecycle-', 'network-lifecycle-', 'identity-lifecycle-', 'region-connection-', 'volume-lifecycle-', 'load-balancer-', 'nova-database-', 'nova-db-archive-', 'security-group-lifecycle-', SCOPE_REACHABILITY_PREFIX]) {
       if (stream.startsWith(prefix)) return this.byUid.get(stream.slice(prefix.length));
     }
     // volume-attachment-<serverUid>-<volumeUid>: the Server's status.volumes
@@ -194,6 +197,23 @@ export class StatusRunner {
     }
   }
 
+  /** Whether the last passes could see the resource in its cloud (machines/scope-reachability.ts), and when that was recorded. */
+  private async reachabilityOf(uid: string): Promise<{ view: ReachabilityView | undefined; at: string | undefined }> {
+    const loaded = await this.options.engine.load(scopeReachabilityStream(uid));
+    if (loaded.revision === undefined) return { view: undefined, at: undefined };
+    return { view: { state: String(loaded.snapshot.value) as ReachabilityView['state'], context: loaded.snapshot.context as ScopeReachabilityContext }, at: loaded.last?.metadata.recordedAt };
+  }
+
+  /**
+   * The kind's status with DependenciesReady, and its success claim withdrawn while the resource cannot be
+   * observed (projections/scope-reachability-status.ts): the last step of every render of a kind worked with
+   * through a Network's Identity.
+   */
+  private async reachable<S extends { conditions: Condition[]; observedGeneration: number }>(uid: string, status: S, what: string, at: string, previous: unknown): Promise<S> {
+    const reach = await this.reachabilityOf(uid);
+    return withReachability(status, reach.view, { what, at: latest(at, reach.at) ?? at, previous: (previous as { conditions?: Condition[] } | undefined)?.conditions });
+  }
+
   private async renderServer(ref: ResourceRef): Promise<void> {
     const object = await this.options.source.get('Server', ref.namespace, ref.name);
     if (!object) return;
@@ -203,7 +223,7 @@ export class StatusRunner {
     if (serverId) this.noteServerId(serverId, object.metadata.uid);
     const rebuild = serverId ? await this.options.engine.load(serverRebuildStream(serverId)) : undefined;
     const at = latest(lifecycle.last?.metadata.recordedAt, rebuild?.last?.metadata.recordedAt) ?? this.now();
-    const status = renderServerResource({
+    const status = await this.reachable(object.metadata.uid, renderServerResource({
       lifecycle: lifecycle.revision === undefined ? undefined : { state: String(lifecycle.snapshot.value), context: lifecycleContext },
       rebuild: rebuild?.revision === undefined ? undefined : (rebuild.snapshot.context as ServerRebuildContext),
       generation: object.metadata.generation ?? 1,
@@ -211,7 +231,7 @@ export class StatusRunner {
       volumes: await this.serverVolumes(object.metadata.namespace ?? ref.namespace, object.metadata.uid, object.spec as Partial<ServerSpec>),
       at,
       previous: object.status as never,
-    });
+    }), 'Nova server', at, object.status);
     await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);
     await this.renderServerGates(ref, object as Server);
   }
@@ -267,13 +287,14 @@ export class StatusRunner {
     const lifecycle = await this.options.engine.load(stream);
     // status.vlanID: the segment the last decided request carried (a few events: a network's stream is short)
     const vlanID = lifecycle.revision === undefined ? undefined : networkVlanIdOf(await this.options.store.readStream(stream, { direction: 'backwards' }));
-    const status = renderNetworkResource({
+    const at = lifecycle.last?.metadata.recordedAt ?? this.now();
+    const status = await this.reachable(object.metadata.uid, renderNetworkResource({
       lifecycle: lifecycle.revision === undefined ? undefined : { state: String(lifecycle.snapshot.value), context: lifecycle.snapshot.context as LifecycleContext },
       vlanID,
       generation: object.metadata.generation ?? 1,
-      at: lifecycle.last?.metadata.recordedAt ?? this.now(),
+      at,
       previous: object.status as never,
-    });
+    }), 'Neutron network', at, object.status);
     await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);
   }
 
@@ -281,12 +302,13 @@ export class StatusRunner {
     const object = await this.options.source.get('SecurityGroup', ref.namespace, ref.name);
     if (!object) return;
     const lifecycle = await this.options.engine.load(securityGroupLifecycleStream(object.metadata.uid));
-    const status = renderSecurityGroupResource({
+    const at = lifecycle.last?.metadata.recordedAt ?? this.now();
+    const status = await this.reachable(object.metadata.uid, renderSecurityGroupResource({
       lifecycle: lifecycle.revision === undefined ? undefined : { state: String(lifecycle.snapshot.value), context: lifecycle.snapshot.context as LifecycleContext },
       generation: object.metadata.generation ?? 1,
-      at: lifecycle.last?.metadata.recordedAt ?? this.now(),
+      at,
       previous: object.status as never,
-    });
+    }), 'Neutron security group', at, object.status);
     await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);
   }
 
@@ -321,13 +343,14 @@ export class StatusRunner {
     const object = await this.options.source.get('Volume', ref.namespace, ref.name);
     if (!object) return;
     const lifecycle = await this.options.engine.load(volumeLifecycleStream(object.metadata.uid));
-    const status = renderVolumeResource({
+    const at = lifecycle.last?.metadata.recordedAt ?? this.now();
+    const status = await this.reachable(object.metadata.uid, renderVolumeResource({
       lifecycle: lifecycle.revision === undefined ? undefined : { state: lifecycle.snapshot.value, context: lifecycle.snapshot.context as VolumeContext },
       generation: object.metadata.generation ?? 1,
       spec: object.spec as { size?: number; volumeClassID?: string },
-      at: lifecycle.last?.metadata.recordedAt ?? this.now(),
+      at,
       previous: object.status as never,
-    });
+    }), 'Cinder volume', at, object.status);
     await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);
   }
 
@@ -335,12 +358,13 @@ export class StatusRunner {
     const object = await this.options.source.get('LoadBalancer', ref.namespace, ref.name);
     if (!object) return;
     const record = await this.options.engine.load(loadBalancerStream(object.metadata.uid));
-    const status = renderLoadBalancerResource({
+    const at = record.last?.metadata.recordedAt ?? this.now();
+    const status = await this.reachable(object.metadata.uid, renderLoadBalancerResource({
       lifecycle: record.revision === undefined ? undefined : { state: record.snapshot.value, context: record.snapshot.context as LoadBalancerContext },
       generation: object.metadata.generation ?? 1,
-      at: record.last?.metadata.recordedAt ?? this.now(),
+      at,
       previous: object.status as never,
-    });
+    }), 'Octavia load balancer', at, object.status);
     await this.patchIfChanged(ref, object.status as Record<string, unknown> | undefined, status as unknown as Record<string, unknown>);
   }
 

@@ -153,6 +153,16 @@ describe('api: v2 servers over the resource store', () => {
       await rig.source.patchStatus('Server', 'default', metadata.id, { observedGeneration: s.metadata.generation });
       expect(await read(metadata.id)).to.equal('provisioned');
     });
+
+    it('unknown, never provisioned, while the server cannot be observed (issue 24, item 2: its Region unusable, its cloud silent)', async () => {
+      const { metadata } = await create();
+      const s = await stored(metadata.id);
+      const available = (status: string, reason: string) => ({ type: 'Available', status, reason, message: '', observedGeneration: s.metadata.generation, lastTransitionTime: '2026-01-01T00:00:00Z' });
+      await rig.source.patchStatus('Server', 'default', metadata.id, { provisioningStatus: 'provisioned', observedGeneration: s.metadata.generation, conditions: [available('Unknown', 'DependencyUnavailable')] } as never);
+      expect(await read(metadata.id)).to.equal('unknown');
+      await rig.source.patchStatus('Server', 'default', metadata.id, { conditions: [available('True', 'Provisioned')] } as never);
+      expect(await read(metadata.id), 'recovered').to.equal('provisioned');
+    });
   });
 
   it('direct v2 access only to resources labelled API version 2 (a Server applied without the label, or a v1 one, is 404)', async () => {

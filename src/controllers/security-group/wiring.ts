@@ -19,6 +19,7 @@ import { securityGroupLifecycleStream } from '../../../machines/security-group-l
 import { Controller, type ControllerObserver } from '../controller.js';
 import { done, yieldFor } from '../disposition.js';
 import { reconcileSecurityGroup, SECURITY_GROUP_FINALIZER } from './reconcile.js';
+import { ScopeNote, type ScopeReachabilityRecorder } from '../scope-reachability.js';
 
 const PREFIX = 'security-group-lifecycle-';
 
@@ -33,6 +34,8 @@ export interface SecurityGroupWiringDeps {
   list: (kind: 'SecurityGroup' | 'Server') => ReadonlyArray<ObjectOf<KindName>>;
   /** Enqueues a Server pass. */
   wakeServer: (key: string) => void;
+  /** Records whether each pass could see its group in the cloud (src/controllers/scope-reachability.ts). */
+  reach?: ScopeReachabilityRecorder;
 }
 
 const ns = (o: { metadata: { namespace?: string } }): string => o.metadata.namespace ?? 'default';
@@ -51,23 +54,28 @@ export const securityGroupWiring = (deps: SecurityGroupWiringDeps) => {
     name: 'SecurityGroup',
     logger: deps.logger,
     ...(deps.observer ? { observer: deps.observer } : {}),
-    reconcile: async (key) => {
-      const [namespace, name] = split(key);
-      const object = await deps.source.get('SecurityGroup', namespace, name);
-      if (!object) return done('gone');
-      let scope: IdentityScope;
-      try {
-        scope = await deps.onNetwork(object);
-      } catch (error) {
-        if (!(error instanceof IdentityNotReady)) throw error;
-        if (isDeleting(object) && (await neverCreated(object.metadata.uid))) {
-          if ((object.metadata.finalizers ?? []).includes(SECURITY_GROUP_FINALIZER)) await deps.source.removeFinalizer('SecurityGroup', namespace, name, SECURITY_GROUP_FINALIZER);
-          return done('nothing was created in the cloud; finalizer removed');
+    reconcile: (deps.reach?.track ?? ((_uidOf, pass) => (key: string) => pass(key, new ScopeNote())))(
+      (key) => deps.list('SecurityGroup').find((g) => keyOf(g) === key)?.metadata.uid,
+      async (key, note) => {
+        const [namespace, name] = split(key);
+        const object = await deps.source.get('SecurityGroup', namespace, name);
+        if (!object) return done('gone');
+        let scope: IdentityScope;
+        try {
+          scope = await deps.onNetwork(object);
+          note.scopeResolved();
+        } catch (error) {
+          if (!(error instanceof IdentityNotReady)) throw error;
+          note.failed(error);
+          if (isDeleting(object) && (await neverCreated(object.metadata.uid))) {
+            if ((object.metadata.finalizers ?? []).includes(SECURITY_GROUP_FINALIZER)) await deps.source.removeFinalizer('SecurityGroup', namespace, name, SECURITY_GROUP_FINALIZER);
+            return done('nothing was created in the cloud; finalizer removed');
+          }
+          return yieldFor(5_000, `waiting: ${error.message}`);
         }
-        return yieldFor(5_000, `waiting: ${error.message}`);
-      }
-      return reconcileSecurityGroup({ engine: deps.engine, source: deps.source, os: scope.session }, namespace, name);
-    },
+        return reconcileSecurityGroup({ engine: deps.engine, source: deps.source, os: scope.session }, namespace, name);
+      },
+    ),
   });
   const sessionFor = async (stream: string): Promise<OpenStackSession> => {
     const uid = stream.startsWith(PREFIX) ? stream.slice(PREFIX.length) : '';

@@ -16,14 +16,24 @@ import type { RegionConnections } from '../regions/connections.js';
 import { identitySecretName } from './names.js';
 import { identityCloudConfig } from './observe.js';
 
+/**
+ * Which link of a resource's scope (Network → Identity → Region) could not be used: what a status names as
+ * the dependency while the resource cannot be observed (machines/scope-reachability.ts).
+ */
+export type ScopeLink = { kind: 'Network' | 'Identity' | 'Region'; name: string; why: string };
+
 /** The Identity a resource names cannot be worked with yet (missing, not realized, its Region unusable). */
 export class IdentityNotReady extends Error {
   override readonly name = 'IdentityNotReady';
+  /** The link that failed; the Identity itself unless said otherwise. */
+  readonly link: ScopeLink;
   constructor(
     readonly identity: string,
     why: string,
+    link?: ScopeLink,
   ) {
     super(`Identity ${identity}: ${why}`);
+    this.link = link ?? { kind: 'Identity', name: identity, why };
   }
 }
 
@@ -58,9 +68,10 @@ export class IdentitySessions {
     try {
       region = await this.options.connections.region(namespace, identity.spec.regionRef.name);
     } catch (error) {
-      throw new IdentityNotReady(ref, `its Region ${identity.spec.regionRef.name} cannot be used (${error instanceof Error ? error.message : String(error)})`);
+      const why = error instanceof Error ? error.message : String(error);
+      throw new IdentityNotReady(ref, `its Region ${identity.spec.regionRef.name} cannot be used (${why})`, { kind: 'Region', name: `${namespace}/${identity.spec.regionRef.name}`, why });
     }
-    if (!region) throw new IdentityNotReady(ref, `its Region ${identity.spec.regionRef.name} does not exist`);
+    if (!region) throw new IdentityNotReady(ref, `its Region ${identity.spec.regionRef.name} does not exist`, { kind: 'Region', name: `${namespace}/${identity.spec.regionRef.name}`, why: 'does not exist' });
     if (!region.region.spec.openstack.domainID) {
       const projectId = region.session.projectId;
       if (!projectId) throw new IdentityNotReady(ref, 'the region credentials are not scoped to a project');
