@@ -7,6 +7,8 @@ const b64 = (text: string | Buffer) => Buffer.from(text).toString('base64');
 const CLOUD_CONFIG = b64('#cloud-config\npackages: [nginx]\n');
 const BROKEN_YAML = b64('#cloud-config\npackages: [nginx\n');
 const GZIP = gzipSync(Buffer.from('#cloud-config\n')).toString('base64');
+/** Only a gzip header (no deflate stream, no trailer): it does not decompress, and without a CA it is not Regent's to decompress. */
+const GZIP_HEADER_ONLY = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03]).toString('base64');
 
 describe('api: userData validation', () => {
   describe('the formats cloud-init understands (pure)', () => {
@@ -22,6 +24,8 @@ describe('api: userData validation', () => {
       ['not base64', '***', false, false],
       ['gzip without an SSH CA passes through', GZIP, false, true],
       ['gzip with an SSH CA', GZIP, true, false],
+      ['gzip without an SSH CA is neither decompressed nor inspected: a header-only archive passes through (issue 24, item 3)', GZIP_HEADER_ONLY, false, true],
+      ['a header-only gzip with an SSH CA', GZIP_HEADER_ONLY, true, false],
       ['a cloud-config with an SSH CA', CLOUD_CONFIG, true, true],
     ];
     for (const [title, value, ca, ok] of cases) {
@@ -54,6 +58,10 @@ describe('api: userData validation', () => {
       const ok = await rig.call('POST', '/api/v2/servers', { body: v2Body('web-2', { userData: GZIP }) });
       expect(ok.status).to.equal(201);
       expect((await rig.source.get('Server', 'default', (ok.body as { metadata: { id: string } }).metadata.id))?.spec.userData).to.equal(GZIP);
+      // passed through unmodified means uninspected: an archive that would not decompress is the guest's business
+      const headerOnly = await rig.call('POST', '/api/v2/servers', { body: v2Body('web-3', { userData: GZIP_HEADER_ONLY }) });
+      expect(headerOnly.status).to.equal(201);
+      expect((await rig.source.get('Server', 'default', (headerOnly.body as { metadata: { id: string } }).metadata.id))?.spec.userData).to.equal(GZIP_HEADER_ONLY);
     });
 
     it('update validates a changed payload (422) with the server\'s current CA, and never re-validates an unchanged legacy payload', async () => {
