@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalJobRunner, type LocalJobRunnerOptions } from '../../src/nova/jobs/local.js';
-import { JobRunnerError, type CronJobSpec, type JobSpec, type ObservedJob } from '../../src/nova/jobs/port.js';
+import { JobRunnerError, type CronJobSpec, type DatabaseTlsMount, type JobSpec, type ObservedJob } from '../../src/nova/jobs/port.js';
 import { eventually } from '../kube/support/fixtures.js';
 
 const NS = 'openstack';
@@ -252,6 +252,88 @@ describe('nova jobs: the local JobRunner', () => {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
       expect(pgrp).to.equal(pid);
+    });
+  });
+
+  describe('database TLS files (spec.database.<block>.tls): written at 0400 into a private directory the DSNs name', () => {
+    const CA = '-----BEGIN CERTIFICATE-----\nca-v1\n-----END CERTIFICATE-----\n';
+    const KEY = '-----BEGIN PRIVATE KEY-----\nkey-v1\n-----END PRIVATE KEY-----\n';
+    const mount = (runner: LocalJobRunner, over: Partial<DatabaseTlsMount> = {}): DatabaseTlsMount => ({
+      block: 'cell',
+      dir: runner.databaseTlsDir(NS, 'nova', 'cell'),
+      files: [
+        { secret: 'db-ca', key: 'ca.crt', path: 'ca.crt' },
+        { secret: 'nova-db-client', key: 'tls.crt', path: 'tls.crt' },
+        { secret: 'nova-db-client', key: 'tls.key', path: 'tls.key' },
+      ],
+      ...over,
+    });
+    const mode = (path: string): number => statSync(path).mode & 0o777;
+    beforeEach(() => {
+      secrets.set(`${NS}/db-ca/ca.crt`, CA);
+      secrets.set(`${NS}/nova-db-client/tls.crt`, 'client-cert-v1');
+      secrets.set(`${NS}/nova-db-client/tls.key`, KEY);
+    });
+
+    it('databaseTlsDir is <dir>/tls/<namespace>/<nova>/<block>: one per Nova and block, shared by its Jobs', () => {
+      const runner = open();
+      expect(runner.databaseTlsDir(NS, 'nova', 'api')).to.equal(join(dir, 'tls', NS, 'nova', 'api'));
+      expect(runner.databaseTlsDir(NS, 'nova', 'cell')).to.equal(join(dir, 'tls', NS, 'nova', 'cell'));
+      expect(() => runner.databaseTlsDir(NS, '../x', 'cell')).to.throw(JobRunnerError);
+    });
+
+    it('the files are written before the child starts, mode 0400 in directories of mode 0700, and the child reads them where the DSN points', async () => {
+      const runner = open();
+      const tls = mount(runner);
+      await runner.create(jobSpec(`cat '${tls.dir}/ca.crt' '${tls.dir}/tls.key' > /dev/termination-log`, { databaseTls: [tls] }));
+      const job = await until(runner, 'succeeded');
+      expect(await runner.terminationMessage(job)).to.equal(`${CA}${KEY}`);
+      for (const file of ['ca.crt', 'tls.crt', 'tls.key']) expect(mode(join(tls.dir, file)), file).to.equal(0o400);
+      for (const d of [tls.dir, join(dir, 'tls', NS, 'nova'), join(dir, 'tls', NS), join(dir, 'tls')]) expect(mode(d), d).to.equal(0o700);
+      expect(readFileSync(join(tls.dir, 'tls.crt'), 'utf8')).to.equal('client-cert-v1');
+      expect(readdirSync(tls.dir).sort(), 'no temporary file left behind').to.deep.equal(['ca.crt', 'tls.crt', 'tls.key']);
+      expect(JSON.stringify(jobJson()), 'job.json records no TLS value').to.not.contain('key-v1');
+    });
+
+    it("a later create writes the Secrets' current values over the files (a rotated CA reaches the next Job), still 0400", async () => {
+      const runner = open();
+      await runner.create(jobSpec('true', { databaseTls: [mount(runner)] }));
+      await until(runner, 'succeeded');
+      secrets.set(`${NS}/db-ca/ca.crt`, 'ca-v2');
+      await runner.create(jobSpec('true', { name: 'nova-db-expand', databaseTls: [mount(runner)] }));
+      await until(runner, 'succeeded', 'nova-db-expand');
+      const ca = join(runner.databaseTlsDir(NS, 'nova', 'cell'), 'ca.crt');
+      expect(readFileSync(ca, 'utf8')).to.equal('ca-v2');
+      expect(mode(ca)).to.equal(0o400);
+    });
+
+    it('a mount naming any other directory is refused (422): nothing is written there, no Job', async () => {
+      const runner = open();
+      const elsewhere = join(work, 'elsewhere');
+      const error = await rejection(runner.create(jobSpec('true', { databaseTls: [mount(runner, { dir: elsewhere })] })));
+      expect(error.status).to.equal(422);
+      expect(existsSync(elsewhere)).to.equal(false);
+      expect(await runner.get(NS, 'nova-db-sync')).to.equal(undefined);
+    });
+
+    it('a missing TLS Secret key refuses the create, naming the Secret and the key: no file is written, no Job', async () => {
+      secrets.delete(`${NS}/nova-db-client/tls.key`);
+      const runner = open();
+      const error = await rejection(runner.create(jobSpec('true', { databaseTls: [mount(runner)] })));
+      expect(error.message).to.contain(`Secret ${NS}/nova-db-client`).and.contain('"tls.key"').and.not.contain('client-cert-v1');
+      expect(existsSync(runner.databaseTlsDir(NS, 'nova', 'cell'))).to.equal(false);
+      expect(await runner.get(NS, 'nova-db-sync')).to.equal(undefined);
+    });
+
+    it('an archive run gets the files too: written when the scheduler starts it', async () => {
+      const runner = open({ now: () => new Date('2025-01-01T00:00:30Z') });
+      const tls = mount(runner);
+      await runner.ensureCronJob(cronSpec(`cat '${tls.dir}/ca.crt' > /dev/termination-log`, { databaseTls: [tls] }));
+      const { started } = await runner.tick(new Date('2025-01-01T00:05:10Z'));
+      const name = started[0]!.split('/')[1]!;
+      const run = await until(runner, 'succeeded', name);
+      expect(await runner.terminationMessage(run)).to.equal(CA);
+      expect(mode(join(tls.dir, 'tls.key'))).to.equal(0o400);
     });
   });
 

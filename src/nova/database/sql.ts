@@ -22,13 +22,17 @@
  * other; `close()` ends them.
  *
  * TLS (spec.database.<block>.tls, plan.tls): over TCP the connection is TLS with the block's CA bundle and, when
- * given, its client certificate — the CA verifies the server's certificate and its host name (or IP address), as
- * pymysql does for Nova's own DSNs — so a server with require_secure_transport accepts it and an impostor is refused
- * (ClusterNotReady, in words). A rotated CA or client certificate replaces the pool. Over adminSocket the
- * connection never leaves the host and is not TLS: MariaDB does not negotiate TLS on a unix socket, and counts the
- * socket as a secure transport.
+ * given, its client certificate, so a server with require_secure_transport (and users that REQUIRE X509) accepts
+ * it. The server's certificate chain must lead to the block's CA, else the connection is refused before the
+ * admin's password is sent (ClusterNotReady, in words); a host name is also checked against the certificate, as
+ * pymysql checks it for Nova's own DSNs. An IP address is not: mysql2 (3.x) checks an IP host against "localhost"
+ * instead of the address, which refuses every certificate, so for an IP only the chain is verified — a server
+ * holding any certificate of the block's CA is accepted. A rotated CA or client certificate replaces the pool.
+ * Over adminSocket the connection never leaves the host and is not TLS: MariaDB does not negotiate TLS on a unix
+ * socket, and counts the socket as a secure transport.
  */
 import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
 import mysql from 'mysql2/promise';
 import type { Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
 import { SCHEMA_NAME_PATTERN, USERNAME_PATTERN } from './plan.js';
@@ -282,8 +286,10 @@ export class SqlDatabaseProvisioner implements DatabaseProvisioner {
       enableKeepAlive: true,
       multipleStatements: false,
       charset: 'utf8mb4',
-      // verifyIdentity: the server's name (or IP address) must be in its certificate, as pymysql checks it for Nova
-      ...(tls === undefined ? {} : { ssl: { ca: tls.ca, ...(tls.cert !== undefined && tls.key !== undefined ? { cert: tls.cert, key: tls.key } : {}), rejectUnauthorized: true, verifyIdentity: true } }),
+      // verifyIdentity for a host name only: mysql2 compares an IP host with "localhost" (see the header)
+      ...(tls === undefined
+        ? {}
+        : { ssl: { ca: tls.ca, ...(tls.cert !== undefined && tls.key !== undefined ? { cert: tls.cert, key: tls.key } : {}), rejectUnauthorized: true, verifyIdentity: isIP(admin.host ?? '127.0.0.1') === 0 } }),
     });
     this.pools.set(key, { credentials, pool });
     return pool;

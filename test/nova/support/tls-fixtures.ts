@@ -1,12 +1,15 @@
 /**
  * Throwaway TLS material for the Nova database TLS tests, made with the openssl CLI in a temporary directory: a CA,
- * a server certificate for 127.0.0.1 (IP SAN) and a client certificate (CN `nova`) signed by it, and a second CA
- * that signed nothing of these (to prove verification is real). P-256 keys: quick to make.
+ * a server certificate for 127.0.0.1 and SERVER_NAME (not `localhost`, so a name check has something to refuse) and
+ * a client certificate (CN `nova`) signed by it, and a second CA that signed nothing of these (to prove verification
+ * is real). P-256 keys: quick to make.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+export const SERVER_NAME = 'db.regent.test';
 
 export interface TlsFixtures {
   dir: string;
@@ -44,7 +47,7 @@ export const makeTlsFixtures = (): TlsFixtures => {
   };
   ca('ca', 'regent-test-ca');
   ca('other-ca', 'regent-test-other-ca');
-  leaf('server', '127.0.0.1', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
+  leaf('server', '127.0.0.1', `subjectAltName=IP:127.0.0.1,DNS:${SERVER_NAME}\nextendedKeyUsage=serverAuth\n`);
   leaf('client', 'nova', 'extendedKeyUsage=clientAuth\n');
   const read = (name: string) => readFileSync(at(name), 'utf8');
   return {
