@@ -2,8 +2,10 @@
  * A Server's volumes in its status (issue 12): `status.volumes` rows from the attachment machines of its
  * (server, volume) pairs (machines/volume-attachment.ts), the VolumesAttached condition, and Available
  * held back while a volume the spec lists is not attached — never success over an attachment that did
- * not happen. Only the Volume's name, the guest device and a closed state cross into status; no Nova or
- * Cinder id.
+ * not happen. Only the Volume's name, the device asked for and the one the guest got, and a closed state
+ * cross into status; no Nova or Cinder id. The two devices differ when the hypervisor does not follow the
+ * request (Nova treats it as a hint: a /dev/vdb asked for may show as /dev/sdb): both are shown, never one
+ * passed off as the other.
  *
  * | pair | row state | VolumesAttached |
  * |---|---|---|
@@ -20,7 +22,10 @@ import type { ConditionInput } from './conditions.js';
 
 export interface ServerVolumeRow {
   volumeID: string;
+  /** The device the guest got, as Nova reports it once attached (the hypervisor names it: /dev/sdb on a virtio-scsi bus). */
   device?: string;
+  /** The device spec.volumes asked for: a hint Nova passes on, which the hypervisor may not follow. */
+  requestedDevice?: string;
   state: 'Attaching' | 'Attached' | 'Detaching' | 'Error';
 }
 
@@ -29,6 +34,8 @@ export interface ServerVolumePair {
   name: string;
   /** Whether spec.volumes lists it. */
   listed: boolean;
+  /** spec.volumes[].device, when the spec asks for one. */
+  requestedDevice?: string;
   /** Whether the Volume resource exists. */
   exists: boolean;
   /** volumeAttachmentStatus of the pair's stream; null: detached holds; undefined: no stream yet. */
@@ -47,13 +54,14 @@ export const renderServerVolumes = (pairs: readonly ServerVolumePair[]): ServerV
   const detaching: string[] = [];
   for (const pair of pairs) {
     const a = pair.attachment;
+    const asked = pair.requestedDevice ? { requestedDevice: pair.requestedDevice } : {};
     if (pair.listed) {
       if (a && a.state !== 'Detaching') {
-        rows.push({ volumeID: pair.name, ...(a.device ? { device: a.device } : {}), state: a.state });
+        rows.push({ volumeID: pair.name, ...(a.device ? { device: a.device } : {}), ...asked, state: a.state });
         if (a.state === 'Error') failed.push(`${pair.name}: ${a.message ?? 'the attachment failed'}${a.reason ? ` (${a.reason})` : ''}`);
         else if (a.state === 'Attaching') waiting.push(pair.name);
       } else {
-        rows.push({ volumeID: pair.name, state: 'Attaching' });
+        rows.push({ volumeID: pair.name, ...asked, state: 'Attaching' });
         waiting.push(pair.exists ? pair.name : `${pair.name} (no such Volume)`);
       }
     } else if (a && a.state === 'Detaching') {

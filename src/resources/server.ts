@@ -92,7 +92,8 @@ export const ProviderCreateGateStatus = struct(
 export const VolumeAttachmentStatus = struct(
   'VolumeAttachmentStatus',
   { volumeID: ObjectName },
-  { device: str('Device', { maxLength: 32 }), state: enumOf('AttachmentState', ['Attaching', 'Attached', 'Detaching', 'Error']) },
+  // device: what Nova reports the guest got; requestedDevice: what spec.volumes asked for (a hint the hypervisor may not follow)
+  { device: str('Device', { maxLength: 32 }), requestedDevice: str('Device', { maxLength: 32 }), state: enumOf('AttachmentState', ['Attaching', 'Attached', 'Detaching', 'Error']) },
 );
 
 export const ServerStatus = struct(

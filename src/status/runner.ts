@@ -268,7 +268,7 @@ export class StatusRunner {
     for (const entry of spec.volumes ?? []) {
       const volume = volumes.find((v) => v.metadata.name === entry.volumeID);
       listed.add(volume?.metadata.uid ?? '');
-      pairs.push({ name: entry.volumeID, listed: true, exists: volume !== undefined, attachment: volume ? await load(volume.metadata.uid) : undefined });
+      pairs.push({ name: entry.volumeID, listed: true, ...(entry.device ? { requestedDevice: entry.device } : {}), exists: volume !== undefined, attachment: volume ? await load(volume.metadata.uid) : undefined });
     }
     for (const stream of streams) {
       const volumeUid = stream.slice(prefix.length);

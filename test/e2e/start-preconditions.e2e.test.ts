@@ -156,11 +156,15 @@ describe('e2e: examples go only to the built-in simulator (issue 10, item 12)', 
     const plane = await startWith(false, {});
     const region = await plane.source.get('Region', 'default', 'region-one');
     expect(JSON.stringify((region?.spec as { openstack: { blockStorage?: unknown } }).openstack.blockStorage), 'the example region\'s allowlist').to.include('1942336f-3ef6-41c2-a364-1a21f8146554');
-    type Row = { volumeID: string; device?: string; state: string };
+    type Row = { volumeID: string; device?: string; requestedDevice?: string; state: string };
     const deadline = Date.now() + 45_000;
     const rowOf = async () => ((await plane.source.get('Server', 'default', 'web-1'))?.status as { volumes?: Row[] } | undefined)?.volumes?.find((v) => v.volumeID === 'data-1');
     while ((await rowOf())?.state !== 'Attached' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect((await rowOf())?.state).to.equal('Attached');
+    // what web-1 asked for and what the guest got, both shown: the hypervisor names the device (issue 24, item 5)
+    const attachedRow = await rowOf();
+    expect(attachedRow?.requestedDevice).to.equal('/dev/vdb');
+    expect(attachedRow?.device).to.match(/^\/dev\/[a-z]+$/);
     const volume = (await plane.source.get('Volume', 'default', 'data-1'))?.status as { volumeID?: string; conditions?: Array<{ type: string; status: string; reason: string }> } | undefined;
     expect(volume?.conditions?.find((c) => c.type === 'Available')).to.include({ status: 'True', reason: 'Provisioned' });
     const project = ((await plane.source.get('Identity', 'default', 'acme-web'))?.status as { openstack?: { projectID?: string } } | undefined)?.openstack?.projectID;
