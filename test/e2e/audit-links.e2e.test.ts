@@ -121,5 +121,14 @@ describe('e2e: every link the audit pages render answers 200 (issue 24, item 5)'
     expect(apiPage).to.include('<code>alice@acme</code>').and.include('api.server.created').and.include('<span class="src api">api</span>');
     expect(apiPage).to.include('<h1 id="subject"><span class="kind">Server</span> default/api-1</h1>');
     expect(apiPage).to.include(`href="/resources/Server/default/${created.metadata.id}"`);
+
+    // and the index finds the Server by the name it was given: its API record and its lifecycle
+    const found = await (await fetch(`${origin}/?q=api-1`)).text();
+    const listed = [...found.matchAll(/<a href="\/streams\/([^"?]+)">/g)].map((m) => decodeURIComponent(m[1] as string));
+    expect(listed).to.include.members([auditStream(uid), serverLifecycleStream(uid)]);
+    // only its streams: each row names the Server api-1 (a rebuild stream is keyed by the Nova id, not the uid)
+    const rows = [...found.matchAll(/<tr><td class="resource">(.*?)<\/td>/g)].map((m) => m[1] as string);
+    expect(rows).to.have.length(listed.length);
+    expect(rows.every((r) => r.includes('<b>api-1</b>')), rows.join('\n')).to.equal(true);
   });
 });
