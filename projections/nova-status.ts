@@ -5,7 +5,7 @@
  * | condition | from |
  * |---|---|
  * | DatabaseReady | the machine's decision: DatabaseSynced; ClusterNotReady, WaitingForDatabase (also for missing database credentials), WaitingForConfig, ImageReleaseMismatch, DBSyncInProgress/Failed, VersionParseError, DowngradeNotSupported, UpgradePathInvalid, UpgradeTargetChanged, Expand/Migrate/ContractInProgress, UpgradeRollingUpdate, Expand/Migrate/ContractFailed |
- * | SecretsReady | False / WaitingForDBCredentials or WaitingForServiceUserCredentials while that Secret is missing; otherwise Unknown / NotImplemented (the service-user, metadata, messaging and secret-store gates are not built) |
+ * | SecretsReady | False / WaitingForDBCredentials (a block's credentials, or its TLS Secrets when its tls is enabled: the message names the spec.database.<block>.tls field) or WaitingForServiceUserCredentials while that Secret is missing; otherwise Unknown / NotImplemented (the service-user, metadata, messaging and secret-store gates are not built) |
  * | DBArchiveReady | DBArchiveScheduled, DBArchiveSuspended, DBArchiveJobFailed; Unknown / NotReached until the database is synced |
  * | every other sub-condition, ExtraConfigHealthy | Unknown / NotImplemented, naming the pipeline step that would set it |
  * | Ready | False / NotAllReady listing the sub-conditions that are not True (it cannot be True before every step is built) |

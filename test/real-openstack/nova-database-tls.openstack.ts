@@ -238,8 +238,6 @@ describe('nova database TLS for real: a MariaDB that requires TLS (its own maria
 
     it("the contract Job's cell0 pass connects through cell0's DSN, which carries the cell block's TLS query", async function () {
       this.timeout(300_000);
-      const cell = (await rig.source.secrets.get('default', `${NAME}-db-connection`))!.data;
-      expect(new URL(cell.cell0Connection!).search).to.equal(new URL(cell.connection!).search);
       const ref = { namespace: 'default', name: NAME, uid: (await rig.source.get('Nova', 'default', NAME))!.metadata.uid };
       const job = renderNovaJob(ref, spec(), 'contract', { databaseTlsDir: (block) => rig.jobs.databaseTlsDir('default', NAME, block) });
       await rig.jobs.create(job);
@@ -249,7 +247,8 @@ describe('nova database TLS for real: a MariaDB that requires TLS (its own maria
         observed = await rig.jobs.get('default', job.name);
       }
       expect(observed?.state, observed?.failureMessage).to.equal('succeeded');
-      expect(existsSync(rig.jobs.outputPath('default', job.name))).to.equal(true);
+      const cell = (await rig.source.secrets.get('default', `${NAME}-db-connection`))!.data;
+      expect(new URL(cell.cell0Connection!).search).to.equal(new URL(cell.connection!).search);
     });
   });
 });
