@@ -484,13 +484,18 @@ export class LocalJobRunner implements JobRunner {
       }
     }
     for (const { dir, path, value } of writes) {
-      mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-      chmodSync(dir, PRIVATE_DIR_MODE);
       const target = join(dir, path);
       const temporary = `${target}.${process.pid}.${randomUUID()}.tmp`;
-      // created at 0400 (flag wx: never through a file someone else put there), then renamed over the old one
-      writeFileSync(temporary, value, { mode: DATABASE_TLS_FILE_MODE, flag: 'wx' });
-      renameSync(temporary, target);
+      try {
+        mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+        chmodSync(dir, PRIVATE_DIR_MODE);
+        // created at 0400 (flag wx: never through a file someone else put there), then renamed over the old one
+        writeFileSync(temporary, value, { mode: DATABASE_TLS_FILE_MODE, flag: 'wx' });
+        renameSync(temporary, target);
+      } catch (error) {
+        rmSync(temporary, { force: true });
+        throw new JobRunnerError(`Job ${spec.namespace}/${spec.name}: cannot write ${target} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      }
     }
   }
 
