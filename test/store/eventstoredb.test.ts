@@ -13,9 +13,9 @@ import { assertStreamName } from '../../src/store/internal/validate.js';
 import type { EventStore, StreamFilter } from '../../src/store/port.js';
 import { killStrayChildren, spawnFixture } from './children.js';
 import { storeConformance } from './conformance.js';
-import { deferred, metadata, newEvent, newEvents, rejectionOf, waitFor } from './helpers.js';
+import { deferred, metadata, newEvent, newEvents, rejectionOf, settledWithin, waitFor } from './helpers.js';
 import { startEsdbTestServer, type EsdbTestServer } from './support/esdb-test-server.js';
-import { rawAppend } from './support/raw-append.js';
+import { rawAppend, rawStalledSubscription } from './support/raw-append.js';
 
 const REAL_URL = process.env.REGENT_ESDB_URL;
 
@@ -177,28 +177,37 @@ describe('eventstoredb adapter', function () {
     });
 
     it('a subscription whose call is dropped resumes from the last delivered position: no gap, no duplicate', async () => {
-      for (let i = 0; i < 30; i += 1) await store.append(`s-${i % 3}`, newEvents(1), { expectedRevision: 'any' });
-      const gate = deferred();
-      const seen: RecordedEvent[] = [];
-      const subscription = store.subscribe({}, async (event) => {
-        seen.push(event);
-        if (seen.length === 10) await gate.promise;
-      });
-      await waitFor(() => seen.length === 10, 'ten deliveries');
-      // Dropped while the handler holds event 10 and the server has already sent more.
-      server.dropAll();
-      gate.resolve();
-      await waitFor(() => seen.length === 30, 'the rest of the history after the first drop');
-      for (let i = 0; i < 10; i += 1) await store.append(`live-${i % 2}`, newEvents(1), { expectedRevision: 'any' });
-      await waitFor(() => seen.length === 40, 'live events');
-      server.dropAll();
-      for (let i = 0; i < 10; i += 1) await store.append(`late-${i % 2}`, newEvents(2), { expectedRevision: 'any' });
-      const all = await store.readAll();
-      await waitFor(() => seen.length >= all.length, `${all.length} deliveries after the second drop`);
-      expect(seen).to.deep.equal(all);
-      expect(subscription.position).to.equal(all.at(-1)?.position);
-      expect((subscription as EsdbSubscription).subscribeCount).to.be.at.least(3);
-      expect(server.reads.filter((read) => read.subscription)).to.have.length((subscription as EsdbSubscription).subscribeCount);
+      // The writes go through their own connection. The client answers the UNAVAILABLE of the dropped
+      // subscription by closing its whole channel, a moment later (its handleError): appends sharing that
+      // channel then failed now and then with "Channel closed before call started" — a busy machine's
+      // flake about the client's reconnect, not about resuming the subscription, which is what is tested.
+      const writer = await openEventStoreDbStore(server.url);
+      try {
+        for (let i = 0; i < 30; i += 1) await writer.append(`s-${i % 3}`, newEvents(1), { expectedRevision: 'any' });
+        const gate = deferred();
+        const seen: RecordedEvent[] = [];
+        const subscription = store.subscribe({}, async (event) => {
+          seen.push(event);
+          if (seen.length === 10) await gate.promise;
+        });
+        await waitFor(() => seen.length === 10, 'ten deliveries');
+        // Dropped while the handler holds event 10 and the server has already sent more.
+        server.dropAll();
+        gate.resolve();
+        await waitFor(() => seen.length === 30, 'the rest of the history after the first drop');
+        for (let i = 0; i < 10; i += 1) await writer.append(`live-${i % 2}`, newEvents(1), { expectedRevision: 'any' });
+        await waitFor(() => seen.length === 40, 'live events');
+        server.dropAll();
+        for (let i = 0; i < 10; i += 1) await writer.append(`late-${i % 2}`, newEvents(2), { expectedRevision: 'any' });
+        const all = await writer.readAll();
+        await waitFor(() => seen.length >= all.length, `${all.length} deliveries after the second drop`);
+        expect(seen).to.deep.equal(all);
+        expect(subscription.position).to.equal(all.at(-1)?.position);
+        expect((subscription as EsdbSubscription).subscribeCount).to.be.at.least(3);
+        expect(server.reads.filter((read) => read.subscription)).to.have.length((subscription as EsdbSubscription).subscribeCount);
+      } finally {
+        await writer.close();
+      }
     });
 
     it('a subscription the server ends without an error is resumed too', async () => {
@@ -272,6 +281,21 @@ describe('eventstoredb adapter', function () {
         expect(server.appendOutcomes()).to.deep.equal(['committed']);
         expect((await store.readStream('whole')).map((event) => event.data)).to.deep.equal(Array.from({ length: 10 }, (_, n) => ({ n })));
       });
+    });
+
+    it('the test server closes although a subscription it served was dropped while a write waited for its client to read', async () => {
+      // A dropped call never drains: before the fix the write's wait held the memory store's subscription
+      // handler for ever, and the server's close (which closes that store) hung the suite's afterEach.
+      for (let i = 0; i < 40; i += 1) await store.append(`big-${i}`, [newEvent({ filler: 'x'.repeat(64_000) })], { expectedRevision: 'no_stream' });
+      const stalled = rawStalledSubscription(server.url);
+      try {
+        await waitFor(() => server.stalledReads() === 1, 'a write waiting for the unread subscription');
+        server.dropAll();
+        expect(await settledWithin(server.close(), 5_000)).to.equal('settled');
+        expect(server.stalledReads()).to.equal(0);
+      } finally {
+        stalled.close();
+      }
     });
 
     it('openEventStoreDbStore fails with StoreUnavailable when nothing answers at the URL', async () => {

@@ -55,6 +55,8 @@ export interface EsdbTestServer {
   readonly appendOutcomes: () => readonly AppendOutcome[];
   /** Number of Read calls currently open (subscriptions and reads in flight). */
   readonly openReads: () => number;
+  /** Number of Read calls waiting for their client to take what was sent (a write waiting for 'drain'). */
+  readonly stalledReads: () => number;
   /** Ends every open Read call (subscriptions included) with UNAVAILABLE, as a dropped connection would. */
   dropAll(): void;
   /** Ends every open Read call normally (status OK), as a server shutting a subscription down might. */
@@ -145,6 +147,7 @@ export const startEsdbTestServer = async (store = new MemoryEventStore()): Promi
   const open = new Set<{ call: grpc.ServerWritableStream<ReadReq, ReadResp>; stop(): void }>();
   let appends = 0;
   let proposed = 0;
+  let stalled = 0;
   const outcomes: AppendOutcome[] = [];
 
   const append = (call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>): void => {
@@ -257,11 +260,16 @@ export const startEsdbTestServer = async (store = new MemoryEventStore()): Promi
       filter = { streamPrefixes: received.prefixes };
     }
     let stopped = false;
+    let halt = (): void => undefined;
+    const halted = new Promise<void>((resolve) => {
+      halt = resolve;
+    });
     let live: Subscription | undefined;
     const entry = {
       call,
       stop: () => {
         stopped = true;
+        halt();
         void live?.close();
         open.delete(entry);
       },
@@ -271,7 +279,15 @@ export const startEsdbTestServer = async (store = new MemoryEventStore()): Promi
     call.on('error', entry.stop);
     const send = async (message: ReadResp): Promise<void> => {
       if (stopped) return;
-      if (!call.write(message)) await new Promise<void>((resolve) => call.once('drain', () => resolve()));
+      if (call.write(message)) return;
+      stalled += 1;
+      try {
+        // A call dropped or cancelled during the wait never drains: waiting for 'drain' alone held the
+        // memory store's subscription handler for ever, so closing that store (the server's close) hung.
+        await Promise.race([new Promise<void>((resolve) => call.once('drain', () => resolve())), halted]);
+      } finally {
+        stalled -= 1;
+      }
     };
     const fail = (error: unknown): void => {
       if (stopped) return;
@@ -394,6 +410,7 @@ export const startEsdbTestServer = async (store = new MemoryEventStore()): Promi
     proposedReceived: () => proposed,
     appendOutcomes: () => [...outcomes],
     openReads: () => open.size,
+    stalledReads: () => stalled,
     dropAll,
     close: async () => {
       dropAll();

@@ -1,7 +1,8 @@
 /**
- * TEST ONLY. An EventStoreDB `Append` call driven message by message over the client package's generated
- * gRPC stub, so a test can stop between messages — which the client's `appendToStream` never does — and
- * either half-close the request stream (`end`) or leave it open for the process to be killed (`hang`).
+ * TEST ONLY. Calls to the test server over the client package's generated gRPC stub, for what the client
+ * itself never does. `rawAppend`: an `Append` driven message by message, so a test can stop between
+ * messages and either half-close the request stream (`end`) or leave it open for the process to be killed
+ * (`hang`). `rawStalledSubscription`: a subscription whose responses are never read.
  */
 import * as grpc from '@grpc/grpc-js';
 import sharedPb from '@eventstore/db-client/generated/shared_pb.js';
@@ -55,3 +56,36 @@ export const rawAppend = async (url: string, stream: string, count: number, fini
   if (finish === 'end') call.end();
   return { answer, close: () => client.close() };
 };
+
+/**
+ * Subscribes to `$all` from the start over the generated stub and never reads a response: the server's
+ * writes back up (HTTP/2 flow control) until one of them waits for 'drain'.
+ */
+export const rawStalledSubscription = (url: string): { close(): void } => {
+  const address = /^esdb:\/\/([^/?]+)/.exec(url)?.[1];
+  if (!address) throw new Error(`rawStalledSubscription: not an esdb:// URL: ${url}`);
+  const client = new streamsGrpc.StreamsClient(address, grpc.credentials.createInsecure());
+  const options = new streamsPb.ReadReq.Options();
+  const all = new streamsPb.ReadReq.Options.AllOptions();
+  all.setStart(new sharedPb.Empty());
+  options.setAll(all);
+  options.setSubscription(new streamsPb.ReadReq.Options.SubscriptionOptions());
+  options.setNoFilter(new sharedPb.Empty());
+  options.setReadDirection(streamsPb.ReadReq.Options.ReadDirection.FORWARDS);
+  options.setResolveLinks(false);
+  const uuidOption = new streamsPb.ReadReq.Options.UUIDOption();
+  uuidOption.setString(new sharedPb.Empty());
+  options.setUuidOption(uuidOption);
+  const request = new streamsPb.ReadReq();
+  request.setOptions(options);
+  const call = client.read(request);
+  call.on('error', () => undefined);
+  call.pause();
+  return {
+    close: () => {
+      call.cancel();
+      client.close();
+    },
+  };
+};
+
