@@ -172,6 +172,12 @@ export interface LifecycleOptions {
   deleteEffect: string;
   maxCreateAttempts?: number;
   description: string;
+  /**
+   * The resource boots (servers: Nova's launched_at, the monitor's provisionedAt latch), so L5–L7 and L10 apply.
+   * Only the audit alphabet reads it: kinds that do not boot never carry that evidence, and exploring it for them
+   * doubled `regent check`'s graphs for nothing.
+   */
+  boots?: boolean;
 }
 
 /**
@@ -462,17 +468,21 @@ const INTENT_RANK: Record<string, number> = { deleteArmed: 1, deleting: 2, recre
 const AUDIT_TIMES = ['2026-01-01T00:00:00Z', '2026-01-01T00:00:20Z', '2026-01-01T00:10:00Z'];
 
 /** Audit hooks (machines/definition.ts MachineAudit): every decision-relevant pass and effect result. */
-const lifecycleAudit = (): MachineAudit => ({
+const lifecycleAudit = (boots: boolean): MachineAudit => ({
   alphabet: () => {
-    const observations: Observed[] = [
-      { kind: 'absent' },
-      { kind: 'present', id: 'a', status: 'ACTIVE', launched: true },
-      { kind: 'present', id: 'a', status: 'ERROR', launched: false, fault: 'No valid host was found.' },
-      { kind: 'present', id: 'a', status: 'ERROR', launched: true },
-      // L10: the monitor's latch on an ERROR whose launched_at reads empty
-      { kind: 'present', id: 'a', status: 'ERROR', launched: false, provisionedAt: '2026-01-01T00:00:00Z' },
-      { kind: 'present', id: 'b' },
-    ];
+    const observations: Observed[] = boots
+      ? [
+          { kind: 'absent' },
+          { kind: 'present', id: 'a', status: 'ACTIVE', launched: true },
+          { kind: 'present', id: 'a', status: 'ERROR', launched: false, fault: 'No valid host was found.' },
+          { kind: 'present', id: 'a', status: 'ERROR', launched: true },
+          // L10: the monitor's latch on an ERROR whose launched_at reads empty
+          { kind: 'present', id: 'a', status: 'ERROR', launched: false, provisionedAt: '2026-01-01T00:00:00Z' },
+          { kind: 'present', id: 'b' },
+        ]
+      : // a kind that does not boot never carries boot evidence (no launched: true, no monitor latch); the never-booted
+        // ERROR stays, since the machine accepts it (L5's recreate states would otherwise go unexplored)
+        [{ kind: 'absent' }, { kind: 'present', id: 'a', status: 'ACTIVE' }, { kind: 'present', id: 'a', status: 'ERROR', launched: false }, { kind: 'present', id: 'b' }];
     const passes: Stimulus[] = [];
     for (const observed of observations)
       for (const deletionRequested of [false, true])
@@ -506,7 +516,7 @@ const lifecycleAudit = (): MachineAudit => ({
 });
 
 export const lifecycleDefinition = (options: LifecycleOptions): MachineDefinition => ({
-  audit: lifecycleAudit(),
+  audit: lifecycleAudit(options.boots ?? false),
   id: options.id,
   // v2: L6–L9 (retries end visibly, failed never re-adopts a never-booted ERROR, dropped deletes are sent again, unresolvable requests are recorded)
   // v3: L10 the boot latch — a server seen booted is never deleted and recreated on a later ERROR with launched_at

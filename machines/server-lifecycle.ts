@@ -10,6 +10,7 @@ export const serverLifecycleDefinition = lifecycleDefinition({
   createEffect: 'nova.createServer',
   deleteEffect: 'nova.deleteServer',
   description: 'Nova server create (adopting an existing exact-name match) and finalizer-gated delete.',
+  boots: true,
 });
 
 export const serverLifecycleStream = (resourceUid: string): string => `server-lifecycle-${resourceUid}`;
