@@ -56,6 +56,8 @@ const gatesPending = (lifecycle: LifecycleView | undefined): ReturnType<typeof l
   return { available: { type: 'Available', status: 'False', reason: 'ProviderCreateGatesPending', message }, provisioningStatus: 'provisioning' };
 };
 
+const phaseWithoutNovaServer = (provisioning: string | undefined): string => (provisioning === 'error' ? 'Error' : provisioning === 'deprovisioning' ? 'Deleting' : 'Pending');
+
 const renderServer = (input: Parameters<typeof renderServerResource>[0]): ServerResourceStatus => {
   const { lifecycle, rebuild, generation, at, previous } = input;
   const unrealized = input.unrealized ?? [];
@@ -66,14 +68,17 @@ const renderServer = (input: Parameters<typeof renderServerResource>[0]): Server
   const lifecycleDecided = lifecycle?.context.decidedGeneration ?? null;
   if (early === undefined && rebuild) {
     const decidedGeneration = rebuild.decidedGeneration ?? lifecycleDecided;
-    const status: ServerResourceStatus = renderServerStatus({ context: rebuild, generation, decidedGeneration, unrealized, at, previous: previous as ServerStatus | undefined });
+    const bootedByPass = serverID !== undefined && (lifecycle?.context.bootedIds ?? []).includes(serverID);
+    const status: ServerResourceStatus = renderServerStatus({ context: rebuild, generation, decidedGeneration, unrealized, at, previous: previous as ServerStatus | undefined, ...(bootedByPass ? { bootedByPass } : {}) });
     if (serverID) status.serverID = serverID;
     return status;
   }
   const observedGeneration = lifecycleDecided ?? 0;
   const status: ServerResourceStatus = {
     observedGeneration,
-    phase: rebuild?.health?.phase ?? 'Pending',
+    // the phase agrees with provisioningStatus: a server that failed before Nova had one (ImageNotFound, a refused
+    // create) is in Error, not Pending; one being deleted is Deleting (issue 24, item 5)
+    phase: rebuild?.health?.phase ?? phaseWithoutNovaServer(early?.provisioningStatus),
     provisioningStatus: early?.provisioningStatus ?? 'provisioning',
     conditions: mergeConditions(
       previous?.conditions,

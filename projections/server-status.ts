@@ -70,7 +70,7 @@ const availability = (context: ServerRebuildContext, settlement: Settlement): Co
   const phase = context.health?.phase;
   if (!context.health || phase === 'Unknown') return state('False', 'Provisioning', 'waiting for Nova to report the server', 'provisioning');
   if (phase === 'Building') return state('False', 'Provisioning', 'Nova is building the server', 'provisioning');
-  if (context.provisionedAt === null) return state('False', 'Provisioning', 'the server has not booted yet', 'provisioning');
+  if (context.provisionedAt === null && !settlement.bootedByPass) return state('False', 'Provisioning', 'the server has not booted yet', 'provisioning');
   if (phase === 'Error') return state('False', 'Errored', 'Nova reports the server in ERROR', 'error');
   if (unrealized.length > 0) {
     return state('False', 'PartiallyRealized', `the server runs its desired image, but the spec is not fully realized: ${unrealized.map((u) => u.field).join(', ')} (see SpecRealized)`, 'provisioning');
@@ -84,6 +84,12 @@ export interface Settlement {
   /** The generation the last reconciler pass decided from (null: none recorded yet). */
   decided: number | null;
   unrealized: readonly UnrealizedField[];
+  /**
+   * A pass saw this Nova server booted (launched_at read fresh; the lifecycle's L10 latch, `bootedIds`), also when
+   * the monitor never latched provisionedAt: such a server read in ERROR is a booted server in ERROR, not one
+   * that "has not booted yet".
+   */
+  bootedByPass?: boolean;
 }
 
 /** SpecRealized: names every spec field Regent does not act on yet. */
@@ -107,6 +113,8 @@ export const renderServerStatus = (input: {
   /** The generation the last pass decided from, when known better than the rebuild stream (defaults to its record). */
   decidedGeneration?: number | null;
   unrealized?: readonly UnrealizedField[];
+  /** Settlement.bootedByPass. */
+  bootedByPass?: boolean;
   /** Time of the last event folded in: the transition time of any condition that changed. */
   at: string;
   previous?: ServerStatus;
@@ -114,7 +122,7 @@ export const renderServerStatus = (input: {
   const { context, generation, at, previous } = input;
   const decided = input.decidedGeneration !== undefined ? input.decidedGeneration : context.decidedGeneration;
   const unrealized = input.unrealized ?? [];
-  const { provisioning, ...available } = availability(context, { generation, decided, unrealized });
+  const { provisioning, ...available } = availability(context, { generation, decided, unrealized, ...(input.bootedByPass ? { bootedByPass: true } : {}) });
   const observedGeneration = decided ?? 0;
   const status: ServerStatus = {
     observedGeneration,

@@ -130,6 +130,31 @@ export const resolveImageId = async (os: Pick<OpenStackSession, 'glance'>, ref: 
   }
 };
 
+/**
+ * Before a create, an image named by id must exist too: without this, a missing id went to Nova and came back a
+ * 400 (CreateRejected, the server failed), while the same missing image named by name was ImageNotFound (L9,
+ * recorded, retried) — one fault, two reasons (issue 24, item 5). Glance answers for the project's token, so an
+ * image the project cannot see is not found either, as Nova would find it.
+ */
+export const confirmImageId = async (os: Pick<OpenStackSession, 'glance'>, imageId: string): Promise<string> => {
+  try {
+    return (await os.glance.getImage(imageId)).id;
+  } catch (error) {
+    if (error instanceof NotFound) throw new DesiredUnresolvable('ImageNotFound', `no Glance image has the id '${imageId}' (or the project cannot see it)`);
+    throw error;
+  }
+};
+
+/** Before a create, a flavor named by id must exist too, for the same reason (FlavorNotFound either way). */
+export const confirmFlavorId = async (os: Pick<OpenStackSession, 'nova'>, flavorId: string): Promise<string> => {
+  try {
+    return (await os.nova.getFlavor(flavorId)).id;
+  } catch (error) {
+    if (error instanceof NotFound) throw new DesiredUnresolvable('FlavorNotFound', `no Nova flavor has the id '${flavorId}' (or the project cannot use it)`);
+    throw error;
+  }
+};
+
 /** The spec's flavor as a Nova id; DesiredUnresolvable when its name matches no flavor, or several. */
 export const resolveFlavorId = async (os: Pick<OpenStackSession, 'nova'>, ref: { id?: string; name?: string }): Promise<string> => {
   if (ref.id !== undefined) return ref.id;

@@ -61,16 +61,29 @@ describe('e2e: a Server whose create cannot happen says why within one pass', fu
     expect(creates()).to.have.length(0);
   });
 
-  it("a Nova 400 on create: Available=False/CreateRejected with Nova's own message and the status code", async () => {
+  it('an image or flavor id that names nothing: the same ImageNotFound/FlavorNotFound as a name, phase Error, nothing sent to Nova (issue 24, item 5)', async () => {
     const missing = randomUUID();
     await rig.applyServer('web-1', { image: `{ id: ${missing} }` });
+    await rig.pass('web-1');
+    expect(await rig.available('web-1')).to.include({ status: 'False', reason: 'ImageNotFound', message: `the spec cannot be resolved: no Glance image has the id '${missing}' (or the project cannot see it)` });
+    expect(await rig.status('web-1')).to.include({ provisioningStatus: 'error', phase: 'Error' });
+    await rig.applyServer('web-2', { flavor: '{ id: no-such-flavor }' });
+    await rig.pass('web-2');
+    expect(await rig.available('web-2')).to.include({ status: 'False', reason: 'FlavorNotFound' });
+    expect(await rig.status('web-2')).to.include({ provisioningStatus: 'error', phase: 'Error' });
+    expect(creates()).to.have.length(0);
+  });
+
+  it("a Nova 400 on create: Available=False/CreateRejected with Nova's own message and the status code", async () => {
+    rig.sim.control.addFault({ method: 'POST', path: '/compute/v2.1/servers$', status: 400, body: { badRequest: { code: 400, message: 'Invalid key_name provided.' } }, count: 1 });
+    await rig.applyServer('web-1');
     const disposition = await rig.pass('web-1');
     expect(disposition.kind).to.equal('park');
     expect(creates().map((c) => c.status)).to.deep.equal([400]);
     const available = await rig.available('web-1');
     expect(available).to.include({ status: 'False', reason: 'CreateRejected' });
-    expect(available?.message).to.equal(`Nova refused to create the server: Image ${missing} could not be found. (HTTP 400)`);
-    expect((await rig.status('web-1')).provisioningStatus).to.equal('error');
+    expect(available?.message).to.equal('Nova refused to create the server: Invalid key_name provided. (HTTP 400)');
+    expect(await rig.status('web-1')).to.include({ provisioningStatus: 'error', phase: 'Error' });
   });
 
   it("a quota refusal (403): Available=False/QuotaExceeded with Nova's message", async () => {

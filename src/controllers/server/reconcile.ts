@@ -20,7 +20,7 @@ import { serverLifecycleStream } from '../../../machines/server-lifecycle.js';
 import { networkLifecycleStream } from '../../../machines/network-lifecycle.js';
 import type { LifecycleContext, Observed } from '../../../machines/lifecycle.js';
 import { serverRebuildStream, type ServerRebuildContext } from '../../../machines/server-rebuild.js';
-import { observeServer, resolveFlavorId, resolveImageId, serverMetadata, type ServerLinkage } from '../../provider/servers.js';
+import { confirmFlavorId, confirmImageId, observeServer, resolveFlavorId, resolveImageId, serverMetadata, type ServerLinkage } from '../../provider/servers.js';
 import { done, yieldFor, type Disposition } from '../disposition.js';
 import { runLifecyclePass } from '../lifecycle-pass.js';
 import { reconcileServerImage } from '../server-rebuild/reconcile.js';
@@ -131,9 +131,12 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
     // An image or flavor name that matches nothing or two throws DesiredUnresolvable: recorded, nothing else happens.
     desired: async () => {
       imageId = await resolveImageId(deps.os, server.spec.image);
-      const flavorId = await resolveFlavorId(deps.os, server.spec.flavor);
       const recorded = (await deps.engine.load(serverLifecycleStream(uid))).snapshot;
       const lifecycle = { state: String(recorded.value), context: recorded.context as LifecycleContext };
+      // an id is confirmed before the first create, as a name is by its lookup: a missing image is ImageNotFound either way
+      if (server.spec.image.id !== undefined && lifecycle.context.resourceId === null) imageId = await confirmImageId(deps.os, imageId);
+      let flavorId = await resolveFlavorId(deps.os, server.spec.flavor);
+      if (server.spec.flavor.id !== undefined && lifecycle.context.resourceId === null) flavorId = await confirmFlavorId(deps.os, flavorId);
       // provider-create gates: before the first create, every declared gate satisfied (./create-gates.ts)
       // the metadata: the in-guest linkage and the ownership lookup aid, on the recorded request (Regent's keys win)
       const metadata = serverMetadata({ serverUid: uid, linkage: await linkageOf(deps, namespace, server.spec.networkID) });
