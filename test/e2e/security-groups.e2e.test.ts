@@ -106,4 +106,21 @@ describe('e2e: SecurityGroups (issue 17)', function () {
     const id = ((await plane.source.get('SecurityGroup', 'default', 'later-sg'))?.status as { securityGroupID?: string }).securityGroupID;
     expect(body.server?.security_groups).to.deep.equal([{ name: id }]);
   });
+
+  it('a server that errors before its first boot is recreated in its groups too (L5\'s create carries them, not only the first)', async () => {
+    sim.control.configure({ nova: { bootRules: [{ match: '^web-3$', outcome: 'error', phase: 'boot', message: 'No valid host was found.' }] } });
+    plane = await startControlPlane(planeOptions(dir, sim));
+    await until('leadership', () => plane?.isLeader());
+    const server = serverManifest('web-3', SEED.images.cirros).replace('  sshInjection: none\n', '  sshInjection: none\n  securityGroups: [web-sg]\n');
+    await applyManifests(plane.source, [networkManifest, groupManifest, server].join('---\n'));
+    const posts = () => sim.calls().filter((c) => c.method === 'POST' && c.path.endsWith('/servers') && c.status === 202);
+    const uid = (await until('web-3 object', async () => plane!.source.get('Server', 'default', 'web-3'))).metadata.uid;
+    await until('a retry create', async () => (await plane!.store.readStream(`server-lifecycle-${uid}`)).some((e) => e.type === 'serverLifecycle.recreateSubmitted'), 60_000);
+    sim.control.configure({ nova: { bootRules: [] } });
+    await until('the recreated server runs', async () => ((await plane!.source.get('Server', 'default', 'web-3'))?.status as { phase?: string } | undefined)?.phase === 'Running', 60_000);
+    const id = ((await plane.source.get('SecurityGroup', 'default', 'web-sg'))?.status as { securityGroupID?: string }).securityGroupID;
+    const groupsSent = posts().map((c) => (c.body as { server?: { security_groups?: unknown } }).server?.security_groups);
+    expect(groupsSent.length, 'the first create and at least one retry').to.be.within(2, 3);
+    for (const sent of groupsSent) expect(sent, 'every create carries the group').to.deep.equal([{ name: id }]);
+  });
 });

@@ -91,6 +91,15 @@ const withBootLatch = async (engine: Engine, observed: Observed): Promise<Observ
   return provisionedAt ? { ...observed, provisionedAt } : observed;
 };
 
+/**
+ * Whether this pass may decide a create: before the first one (no Nova id yet), and during L5's delete-and-retry
+ * (recreateArmed, recreating: the errored server's id is still recorded). What only a create carries — the
+ * SecurityGroups' Neutron ids, the SSH CA's user data, the image and flavor confirmed — is computed then; a
+ * recreate computed it only for the first create and sent the new server without its groups and CA.
+ */
+const createMayFollow = (lifecycle: { value: unknown; context: unknown }): boolean =>
+  (lifecycle.context as LifecycleContext).resourceId === null || ['recreateArmed', 'recreating'].includes(String(lifecycle.value));
+
 export const reconcileServer = async (deps: ServerControllerDeps, namespace: string, name: string): Promise<Disposition> => {
   const object = await deps.source.get('Server', namespace, name);
   if (!object) return done('gone');
@@ -105,7 +114,7 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
     if (!networkId) return yieldFor(2_000, `waiting for Network ${server.spec.networkID}`);
   }
   // spec.securityGroups: before the first create, every listed group realized in Neutron (its id goes to Nova)
-  const groups = validation.ok && !deleting && (server.spec.securityGroups ?? []).length > 0 && (await deps.engine.load(serverLifecycleStream(uid))).snapshot.context.resourceId == null ? await securityGroupIdsFor(deps, namespace, server.spec) : undefined;
+  const groups = validation.ok && !deleting && (server.spec.securityGroups ?? []).length > 0 && createMayFollow((await deps.engine.load(serverLifecycleStream(uid))).snapshot) ? await securityGroupIdsFor(deps, namespace, server.spec) : undefined;
   if (groups?.kind === 'waiting') return yieldFor(2_000, groups.why);
   const volumeDeps = { engine: deps.engine, source: deps.source, os: deps.os, logger: deps.logger, ...(deps.now ? { now: deps.now } : {}) };
   if (deleting) {
@@ -134,15 +143,16 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
       const recorded = (await deps.engine.load(serverLifecycleStream(uid))).snapshot;
       const lifecycle = { state: String(recorded.value), context: recorded.context as LifecycleContext };
       // an id is confirmed before the first create, as a name is by its lookup: a missing image is ImageNotFound either way
-      if (server.spec.image.id !== undefined && lifecycle.context.resourceId === null) imageId = await confirmImageId(deps.os, imageId);
+      const creating = createMayFollow(recorded);
+      if (server.spec.image.id !== undefined && creating) imageId = await confirmImageId(deps.os, imageId);
       let flavorId = await resolveFlavorId(deps.os, server.spec.flavor);
-      if (server.spec.flavor.id !== undefined && lifecycle.context.resourceId === null) flavorId = await confirmFlavorId(deps.os, flavorId);
+      if (server.spec.flavor.id !== undefined && creating) flavorId = await confirmFlavorId(deps.os, flavorId);
       // provider-create gates: before the first create, every declared gate satisfied (./create-gates.ts)
       // the metadata: the in-guest linkage and the ownership lookup aid, on the recorded request (Regent's keys win)
       const metadata = serverMetadata({ serverUid: uid, linkage: await linkageOf(deps, namespace, server.spec.networkID) });
       const request = { name: server.spec.name, imageId, flavorId, networkId: networkId ?? '', ownerUid: uid, metadata, ...createGatesPassed(server, lifecycle), ...(await identityKeyNameFor(deps, namespace, server.spec)), ...(groups?.kind === 'ready' ? { securityGroupIds: groups.ids, securityGroups: [...(server.spec.securityGroups ?? [])].sort() } : {}) };
-      // sshInjection ca: the CA of the server's tenancy, asked before the first create only (./ssh-ca.ts)
-      const ca = lifecycle.context.resourceId === null ? await sshCertificateAuthorityForCreate(deps.source, server) : undefined;
+      // sshInjection ca: the CA of the server's tenancy, asked before a create only (./ssh-ca.ts)
+      const ca = creating ? await sshCertificateAuthorityForCreate(deps.source, server) : undefined;
       if (ca) Object.assign(request, { sshCertificateAuthority: ca });
       const ref = server.spec.infrastructureRef;
       if (ref === undefined) return request;
