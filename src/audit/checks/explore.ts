@@ -50,12 +50,41 @@ export const AUDIT_STREAM_SUFFIX = 'audit';
 const defaultKey = (snapshot: AnyMachineSnapshot): string => JSON.stringify([snapshot.value, snapshot.context]);
 
 /** Explores every state reachable under `audit.alphabet()`; calls `onEdge` for every (state, stimulus). */
-export const explore = (
+export const explore = (definition: MachineDefinition, audit: MachineAudit, onEdge: (edge: ExploredEdge) => void, maxStates = 100_000): Exploration =>
+  runToEnd(exploring(definition, audit, onEdge, maxStates));
+
+/** Runs a stepwise computation to its end at once (the CLI: nothing else waits on this process). */
+export const runToEnd = <T>(steps: Generator<void, T>): T => {
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+};
+
+/**
+ * Runs a stepwise computation, giving the event loop back every `sliceMs`: the audit pages explore a machine in
+ * the process that also renews the leader's lease and serves the API, and a whole exploration (16 s for the
+ * rebuild machine on a busy 2-core machine) in one go would stall them long enough to lose the lease.
+ */
+export const runCooperatively = async <T>(steps: Generator<void, T>, sliceMs = 10): Promise<T> => {
+  let sliceStart = Date.now();
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+    if (Date.now() - sliceStart >= sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = Date.now();
+    }
+  }
+};
+
+/** The exploration, one explored state per step (yield), for runToEnd or runCooperatively. */
+export function* exploring(
   definition: MachineDefinition,
   audit: MachineAudit,
   onEdge: (edge: ExploredEdge) => void,
   maxStates = 100_000,
-): Exploration => {
+): Generator<void, Exploration> {
   const stateKey = audit.stateKey ?? defaultKey;
   const stream = `${definition.streamPrefix}${AUDIT_STREAM_SUFFIX}`;
   const input = definition.input ? definition.input(stream) : { stream };
@@ -94,9 +123,10 @@ export const explore = (
       states.set(key, explored);
       queue.push(explored);
     }
+    yield;
   }
   return { states, edges, truncated };
-};
+}
 
 /** The stimuli from the initial state to `state`, in order. */
 export const pathTo = (exploration: Exploration, state: ExploredState): PathStep[] => {

@@ -17,7 +17,7 @@ import type { AnyMachineSnapshot } from 'xstate';
 import { effectTypeOf, type MachineAudit, type MachineDefinition } from '../../../machines/definition.js';
 import { activeNodeIds, statechartOfDefinition } from '../graph/statechart.js';
 import { auditOf } from '../profile.js';
-import { explore, pathTo, type ExploredEdge, type Exploration, type ExploredState, type PathStep } from './explore.js';
+import { exploring, pathTo, runCooperatively, runToEnd, type ExploredEdge, type Exploration, type ExploredState, type PathStep } from './explore.js';
 
 export type CheckId = 'destructive-needs-arm' | 'destructive-by-reconciler' | 'monitor-never-authorises' | 'every-state-reachable' | 'no-rank-retreat';
 
@@ -124,12 +124,33 @@ const reports = new WeakMap<MachineDefinition, Map<number | undefined, MachineCh
 export const checkMachine = (definition: MachineDefinition, options: { maxStates?: number } = {}): MachineCheckReport => {
   const known = reports.get(definition)?.get(options.maxStates);
   if (known) return known;
-  const report = checkMachineNow(definition, options);
+  const report = runToEnd(checking(definition, options));
   reports.set(definition, (reports.get(definition) ?? new Map()).set(options.maxStates, report));
   return report;
 };
 
-const checkMachineNow = (definition: MachineDefinition, options: { maxStates?: number }): MachineCheckReport => {
+/** In flight, by definition: two page views of one machine share one exploration. */
+const running = new WeakMap<MachineDefinition, Promise<MachineCheckReport>>();
+
+/**
+ * checkMachine for a serving process (the audit pages): the same report, explored in slices that give the event
+ * loop back (explore.ts runCooperatively), so a first machine page never stalls the control plane beside it.
+ */
+export const checkMachineCooperatively = (definition: MachineDefinition): Promise<MachineCheckReport> => {
+  const known = reports.get(definition)?.get(undefined);
+  if (known) return Promise.resolve(known);
+  const inFlight = running.get(definition);
+  if (inFlight) return inFlight;
+  const report = runCooperatively(checking(definition, {})).then((r) => {
+    reports.set(definition, (reports.get(definition) ?? new Map()).set(undefined, r));
+    running.delete(definition);
+    return r;
+  });
+  running.set(definition, report);
+  return report;
+};
+
+function* checking(definition: MachineDefinition, options: { maxStates?: number }): Generator<void, MachineCheckReport> {
   const audit = auditOf(definition);
   const base = { machine: definition.id, version: definition.version };
   const allIds: CheckId[] = ['destructive-needs-arm', 'destructive-by-reconciler', 'monitor-never-authorises', 'every-state-reachable', 'no-rank-retreat'];
@@ -139,7 +160,7 @@ const checkMachineNow = (definition: MachineDefinition, options: { maxStates?: n
   const active = EDGE_RULES.filter((rule) => rule.needs.every((hook) => audit[hook] !== undefined));
   const found = new Map<CheckId, { count: number; first?: { state: ExploredState; step: PathStep; problem: string } }>();
   let destructiveEdges = 0;
-  const exploration: Exploration = explore(
+  const exploration: Exploration = yield* exploring(
     definition,
     audit,
     (edge) => {
@@ -188,4 +209,4 @@ const checkMachineNow = (definition: MachineDefinition, options: { maxStates?: n
     results.push({ ...skipped('every-state-reachable', ''), status: 'fail', detail: `exploration stopped at ${exploration.states.size} states: audit.stateKey must fold counters and data out of the state`, title: 'the explored graph is finite' });
   }
   return { ...base, states: exploration.states.size, edges: exploration.edges, truncated: exploration.truncated, results };
-};
+}

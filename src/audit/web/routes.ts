@@ -35,7 +35,7 @@ import type { CheckpointShelf } from '../history/shelf.js';
 import { statechartOfDefinition } from '../graph/statechart.js';
 import { toDot } from '../graph/dot.js';
 import { renderInlineSvg, renderSvg } from '../graph/render.js';
-import { checkMachine, type MachineCheckReport } from '../checks/rules.js';
+import { checkMachineCooperatively, type MachineCheckReport } from '../checks/rules.js';
 import { fleetPage, indexPage, machinePage, matchesSearch, notFoundPage, plainStreamPage, streamPage, type PageOptions, type StreamListRow, type StreamSearch } from './pages.js';
 import { ApiServers, displayNameOf, isApiServerStream, recordedSubject, type DisplayNames } from '../history/api-streams.js';
 import { KIND_NAMES } from '../../resources/index.js';
@@ -191,7 +191,8 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
       const definition = registry.get(id, versionParam(url));
       if (m[2]) return send(res, 200, 'image/svg+xml', await renderSvg(toDot(statechartOfDefinition(definition)))), true;
       const key = `${definition.id}@${definition.version}`;
-      const report = checks.get(key) ?? checkMachine(definition);
+      // explored in slices: this process may also be the leader renewing its lease (checks/explore.ts runCooperatively)
+      const report = checks.get(key) ?? (await checkMachineCooperatively(definition));
       checks.set(key, report);
       const versions = registry.list().filter((d) => d.id === id).map((d) => d.version);
       send(res, 200, 'text/html', machinePage(definition, await renderInlineSvg(toDot(statechartOfDefinition(definition))), versions, report, page));
