@@ -54,7 +54,8 @@ export const spawnFixture = (fixture: string, args: readonly string[]): Child =>
     exited,
     stderr: () => errors,
     send: (line) => child.stdin?.write(`${line}\n`),
-    waitForLine: (match, timeoutMs = 15_000) => {
+    // a liveness bound, not a speed claim: a child started through tsx on a starved 2-core machine took 5.5 s to say ready
+    waitForLine: (match, timeoutMs = 45_000) => {
       const seen = lines.find(match);
       if (seen !== undefined) return Promise.resolve(seen);
       return new Promise<string>((resolve, reject) => {

@@ -464,7 +464,7 @@ export function storeConformance(name: string, factory: StoreFactory, capabiliti
     if (!shared) return;
 
     describe('shared between connections and processes', function () {
-      this.timeout(30_000);
+      this.timeout(90_000);
 
       it('reopening the store keeps every event, head and position, and positions continue after them', async () => {
         const url = shared.freshUrl();
