@@ -2,7 +2,7 @@
  * `regent apply -f`, `regent get`, `regent delete`: desired state in the resource source, and
  * secrets in its secret store (`kind: Secret` documents; `get secrets` prints names and keys, never
  * a value; `delete secret <name>`). `get volumeclasses` is not a stored kind: it reads each Region's
- * exported VolumeClasses from its cloud (src/kube/cli/volume-classes.ts).
+ * exported VolumeClasses from its cloud (./get-volume-classes.ts).
  *
  * A Server created through the server API is named by a UUIDv5 (the id the API returned); the name it was given
  * is its `spec.name`. `get servers` shows it as DISPLAY NAME right after NAME (NAME stays what every command takes),
@@ -25,7 +25,7 @@ const kube = () => Promise.all([import('../../kube/open.js'), import('../../kube
 
 /** kubectl's names for secrets (not imported from kube/cli/secrets.ts: this module must load fast). Singular, plural, short. */
 const SECRET_NAMES = ['secret', 'secrets'];
-/** The names of Region-exported VolumeClasses (kube/cli/volume-classes.ts isVolumeClassKind; not imported, same reason). */
+/** The names of Region-exported VolumeClasses (get-volume-classes.ts isVolumeClassKind; not imported, same reason). */
 const VOLUME_CLASS_NAMES = ['volumeclass', 'volumeclasses', 'vc'];
 /** Region-exported flavors and images (get-flavors.ts isFlavorKind; get-images.ts): not stored kinds either. */
 const FLAVOR_NAMES = ['flavor', 'flavors', 'fl'];
@@ -76,7 +76,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 
 /** `regent get volumeclasses`: connects to each Region with its Secret (loaded on use, so the other commands start fast). */
 const getVolumeClasses = async (name: string | undefined, options: { namespace?: string; output: string; region?: string; resources?: string }): Promise<void> => {
-  const [volumeClasses, session, { createLogger }] = await Promise.all([import('../../kube/cli/volume-classes.js'), import('../../openstack/session.js'), import('../../log/logger.js')]);
+  const [volumeClasses, session, { createLogger }] = await Promise.all([import('./get-volume-classes.js'), import('../../openstack/session.js'), import('../../log/logger.js')]);
   const logger = createLogger();
   await withSource(options, { create: false }, async (source) => {
     const listing = await volumeClasses.getVolumeClasses(

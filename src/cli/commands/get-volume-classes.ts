@@ -9,7 +9,7 @@
  * settings) fails the command with one line naming the Region; what the inventory reports as a
  * problem (a selected ID Cinder does not have, …) is a warning, and the rest is still printed.
  */
-import { selectRegions } from './regions.js';
+import { selectRegions } from '../../kube/cli/regions.js';
 import { stringify } from 'yaml';
 import type { CloudConfig } from '../../openstack/keystone/clouds-config.js';
 import type { OpenStackSession } from '../../openstack/session.js';
@@ -18,8 +18,8 @@ import { VolumeClassConfigInvalid, VolumeClassInventory, type VolumeClass } from
 import { RegionConnections } from '../../provider/regions/connections.js';
 import { RegionUnusable } from '../../provider/regions/credentials.js';
 import type { Region } from '../../resources/region.js';
-import type { ResourceSource } from '../port.js';
-import { alignColumns, type OutputFormat } from './output.js';
+import type { ResourceSource } from '../../kube/port.js';
+import { alignColumns, type OutputFormat } from '../../kube/cli/output.js';
 
 /** The names the CLI accepts for the kind: volumeclass, volumeclasses, vc (any case). */
 export const isVolumeClassKind = (name: string): boolean => ['volumeclass', 'volumeclasses', 'vc'].includes(name.toLowerCase());
