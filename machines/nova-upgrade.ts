@@ -41,14 +41,14 @@
 import * as t from 'io-ts';
 import { assign, setup } from 'xstate';
 import { declaredAction, outcome, type MachineAudit, type MachineDefinition, type Stimulus } from './definition.js';
-import { lockstep, validateUpgradePath } from '../src/nova/release.js';
+import { lockstep, validateUpgradePath } from './nova/release.js';
+import { NOVA_JOBS, type NovaJob } from './nova/jobs.js';
 
 // ─── vocabulary ─────────────────────────────────────────────────────────────────────────────────────
 
-/** The Database step's Jobs: `{nova}-db-sync`, `{nova}-db-expand`, `{nova}-db-migrate`, `{nova}-db-contract`. */
-export const NOVA_JOBS = ['sync', 'expand', 'migrate', 'contract'] as const;
-export type NovaJob = (typeof NOVA_JOBS)[number];
-export const novaJobName = (nova: string, job: NovaJob): string => `${nova}-db-${job}`;
+// The Job vocabulary lives below the machine (./nova/jobs.ts), shared with src/nova/jobs/; re-exported for the
+// controller and the tests that name it here.
+export { NOVA_JOBS, novaJobName, type NovaJob } from './nova/jobs.js';
 
 export type UpgradePhase = 'Expanding' | 'Migrating' | 'RollingUpdate' | 'Contracting';
 /** The phase Jobs an abort deletes. */

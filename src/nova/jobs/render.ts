@@ -17,8 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { NovaSpec } from '../../resources/nova.js';
-import type { NovaJob } from '../../../machines/nova-upgrade.js';
-import { novaJobName } from '../../../machines/nova-upgrade.js';
+import { novaJobName, type NovaJob } from '../../../machines/nova/jobs.js';
 import { OSLO_DB_MAX_OVERFLOW, OSLO_DB_MAX_POOL_SIZE } from '../database/plan.js';
 import { databaseTlsMounts, podDatabaseTlsDir } from '../database-tls.js';
 import { archiveEnv, ARCHIVE_ACTIVE_DEADLINE_SECONDS, renderArchiveScript, renderContractScript, renderDbSyncScript, renderExpandScript, renderMigrateScript } from '../scripts/index.js';

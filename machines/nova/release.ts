@@ -7,7 +7,8 @@
  * year is four digits without a leading zero; nothing else parses (no whitespace, no `v` prefix, no patch part:
  * a patch suffix belongs to an image tag, never to a release).
  *
- * Pure: no I/O, no clock.
+ * Pure: no I/O, no clock. It lives below the machines because novaUpgrade decides with it (NU3, NU4); a machine
+ * importing it from src/nova ran up the layers (issue 25).
  */
 
 export interface Release {

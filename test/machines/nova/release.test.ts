@@ -1,11 +1,11 @@
 /**
- * Release grammar and path rules (src/nova/release.ts) — nova-operator.md, "Database" (lockstep of the image tag
+ * Release grammar and path rules (machines/nova/release.ts) — nova-operator.md, "Database" (lockstep of the image tag
  * with spec.openStackRelease) and "Release upgrade" (the path gate). Table tests state each rule; the properties
  * check the grammar against an independent definition of "the next release".
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { classifyPath, formatRelease, imageRelease, lockstep, parseRelease, validateUpgradePath, type Release } from '../../src/nova/release.js';
+import { classifyPath, formatRelease, imageRelease, lockstep, parseRelease, validateUpgradePath, type Release } from '../../../machines/nova/release.js';
 
 /** The next release, defined here without the module's ordinal: spring → autumn of the same year, autumn → next spring. */
 const next = (r: Release): Release => (r.n === 1 ? { year: r.year, n: 2 } : { year: r.year + 1, n: 1 });
