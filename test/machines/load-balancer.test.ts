@@ -11,10 +11,7 @@ import { transition, type AnyMachineSnapshot } from 'xstate';
 import {
   buildLoadBalancerMachine,
   LB_EFFECTS,
-  loadBalancerAvailable,
   loadBalancerDefinition as def,
-  loadBalancerListenerStates,
-  loadBalancerObserved,
   loadBalancerStream,
   listenerName,
   loadBalancerName,
@@ -24,7 +21,10 @@ import {
   type LoadBalancerContext,
   type LoadBalancerStimulus,
 } from '../../machines/load-balancer.js';
-import { CREATE_WINDOW_MS, isIpAddress, type DesiredListener, type DesiredTopology, type Orphan, type TopologyObservation } from '../../machines/load-balancer-topology.js';
+import { CREATE_WINDOW_MS } from '../../machines/load-balancer/effects.js';
+import { isIpAddress } from '../../machines/load-balancer/names.js';
+import type { DesiredListener, DesiredTopology, Orphan, TopologyObservation } from '../../machines/load-balancer/observation.js';
+import { loadBalancerAvailable, loadBalancerListenerStates, loadBalancerObserved } from '../../projections/load-balancer-status.js';
 import { checkMachine } from '../../src/audit/checks/rules.js';
 import { initialSnapshot, step } from '../../src/engine/fold.js';
 

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import type { AnyMachineSnapshot } from 'xstate';
 import { renderLoadBalancerResource, type LoadBalancerResourceStatus } from '../../projections/load-balancer-status.js';
 import { loadBalancerDefinition as def, loadBalancerStream, type LoadBalancerContext, type LoadBalancerStimulus } from '../../machines/load-balancer.js';
-import type { DesiredTopology, TopologyObservation } from '../../machines/load-balancer-topology.js';
+import type { DesiredTopology, TopologyObservation } from '../../machines/load-balancer/observation.js';
 import { initialSnapshot, step } from '../../src/engine/fold.js';
 
 const LB = 'lb-web';

@@ -20,8 +20,9 @@ import { MemoryEventStore } from '../../src/store/memory.js';
 import { createProductRegistry } from '../../machines/index.js';
 import type { Stimulus } from '../../machines/definition.js';
 import {
-  LB_EFFECTS, loadBalancerAvailable, loadBalancerListenerStates, loadBalancerName, loadBalancerObserved, loadBalancerStream, listenerName, monitorName, poolName, type LoadBalancerStimulus,
+  LB_EFFECTS, loadBalancerName, loadBalancerStream, listenerName, monitorName, poolName, type LoadBalancerStimulus,
 } from '../../machines/load-balancer.js';
+import { loadBalancerAvailable, loadBalancerListenerStates, loadBalancerObserved } from '../../projections/load-balancer-status.js';
 import { floatingIPSubject, monitorTypeFor, poolProtocolFor, type DesiredListener, type DesiredTopology } from '../../machines/load-balancer-topology.js';
 import { loadBalancerHandlers, observeTopology } from '../../src/provider/load-balancers.js';
 import { NotFound } from '../../src/openstack/errors.js';

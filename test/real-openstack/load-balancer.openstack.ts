@@ -45,8 +45,9 @@ import { BadRequest, Conflict, Forbidden, NotFound } from '../../src/openstack/e
 import { createProductRegistry } from '../../machines/index.js';
 import type { Stimulus } from '../../machines/definition.js';
 import {
-  LB_EFFECTS, loadBalancerAvailable, loadBalancerListenerStates, loadBalancerName, loadBalancerObserved, loadBalancerStream, listenerName, monitorName, poolName, type LoadBalancerStimulus,
+  LB_EFFECTS, loadBalancerName, loadBalancerStream, listenerName, monitorName, poolName, type LoadBalancerStimulus,
 } from '../../machines/load-balancer.js';
+import { loadBalancerAvailable, loadBalancerListenerStates, loadBalancerObserved } from '../../projections/load-balancer-status.js';
 import type { DesiredListener, DesiredTopology, TopologyObservation } from '../../machines/load-balancer-topology.js';
 import { loadBalancerHandlers, observeTopology } from '../../src/provider/load-balancers.js';
 import { exactNameRegex } from './support/faults.js';
