@@ -58,261 +58,68 @@
  *
  * Stimuli: `reconcile` from the reconciler only (a monitor observation is never authorization: the codec
  * accepts no monitor stimulus); effect results from the engine (`source: 'effect'`).
+ *
+ * Driven by the Volume controller (src/controllers/volume/); provider src/provider/volumes.ts; status rendered by
+ * projections/volume-status.ts; reference docs/volume.md. Files (machines/volume-lifecycle/): stimuli.ts the codecs,
+ * cinder.ts the names and Cinder's status vocabulary, context.ts what the machine keeps, pass.ts what one pass
+ * reads and the effects' params, transitions.ts the transition lists states share, audit.ts what `regent check`
+ * explores. This file is the machine: its actions, guards and states.
  */
-import * as t from 'io-ts';
 import { assign, setup } from 'xstate';
-import type { AnyMachineSnapshot } from 'xstate';
-import { declaredAction, outcome, type MachineAudit, type MachineDefinition, type Stimulus } from './definition.js';
+import { declaredAction, outcome, type MachineDefinition } from './definition.js';
 import { deleteRetryBackoffMs } from './lifecycle.js';
 import { UNKNOWN_OUTCOME_WINDOW_MS } from './server-rebuild.js';
 import { atLeastAfter } from './time.js';
-import { volumeMetadata, type VolumeLinkage } from './volume-metadata.js';
+import { volumeAudit } from './volume-lifecycle/audit.js';
+import {
+  ATTACHMENT_TRANSITION_STATUSES,
+  EXTENDABLE_STATUSES,
+  MAX_CREATE_ATTEMPTS,
+  VOLUME_EFFECTS,
+  VOLUME_ERRORED_MESSAGE,
+  VOLUME_STREAM_PREFIX,
+  isErrorStatus,
+  isSettledStatus,
+  volumeCloudName,
+} from './volume-lifecycle/cinder.js';
+import type { VolumeContext } from './volume-lifecycle/context.js';
+import {
+  attached,
+  createEffect,
+  createMayStillLand,
+  deletable,
+  deleteEffect,
+  errorNotDeletable,
+  extendEffect,
+  lookup,
+  observedAbsent,
+  pass,
+  presentIn,
+  realized,
+  recorded,
+  sameVolume,
+} from './volume-lifecycle/pass.js';
+import { VolumeStimulus } from './volume-lifecycle/stimuli.js';
+import { DELETION, DUPLICATE, LIVE, THROUGH_ATTACHMENT, VANISHED, WITHDRAWN, classify, to } from './volume-lifecycle/transitions.js';
 
-export const VOLUME_STREAM_PREFIX = 'volume-lifecycle-';
-export const volumeLifecycleStream = (volumeUid: string): string => `${VOLUME_STREAM_PREFIX}${volumeUid}`;
-/** V1: the Cinder name of a Volume. */
-export const volumeCloudName = (volumeUid: string): string => `volume-${volumeUid}`;
-
-/** V8: the only user-visible text of an errored volume. */
-export const VOLUME_ERRORED_MESSAGE = 'provider volume entered an error state';
-/** V6: creates decided for one generation before the machine stops and parks. */
-export const MAX_CREATE_ATTEMPTS = 3;
-
-export const VOLUME_EFFECTS = { create: 'cinder.createVolume', delete: 'cinder.deleteVolume', extend: 'cinder.extendVolume' } as const;
-
-/** V7: statuses of a settled volume (converged). */
-export const SETTLED_STATUSES: readonly string[] = ['available', 'in-use'];
-/** V10: statuses Cinder extends in (in-use: microversion 3.42 and a driver that supports it). */
-export const EXTENDABLE_STATUSES: readonly string[] = ['available', 'in-use'];
-/** V12: statuses Cinder deletes without force (anything else is refused with 400). */
-export const DELETABLE_STATUSES: readonly string[] = ['available', 'error', 'error_restoring', 'error_extending', 'error_managing'];
-
-export const isErrorStatus = (status: string): boolean => status.startsWith('error');
-export const isSettledStatus = (status: string): boolean => SETTLED_STATUSES.includes(status);
-/** V7: statuses of a volume being attached or detached: Cinder's attachment transitions, not provisioning. */
-export const ATTACHMENT_TRANSITION_STATUSES: readonly string[] = ['reserved', 'attaching', 'detaching'];
-
-/** A fresh exact-name lookup (`volume-{uid}`, post-filtered) in the identity's project. */
-export const VolumeLookup = t.union([
-  t.type({ kind: t.literal('absent') }),
-  t.type({
-    kind: t.literal('present'),
-    id: t.string,
-    /** Cinder's status, verbatim. */
-    status: t.string,
-    /** GiB. */
-    size: t.number,
-    /** The servers the volume is attached to (from Cinder's attachment rows), named as status should name them. */
-    attachments: t.array(t.string),
-  }),
-  /** V3: more than one volume is named exactly `volume-{uid}`. */
-  t.type({ kind: t.literal('duplicate'), ids: t.array(t.string) }),
-]);
-export type VolumeLookup = t.TypeOf<typeof VolumeLookup>;
-
-/** V11: the identity's realization: without a project there is nowhere a volume could be. */
-export const IdentityScope = t.union([t.type({ kind: t.literal('unrealized') }), t.type({ kind: t.literal('realized'), projectId: t.string })]);
-export type IdentityScope = t.TypeOf<typeof IdentityScope>;
-
-export const VolumeDesired = t.intersection([
-  t.type({
-    /** spec.size, GiB. */
-    size: t.number,
-    /** spec.volumeClassID: the Cinder volume type. */
-    volumeClassID: t.string,
-    /** Regent's ids the linkage metadata names (V9). */
-    linkage: t.type({ identityID: t.string, organizationID: t.string, projectID: t.string, regionID: t.string, networkID: t.string }),
-  }),
-  t.partial({ tags: t.record(t.string, t.string) }),
-]);
-export type VolumeDesired = t.TypeOf<typeof VolumeDesired>;
-
-const refusal = { status: t.number, reason: t.string };
-
-export const VolumeStimulus = t.union([
-  t.intersection([
-    t.type({
-      type: t.literal('reconcile'),
-      source: t.literal('reconciler'),
-      generation: t.number,
-      deletionRequested: t.boolean,
-      /** The pass's clock (RFC 3339). */
-      at: t.string,
-      identity: IdentityScope,
-      desired: VolumeDesired,
-      /** V4: the VolumeClass ids the Region exports now. */
-      exportedClasses: t.array(t.string),
-    }),
-    /** Omitted when the identity has no project (nowhere to look) or the lookup could not be made. */
-    t.partial({ observed: VolumeLookup }),
-  ]),
-  /** The Volume's spec does not decode: recorded, nothing else happens. */
-  t.type({ type: t.literal('specRejected'), source: t.literal('reconciler'), generation: t.number, problems: t.array(t.string) }),
-  t.type({ type: t.literal('createAccepted'), source: t.literal('effect'), id: t.string }),
-  t.type({ type: t.literal('createRejected'), source: t.literal('effect'), ...refusal }),
-  /** The answer never came (timeout, reset, 5xx): not a refusal (V6). A handler may also just throw. */
-  t.type({ type: t.literal('createOutcomeUnknown'), source: t.literal('effect'), reason: t.string }),
-  t.type({ type: t.literal('extendAccepted'), source: t.literal('effect'), volumeId: t.string, size: t.number }),
-  t.type({ type: t.literal('extendRejected'), source: t.literal('effect'), volumeId: t.string, size: t.number, ...refusal }),
-  t.type({ type: t.literal('deleteAccepted'), source: t.literal('effect'), volumeId: t.string }),
-  t.type({ type: t.literal('deleteRejected'), source: t.literal('effect'), volumeId: t.string, ...refusal }),
-]);
-export type VolumeStimulus = t.TypeOf<typeof VolumeStimulus>;
-type Reconcile = Extract<VolumeStimulus, { type: 'reconcile' }>;
-type Present = Extract<VolumeLookup, { kind: 'present' }>;
-
-/** A Cinder refusal: HTTP status and Regent's closed reason (never Cinder's text). */
-export interface VolumeRefusal {
-  status: number;
-  reason: string;
-}
-
-export interface VolumeContext {
-  volumeUid: string;
-  /** V1: `volume-{uid}`. */
-  name: string;
-  /** The Cinder id, once accepted or observed. */
-  volumeId: string | null;
-  /** The last fresh observation of the volume (for status: Cinder's status word, size and the servers it is attached to, nothing else). */
-  observed: { status: string; size: number; attachments?: string[] } | null;
-  /** V6: the decided create not yet seen in Cinder; null once observed, refused or given up. */
-  create: { generation: number; decidedAt: string; answer: 'pending' | 'accepted' | 'unknown' } | null;
-  /** Creates decided since the volume was last seen (V6 bound). */
-  createAttempts: number;
-  /** Why creation is parked (`failed`), for the generation it failed at; a newer one retries. */
-  failure: ({ kind: 'rejected'; generation: number } & VolumeRefusal) | { kind: 'attemptsExhausted'; generation: number; attempts: number } | null;
-  /** V10: the decided extend not yet seen done. */
-  extend: { size: number; decidedAt: string; answer: 'pending' | 'accepted' } | null;
-  /** V10: an extend Cinder refused, not sent again for this generation. */
-  extendRefusal: ({ generation: number; size: number } & VolumeRefusal) | null;
-  /** V10: the spec asked for less than the volume has: never sent. */
-  shrinkRefused: { desired: number; observed: number } | null;
-  /** V4 (and a spec that does not decode): why nothing is created. */
-  invalidSpec: { generation: number; reason: 'VolumeClassNotExported' | 'SpecRejected'; message: string } | null;
-  /** V8: set while errored; the message is the only user-visible text. */
-  errored: { message: typeof VOLUME_ERRORED_MESSAGE } | null;
-  /** V3: the Cinder ids of the duplicates (operator-facing). */
-  duplicates: string[] | null;
-  /** What a pass is waiting for (identity not realized, servers still attached, a create that may still land). */
-  waiting: { reason: 'IdentityNotRealized' } | { reason: 'Attached'; servers: string[] } | { reason: 'CreateMayStillLand' } | { reason: 'DeletableStatus'; status: string } | null;
-  /** V12/L8: delete requests decided for the current volume and the clock of the last. */
-  deleteAttempts: number;
-  lastDeleteAt: string | null;
-  deleteRefusal: VolumeRefusal | null;
-  /** V11: deleted without a project although this stream had recorded a volume (it may be orphaned). */
-  deletedWithoutProject: boolean;
-  decidedGeneration: number | null;
-}
-
-const pass = (event: VolumeStimulus): Reconcile => event as Reconcile;
-const lookup = (event: VolumeStimulus): VolumeLookup | undefined => pass(event).observed;
-const presentIn = (event: VolumeStimulus): Present | null => {
-  const o = lookup(event);
-  return o?.kind === 'present' ? o : null;
-};
-const realized = (event: VolumeStimulus): boolean => pass(event).identity.kind === 'realized';
-const projectOf = (event: VolumeStimulus): string | null => {
-  const identity = pass(event).identity;
-  return identity.kind === 'realized' ? identity.projectId : null;
-};
-/** Something in this stream says a volume may exist: an id, or a create decided and not settled. */
-const recorded = (context: VolumeContext): boolean => context.volumeId !== null || context.create !== null;
-/** V6: a decided create with no accepting answer whose window has not passed on this pass's clock. */
-const createMayStillLand = (context: VolumeContext, event: VolumeStimulus): boolean =>
-  context.create !== null && context.create.answer !== 'accepted' && !atLeastAfter(context.create.decidedAt, pass(event).at, UNKNOWN_OUTCOME_WINDOW_MS);
-const observedAbsent = (event: VolumeStimulus): boolean => lookup(event)?.kind === 'absent';
-const attached = (event: VolumeStimulus): boolean => (presentIn(event)?.attachments.length ?? 0) > 0;
-const sameVolume = (context: VolumeContext, event: VolumeStimulus): boolean => presentIn(event)?.id === context.volumeId;
-const deletable = (event: VolumeStimulus): boolean => DELETABLE_STATUSES.includes(presentIn(event)?.status ?? '');
-const errorNotDeletable = (event: VolumeStimulus): boolean => {
-  const p = presentIn(event);
-  return p !== null && isErrorStatus(p.status) && !DELETABLE_STATUSES.includes(p.status);
-};
-
-const createEffect = {
-  type: VOLUME_EFFECTS.create,
-  params: ({ context, event }: { context: VolumeContext; event: VolumeStimulus }) => {
-    const desired = pass(event).desired;
-    const linkage: VolumeLinkage = desired.linkage;
-    return {
-      name: context.name,
-      size: desired.size,
-      volumeType: desired.volumeClassID,
-      projectId: projectOf(event),
-      metadata: volumeMetadata({ volumeUid: context.volumeUid, linkage, tags: desired.tags }),
-    };
-  },
-};
-const extendEffect = {
-  type: VOLUME_EFFECTS.extend,
-  params: ({ context, event }: { context: VolumeContext; event: VolumeStimulus }) => ({
-    volumeId: presentIn(event)?.id ?? context.volumeId ?? '',
-    name: context.name,
-    size: pass(event).desired.size,
-    projectId: projectOf(event),
-  }),
-};
-const deleteEffect = {
-  type: VOLUME_EFFECTS.delete,
-  params: ({ context, event }: { context: VolumeContext; event: VolumeStimulus }) => ({
-    volumeId: presentIn(event)?.id ?? context.volumeId ?? '',
-    name: context.name,
-    projectId: projectOf(event),
-  }),
-};
-
-const ID = '#volumeLifecycle';
-const to = (state: string) => `${ID}.${state}`;
-
-/**
- * A single volume observed fresh (V2/V7/V8/V10): adopted, then classified by its status. `settled` and
- * `pending` name the outcome for the state it is used in.
- */
-const classify = (names: { settled: string; pending: string }) =>
-  [
-    { guard: 'observedErrored', target: to('errored'), actions: ['notePass', 'adopt', 'recordErrored', outcome('errored')] }, // V8
-    { guard: 'growDue', target: to('extending'), actions: ['notePass', 'adopt', 'startExtend', extendEffect, outcome('extendSubmitted')] }, // V10
-    { guard: 'observedSettled', target: to('available'), actions: ['notePass', 'adopt', 'noteShrink', outcome(names.settled)] }, // V7
-    { target: to('pending'), actions: ['notePass', 'adopt', outcome(names.pending)] }, // V7: every other non-error status yields
-  ] as const;
-
-/** V7: a settled volume passing through an attach or detach (the attachment slice's statuses) is still converged. */
-const THROUGH_ATTACHMENT = { guard: 'observedAttachmentTransition', target: to('available'), actions: ['notePass', 'adopt', outcome('attachmentInProgress')] } as const;
-
-/** Entering deletion from a live state, decided on this same pass (V11, V3, V12). */
-const DELETION = [
-  { guard: 'deletionWithoutProjectNothingRecorded', target: to('deleted'), actions: ['notePass', 'forget', outcome('nothingToDelete')] }, // V11
-  { guard: 'deletionWithoutProject', target: to('deleted'), actions: ['notePass', 'forget', 'noteDeletedWithoutProject', outcome('deletedWithoutProject')] }, // V11
-  { guard: 'deletionNotObserved', actions: ['notePass', outcome('notObserved')] },
-  { guard: 'deletionObservedDuplicate', target: to('inconsistent'), actions: ['notePass', 'recordDuplicates', outcome('duplicateVolumes')] }, // V3
-  { guard: 'deletionAbsentCreateMayStillLand', target: to('deleting.waiting'), actions: ['notePass', 'waitForCreate', outcome('awaitingCreate')] }, // V12/V6
-  { guard: 'deletionAbsent', target: to('deleted'), actions: ['notePass', 'forget', outcome('nothingToDelete')] }, // V12: missing is success
-  { guard: 'deletionAttached', target: to('deleting.waiting'), actions: ['notePass', 'adopt', 'waitForDetach', outcome('waitingForDetach')] }, // V12
-  { guard: 'deletionErrorNotDeletable', target: to('errored'), actions: ['notePass', 'adopt', 'recordErrored', outcome('errored')] }, // V8: Cinder would refuse
-  { guard: 'deletionRequested', target: to('deleting.armed'), actions: ['notePass', 'adopt', outcome('deleteArmed')] }, // V12: write-ahead
-] as const;
-
-/** V3: two or more exact matches park, whatever else the pass says. */
-const DUPLICATE = { guard: 'observedDuplicate', target: to('inconsistent'), actions: ['notePass', 'recordDuplicates', outcome('duplicateVolumes')] } as const;
-
-/** A live pass outside deletion that decides nothing about the volume (V11, V3). */
-const LIVE = [
-  { guard: 'identityUnrealized', actions: ['notePass', 'waitForIdentity', outcome('waitingForIdentity')] }, // V11
-  { guard: 'notObserved', actions: ['notePass', outcome('notObserved')] },
-  DUPLICATE,
-] as const;
-
-/** A settled or pending volume that is no longer found: forgotten; the next pass decides (V5). */
-const VANISHED = { guard: 'observedAbsent', target: to('absent'), actions: ['notePass', 'forget', outcome('vanished')] } as const;
-
-/**
- * The deletion was withdrawn before anything was sent: back to a create that may still land (V6), or to
- * nothing known, and the next pass rediscovers.
- */
-const WITHDRAWN = [
-  { guard: 'deletionWithdrawnCreateOutstanding', target: to('creating'), actions: ['notePass', outcome('deletionWithdrawn')] },
-  { guard: 'deletionWithdrawn', target: to('absent'), actions: ['notePass', 'forget', outcome('deletionWithdrawn')] },
-] as const;
+// What moved into machines/volume-lifecycle/, re-exported so importers of this file need not change.
+export {
+  ATTACHMENT_TRANSITION_STATUSES,
+  DELETABLE_STATUSES,
+  EXTENDABLE_STATUSES,
+  MAX_CREATE_ATTEMPTS,
+  SETTLED_STATUSES,
+  VOLUME_EFFECTS,
+  VOLUME_ERRORED_MESSAGE,
+  VOLUME_STREAM_PREFIX,
+  isErrorStatus,
+  isSettledStatus,
+  volumeCloudName,
+  volumeLifecycleStream,
+} from './volume-lifecycle/cinder.js';
+export { IdentityScope, VolumeDesired, VolumeLookup, VolumeStimulus } from './volume-lifecycle/stimuli.js';
+export type { VolumeContext, VolumeRefusal } from './volume-lifecycle/context.js';
+export { AUDIT_TIMES, auditLookups, deletingSubstate, volumeAuditAlphabet } from './volume-lifecycle/audit.js';
 
 export const buildVolumeMachine = () =>
   setup({
@@ -661,135 +468,6 @@ export const buildVolumeMachine = () =>
       deleted: { type: 'final' },
     },
   });
-
-/** The deletion intent: armed (1) and submitted (2), for the Cinder id recorded when it was armed. */
-const INTENT_RANK: Record<string, number> = { armed: 1, submitted: 2 };
-const deletingSubstate = (snapshot: AnyMachineSnapshot): string | null => {
-  const value = snapshot.value as unknown;
-  return typeof value === 'object' && value !== null && typeof (value as { deleting?: unknown }).deleting === 'string' ? (value as { deleting: string }).deleting : null;
-};
-const intentOf = (snapshot: AnyMachineSnapshot) => {
-  const sub = deletingSubstate(snapshot);
-  return sub !== null && sub in INTENT_RANK ? { target: (snapshot.context as VolumeContext).volumeId ?? '', state: sub === 'armed' ? 'deleteArmed' : 'deleting' } : null;
-};
-
-/** Pass clocks of the audit alphabet: a start, after L8's first backoff (not the V6 window), after both. */
-export const AUDIT_TIMES = ['2026-01-01T00:00:00Z', '2026-01-01T00:00:20Z', '2026-01-01T00:10:00Z'] as const;
-
-const AUDIT_DESIRED = (size: number): VolumeDesired => ({
-  size,
-  volumeClassID: 'gold',
-  linkage: { identityID: 'ident-1', organizationID: 'org-1', projectID: 'proj-1', regionID: 'region-1', networkID: 'net-1' },
-  tags: { team: 'storage' },
-});
-
-/** Every decision-relevant lookup: each status class, sizes below/at the grown spec, attached or not, another id, two. */
-export const auditLookups = (): Array<VolumeLookup | undefined> => {
-  const present = (status: string, size = 10, attachments: string[] = [], id = 'a'): VolumeLookup => ({ kind: 'present', id, status, size, attachments });
-  return [
-    undefined,
-    { kind: 'absent' },
-    { kind: 'duplicate', ids: ['a', 'b'] },
-    present('creating'),
-    present('available'),
-    present('available', 20),
-    present('available', 10, ['web-1']),
-    present('in-use', 10, ['web-1']),
-    present('in-use', 20),
-    present('extending'),
-    present('error'),
-    present('error_extending'),
-    present('error_deleting'),
-    present('deleting'),
-    present('maintenance'),
-    present('available', 10, [], 'b'),
-  ];
-};
-
-/** A finite alphabet covering every case the guards distinguish (machines/definition.ts MachineAudit). */
-export const volumeAuditAlphabet = (): Stimulus[] => {
-  const passes: Stimulus[] = [];
-  for (const observed of auditLookups())
-    for (const deletionRequested of [false, true])
-      for (const generation of [1, 2])
-        for (const at of AUDIT_TIMES) {
-          const base = { type: 'reconcile', source: 'reconciler', generation, deletionRequested, at, identity: { kind: 'realized', projectId: 'p' }, ...(observed ? { observed } : {}) } as const;
-          passes.push({ ...base, desired: AUDIT_DESIRED(20), exportedClasses: ['gold'] });
-          // the spec size matters only against a settled size; the class only where a create would be decided
-          if (observed?.kind === 'present' && observed.size === 10 && EXTENDABLE_STATUSES.includes(observed.status)) passes.push({ ...base, desired: AUDIT_DESIRED(10), exportedClasses: ['gold'] });
-          if (observed?.kind === 'absent') passes.push({ ...base, desired: AUDIT_DESIRED(20), exportedClasses: ['silver'] });
-        }
-  for (const deletionRequested of [false, true])
-    passes.push({ type: 'reconcile', source: 'reconciler', generation: 1, deletionRequested, at: AUDIT_TIMES[0], identity: { kind: 'unrealized' }, desired: AUDIT_DESIRED(20), exportedClasses: ['gold'] });
-  return [
-    ...passes,
-    { type: 'specRejected', source: 'reconciler', generation: 1, problems: ['spec.size: Invalid value'] },
-    { type: 'createAccepted', source: 'effect', id: 'a' },
-    { type: 'createRejected', source: 'effect', status: 413, reason: 'overLimit' },
-    { type: 'createOutcomeUnknown', source: 'effect', reason: 'timeout' },
-    { type: 'extendAccepted', source: 'effect', volumeId: 'a', size: 20 },
-    { type: 'extendRejected', source: 'effect', volumeId: 'a', size: 20, status: 400, reason: 'badRequest' },
-    { type: 'deleteAccepted', source: 'effect', volumeId: 'a' },
-    { type: 'deleteRejected', source: 'effect', volumeId: 'a', status: 400, reason: 'badRequest' },
-  ];
-};
-
-const volumeAudit = (): MachineAudit => ({
-  alphabet: volumeAuditAlphabet,
-  // Only what guards read: the per-pass records (observed, waiting, invalidSpec, errored, duplicates,
-  // shrinkRefused, refusals' texts, decidedGeneration) never change a decision.
-  stateKey: (snapshot: AnyMachineSnapshot) => {
-    const c = snapshot.context as VolumeContext;
-    return JSON.stringify([
-      snapshot.value,
-      c.volumeId,
-      c.create,
-      c.createAttempts,
-      c.failure?.generation ?? null,
-      c.extend,
-      c.extendRefusal ? [c.extendRefusal.generation, c.extendRefusal.size] : null,
-      c.deleteAttempts,
-      c.lastDeleteAt,
-    ]);
-  },
-  intentOf,
-  rank: (snapshot: AnyMachineSnapshot) => INTENT_RANK[deletingSubstate(snapshot) ?? ''] ?? 0,
-  parked: (snapshot: AnyMachineSnapshot) => ['errored', 'inconsistent', 'failed'].includes(String(snapshot.value)),
-  evidenceOf: (before: AnyMachineSnapshot, stimulus: Stimulus) => {
-    if (stimulus.type !== 'reconcile') return undefined;
-    const e = stimulus as Reconcile;
-    const p = e.observed?.kind === 'present' ? e.observed : null;
-    const armedFor = (before.context as VolumeContext).volumeId;
-    return p ? `deletion requested; armed for ${armedFor ?? 'nothing'}; this pass found ${p.id} in status ${p.status}, attached to ${p.attachments.length === 0 ? 'no server' : p.attachments.join(', ')}` : undefined;
-  },
-});
-
-/** The Available condition a Volume's status shows for the machine's state (V8: the exact Errored message). */
-export const volumeAvailable = (snapshot: Pick<AnyMachineSnapshot, 'value' | 'context'>): { status: 'True' | 'False'; reason: string; message: string } => {
-  const c = snapshot.context as VolumeContext;
-  const state = typeof snapshot.value === 'string' ? snapshot.value : 'deleting';
-  const no = (reason: string, message: string) => ({ status: 'False' as const, reason, message });
-  if (state === 'errored') return no('Errored', VOLUME_ERRORED_MESSAGE);
-  if (c.invalidSpec) return no('InvalidSpec', c.invalidSpec.message);
-  switch (state) {
-    case 'available':
-      return { status: 'True', reason: 'Provisioned', message: c.shrinkRefused ? `the volume is ${c.shrinkRefused.observed} GiB; a volume never shrinks` : 'the volume is available' };
-    case 'inconsistent':
-      return no('ConsistencyError', `more than one Cinder volume is named exactly ${c.name}`);
-    case 'failed':
-      if (c.failure?.kind === 'rejected') return no(c.failure.status === 413 ? 'QuotaExceeded' : 'CreateRejected', `Cinder refused to create the volume (HTTP ${c.failure.status})`);
-      return no('Errored', `${c.failure?.attempts ?? MAX_CREATE_ATTEMPTS} creates were sent, but the volume never appeared`);
-    case 'extending':
-      return no('Provisioning', `extending the volume to ${c.extend?.size ?? '?'} GiB`);
-    case 'deleting':
-    case 'deleted':
-      if (c.waiting?.reason === 'Attached') return no('Deleting', `waiting for the volume to be detached from ${c.waiting.servers.join(', ')}`);
-      return no('Deleting', c.deleteAttempts > 1 || c.deleteRefusal ? `deleting the volume (${c.deleteAttempts} delete requests)` : 'deleting the volume');
-    default:
-      if (c.waiting?.reason === 'IdentityNotRealized') return no('Provisioning', 'waiting for the identity to be realized');
-      return no('Provisioning', state === 'absent' ? 'waiting to create the volume' : 'creating the volume');
-  }
-};
 
 export const volumeLifecycleDefinition: MachineDefinition = {
   id: 'volumeLifecycle',

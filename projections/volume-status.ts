@@ -17,8 +17,40 @@
  *
  * `volumeID`, `state` (Cinder's status word), `size` and `volumeClassID` once the volume has been seen.
  */
-import { volumeAvailable, type VolumeContext } from '../machines/volume-lifecycle.js';
+import type { AnyMachineSnapshot } from 'xstate';
+import { MAX_CREATE_ATTEMPTS, VOLUME_ERRORED_MESSAGE, type VolumeContext } from '../machines/volume-lifecycle.js';
 import { mergeConditions, type Condition, type ConditionInput } from './conditions.js';
+
+// ─── the machine's state, read for status (moved here from machines/volume-lifecycle.ts, issue 25) ───
+
+/** The Available condition a Volume's status shows for the machine's state (V8: the exact Errored message). */
+export const volumeAvailable = (snapshot: Pick<AnyMachineSnapshot, 'value' | 'context'>): { status: 'True' | 'False'; reason: string; message: string } => {
+  const c = snapshot.context as VolumeContext;
+  const state = typeof snapshot.value === 'string' ? snapshot.value : 'deleting';
+  const no = (reason: string, message: string) => ({ status: 'False' as const, reason, message });
+  if (state === 'errored') return no('Errored', VOLUME_ERRORED_MESSAGE);
+  if (c.invalidSpec) return no('InvalidSpec', c.invalidSpec.message);
+  switch (state) {
+    case 'available':
+      return { status: 'True', reason: 'Provisioned', message: c.shrinkRefused ? `the volume is ${c.shrinkRefused.observed} GiB; a volume never shrinks` : 'the volume is available' };
+    case 'inconsistent':
+      return no('ConsistencyError', `more than one Cinder volume is named exactly ${c.name}`);
+    case 'failed':
+      if (c.failure?.kind === 'rejected') return no(c.failure.status === 413 ? 'QuotaExceeded' : 'CreateRejected', `Cinder refused to create the volume (HTTP ${c.failure.status})`);
+      return no('Errored', `${c.failure?.attempts ?? MAX_CREATE_ATTEMPTS} creates were sent, but the volume never appeared`);
+    case 'extending':
+      return no('Provisioning', `extending the volume to ${c.extend?.size ?? '?'} GiB`);
+    case 'deleting':
+    case 'deleted':
+      if (c.waiting?.reason === 'Attached') return no('Deleting', `waiting for the volume to be detached from ${c.waiting.servers.join(', ')}`);
+      return no('Deleting', c.deleteAttempts > 1 || c.deleteRefusal ? `deleting the volume (${c.deleteAttempts} delete requests)` : 'deleting the volume');
+    default:
+      if (c.waiting?.reason === 'IdentityNotRealized') return no('Provisioning', 'waiting for the identity to be realized');
+      return no('Provisioning', state === 'absent' ? 'waiting to create the volume' : 'creating the volume');
+  }
+};
+
+// ─── the resource's status ──────────────────────────────────────────────────────────────────────────
 
 export interface VolumeResourceStatus {
   observedGeneration: number;

@@ -11,7 +11,6 @@ import {
   buildVolumeMachine,
   MAX_CREATE_ATTEMPTS,
   VOLUME_ERRORED_MESSAGE,
-  volumeAvailable,
   volumeLifecycleDefinition as def,
   volumeLifecycleStream,
   type VolumeContext,
@@ -19,6 +18,7 @@ import {
   type VolumeLookup,
   type VolumeStimulus,
 } from '../../machines/volume-lifecycle.js';
+import { volumeAvailable } from '../../projections/volume-status.js';
 import { LINKAGE_KEYS, METADATA_NAMESPACE, tagMetadataKey, volumeMetadata, type VolumeLinkage } from '../../machines/volume-metadata.js';
 import { OWNER_KEY } from '../../src/provider/servers.js';
 import { checkMachine } from '../../src/audit/checks/rules.js';

@@ -33,7 +33,6 @@ import type { Stimulus } from '../../machines/definition.js';
 import {
   VOLUME_EFFECTS,
   VOLUME_ERRORED_MESSAGE,
-  volumeAvailable,
   volumeCloudName,
   volumeLifecycleStream,
   type IdentityScope,
@@ -41,6 +40,7 @@ import {
   type VolumeLookup,
   type VolumeStimulus,
 } from '../../machines/volume-lifecycle.js';
+import { volumeAvailable } from '../../projections/volume-status.js';
 import { LINKAGE_KEYS, METADATA_NAMESPACE, volumeMetadata } from '../../machines/volume-metadata.js';
 import { createVolumeHandler, deleteVolumeHandler, extendVolumeHandler, observeVolume } from '../../src/provider/volumes.js';
 import { exactNameRegex } from './support/faults.js';
