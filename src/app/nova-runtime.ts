@@ -19,15 +19,9 @@ import { SqlDatabaseProvisioner } from '../nova/database/sql.js';
 import { resolveClusterFromSecrets } from '../nova/database/cluster-secret.js';
 import { LocalJobRunner } from '../nova/jobs/local.js';
 import { noWorkloads } from '../nova/workloads/port.js';
-import type { NovaControllerDeps } from '../controllers/nova/reconcile.js';
+import type { NovaRuntime } from '../controllers/nova/runtime.js';
 
-export type NovaRuntime = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndpoint' | 'jobs' | 'workloads' | 'jobsUnavailable' | 'namespaceRefused'> & {
-  description: string;
-  /** Starts what runs in the background (the local runner's CronJob scheduler). */
-  start(): void;
-  stop(): void;
-  close(): Promise<void>;
-};
+export type { NovaRuntime };
 
 const executable = (path: string): boolean => {
   try {

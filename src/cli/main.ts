@@ -16,6 +16,7 @@ import { registerResourceCommands } from './commands/resources.js';
 import { registerSimulator } from './commands/simulator.js';
 import { registerRegionCommands } from './commands/region.js';
 import { registerVlanCommands } from './commands/vlan.js';
+import { registerKinds } from './commands/kinds.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -37,6 +38,7 @@ export const buildProgram = (): Command => {
   registerSimulator(program);
   registerRegionCommands(program);
   registerVlanCommands(program, globals);
+  registerKinds(program);
   registerAuditCommands(program, globals);
   for (const command of program.commands) command.exitOverride();
   return program;

@@ -61,7 +61,7 @@ export const observeNetwork = async (os: NeutronTarget, uid: string): Promise<Ob
 
 /**
  * `os` is the target for this request: the Region's session with the Identity's project for a VLAN request
- * (`isVlanRequest`), the Identity's session otherwise (src/app/scopes.ts chooses).
+ * (`isVlanRequest`), the Identity's session otherwise (src/controllers/scopes.ts chooses).
  */
 export const createNetworkHandler = (os: NeutronTarget): EffectHandler => async (effect, context) => {
   const desired = effect.desired as NetworkCreateRequest;

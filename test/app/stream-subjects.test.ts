@@ -1,6 +1,7 @@
 /** Issue 18: which resource each stream belongs to (src/app/stream-subjects.ts), and `regent streams --resource`. */
 import { expect } from 'chai';
 import { streamSubjects } from '../../src/app/stream-subjects.js';
+import { kindTable, streamOwnersOf } from '../../src/app/kinds.js';
 import { subjectMatches } from '../../src/cli/commands/streams.js';
 import type { KindName, ObjectOf } from '../../src/resources/index.js';
 
@@ -17,7 +18,9 @@ describe('stream subjects (issue 18: streams map to their resource)', () => {
     Region: [object('Region', 'region-one', 6)],
     Nova: [object('Nova', 'nova', 7)],
   };
-  const subjectOf = streamSubjects({ list: (kind) => objects[kind] ?? [], serverKeyByNovaId: new Map([['nova-id-1', 'shop/web-2']]) });
+  const owners = streamOwnersOf(kindTable(), (kind, id) => (objects[kind] ?? []).some((o) => o.metadata.uid === id));
+  owners.noteNovaServer('nova-id-1', uid(1));
+  const subjectOf = streamSubjects({ list: (kind) => objects[kind] ?? [], owners });
   const cases: Array<[string, string | undefined]> = [
     [`server-lifecycle-${uid(1)}`, 'Server shop/web-2'],
     ['server-rebuild-nova-id-1', 'Server shop/web-2'],

@@ -23,6 +23,7 @@ import { reconcileIdentity } from '../../src/controllers/identity/reconcile.js';
 import { StatusRunner } from '../../src/status/runner.js';
 import { MemoryCheckpoint } from '../../src/status/checkpoint.js';
 import type { Disposition } from '../../src/controllers/disposition.js';
+import { statusRunnerParts } from '../../src/app/kinds.js';
 
 export interface Condition {
   type: string;
@@ -71,7 +72,7 @@ export const startIdentityRig = async (): Promise<IdentityRig> => {
   const newEngine = (events: MemoryEventStore) =>
     new Engine({ store: events, registry: createProductRegistry(), logger, handlers: identityHandlers({ connections, secrets: source.secrets, connectAsUser: (cloud, login) => connectAsUser(cloud, login, options) }) });
   const engine = newEngine(store);
-  let status = new StatusRunner({ store, engine, source, checkpoint: new MemoryCheckpoint(), logger, servedKinds: ['Region', 'Identity'] });
+  let status = new StatusRunner({ store, engine, source, checkpoint: new MemoryCheckpoint(), logger, ...statusRunnerParts(['Region', 'Identity']) });
   const deps = { engine, source, connections, logger };
   const render = async (kind: 'Region' | 'Identity', name: string) => {
     const object = await source.get(kind, 'default', name);
@@ -112,7 +113,7 @@ spec: { regionRef: { name: region-one }, organizationID: acme, projectID: web }
       rig.store = new MemoryEventStore();
       rig.engine = newEngine(rig.store);
       deps.engine = rig.engine;
-      status = new StatusRunner({ store: rig.store, engine: rig.engine, source, checkpoint: new MemoryCheckpoint(), logger, servedKinds: ['Region', 'Identity'] });
+      status = new StatusRunner({ store: rig.store, engine: rig.engine, source, checkpoint: new MemoryCheckpoint(), logger, ...statusRunnerParts(['Region', 'Identity']) });
     },
     regionPass: () => reconcileRegion(deps, 'default', 'region-one'),
     identityPass: (name = 'acme-web') => reconcileIdentity(deps, 'default', name),

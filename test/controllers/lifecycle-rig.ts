@@ -26,6 +26,7 @@ import { silentLogger } from '../../src/log/logger.js';
 import type { Disposition } from '../../src/controllers/disposition.js';
 import { serverLifecycleStream } from '../../machines/server-lifecycle.js';
 import type { LifecycleContext } from '../../machines/lifecycle.js';
+import { statusRunnerParts } from '../../src/app/kinds.js';
 
 export interface Condition {
   type: string;
@@ -78,7 +79,7 @@ export const startLifecycleRig = async (): Promise<LifecycleRig> => {
   });
   const logger = silentLogger();
   const now = () => new Date(sim.clock.now());
-  const runner = new StatusRunner({ store, engine, source, checkpoint: new MemoryCheckpoint(), logger, servedKinds: ['Server', 'Network'], now });
+  const runner = new StatusRunner({ store, engine, source, checkpoint: new MemoryCheckpoint(), logger, ...statusRunnerParts(['Server', 'Network']), now });
   await applyManifests(source, `apiVersion: regent.dev/v1alpha1
 kind: Network
 metadata: { name: net-a }

@@ -31,6 +31,7 @@ import { MemoryCheckpoint } from '../../src/status/checkpoint.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { Disposition } from '../../src/controllers/disposition.js';
 import type { LoadBalancerResourceStatus } from '../../projections/load-balancer-status.js';
+import { statusRunnerParts } from '../../src/app/kinds.js';
 
 describe('LoadBalancer controller: an unusable endpoint is a consistency error, never Provisioned (LB15)', function () {
   this.timeout(60_000);
@@ -70,7 +71,7 @@ describe('LoadBalancer controller: an unusable endpoint is a consistency error, 
     });
     const logger = silentLogger();
     const now = () => new Date(sim.clock.now());
-    runner = new StatusRunner({ store, engine, source, checkpoint: new MemoryCheckpoint(), logger, servedKinds: ['LoadBalancer'], now });
+    runner = new StatusRunner({ store, engine, source, checkpoint: new MemoryCheckpoint(), logger, ...statusRunnerParts(['LoadBalancer']), now });
     const publicId = (await os.neutron.listNetworks({ name: 'public' }))[0]!.id;
     await applyManifests(source, `apiVersion: regent.dev/v1alpha1
 kind: Region

@@ -17,6 +17,7 @@ import { StatusRunner } from '../../src/status/runner.js';
 import { MemoryCheckpoint } from '../../src/status/checkpoint.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { OpenStackSession } from '../../src/openstack/session.js';
+import { statusRunnerParts } from '../../src/app/kinds.js';
 
 describe('server controller: a spec that does not decode', () => {
   it('records the refusal as an event and renders Available=False/InvalidSpec naming the field; nothing else happens', async () => {
@@ -49,7 +50,7 @@ spec: { name: web-x, image: { name: cirros }, flavor: { name: m1.small }, networ
       expect(object?.metadata.finalizers ?? []).to.deep.equal([]);
       const events = await store.readAll();
       expect(events.map((e) => e.type)).to.deep.equal(['serverLifecycle.specRejected']);
-      const runner = new StatusRunner({ store, engine, source, checkpoint: new MemoryCheckpoint(), logger: silentLogger(), servedKinds: ['Server', 'Network'] });
+      const runner = new StatusRunner({ store, engine, source, checkpoint: new MemoryCheckpoint(), logger: silentLogger(), ...statusRunnerParts(['Server', 'Network']) });
       await runner.render({ kind: 'Server', namespace: 'default', name: 'web-x' });
       const status = (await embedded.get('Server', 'default', 'web-x'))?.status as { conditions: Array<{ type: string; status: string; reason: string; message: string }>; provisioningStatus: string };
       const available = status.conditions.find((c) => c.type === 'Available');

@@ -21,7 +21,7 @@ const rebuildAfter = (...stimuli: ServerRebuildStimulus[]): ServerRebuildContext
 describe('projection: a Server resource\'s status', () => {
   it('a missing image before any Nova server: Available ImageNotFound, provisioningStatus error and phase Error agree', () => {
     const status = renderServerResource({
-      lifecycle: { state: 'absent', context: lifecycleContext({ unresolvable: { reason: 'ImageNotFound', message: "no Glance image has the id 'x'" }, decidedGeneration: 1 }) },
+      lifecycle: { state: 'absent', context: lifecycleContext({ unresolvable: { generation: 1, reason: 'ImageNotFound', message: "no Glance image has the id 'x'" }, decidedGeneration: 1 }) },
       rebuild: undefined,
       generation: 1,
       at: AT,

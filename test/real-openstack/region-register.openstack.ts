@@ -36,6 +36,7 @@ import {
 import { captureLogs, type LogCapture } from './support/logs.js';
 import { realRun, type RealRun } from './support/run.js';
 import { sleep } from './support/wait.js';
+import { statusRunnerParts } from '../../src/app/kinds.js';
 
 interface Condition { type: string; status: string; reason: string; message: string }
 
@@ -107,7 +108,7 @@ describe('regent region register against the real Keystone (admin cloud)', funct
       store, registry: createProductRegistry(), logger: logs.logger,
       handlers: identityHandlers({ connections, secrets: source.secrets, connectAsUser: (cloud, login) => connectAsUser(cloud, login, options()) }),
     });
-    status = new StatusRunner({ store, engine, source, checkpoint: new MemoryCheckpoint(), logger: logs.logger, servedKinds: ['Region', 'Identity'] });
+    status = new StatusRunner({ store, engine, source, checkpoint: new MemoryCheckpoint(), logger: logs.logger, ...statusRunnerParts(['Region', 'Identity']) });
   });
   after(async () => {
     await source?.close();

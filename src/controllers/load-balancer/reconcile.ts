@@ -47,7 +47,7 @@ export type LoadBalancerScope =
 export interface LoadBalancerControllerDeps {
   engine: Engine;
   source: ResourceSource;
-  /** The Network's Identity's clients (src/app/scopes.ts). */
+  /** The Network's Identity's clients (src/controllers/scopes.ts). */
   scope: (lb: LoadBalancer) => Promise<LoadBalancerScope>;
   logger: Logger;
   now?: () => Date;

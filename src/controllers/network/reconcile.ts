@@ -25,7 +25,7 @@ import { silentLogger } from '../../log/logger.js';
 
 export const NETWORK_FINALIZER = 'regent.dev/network';
 
-/** The Network's Region as the VLAN path needs it (src/app/scopes.ts NetworkRegion). */
+/** The Network's Region as the VLAN path needs it (src/controllers/scopes.ts NetworkRegion). */
 export interface NetworkVlanRegion {
   /** The Region resource's uid (the VLAN ledger's key). */
   uid: string;

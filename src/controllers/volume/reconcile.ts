@@ -55,7 +55,7 @@ export type VolumeScope =
 export interface VolumeControllerDeps {
   engine: Engine;
   source: ResourceSource;
-  /** The Volume's scope through its Network's Identity (src/app/scopes.ts). */
+  /** The Volume's scope through its Network's Identity (src/controllers/scopes.ts). */
   scope: (volume: Volume, identity: Identity) => Promise<VolumeScope>;
   classes: Pick<VolumeClassInventory, 'classes'>;
   /** The Server resource name of a Nova server id, for status and waits ("attached to web-1"). */

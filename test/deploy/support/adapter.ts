@@ -17,6 +17,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ROOT } from './files.js';
 import { triple } from './rbac.js';
+import { servedKinds as tableServedKinds } from '../../../src/app/kinds.js';
 
 export type Api = 'custom' | 'custom/status' | 'events' | 'leases' | 'secrets';
 
@@ -83,7 +84,7 @@ export const PORT_CALLS: Readonly<Record<string, readonly string[]>> = {
 
 /**
  * What `regent start --resources kubernetes --no-examples` calls, on which kinds ('all': every kind
- * in src/resources KINDS; 'served': SERVED in src/app/control-plane.ts), and the code path. `--examples`
+ * in src/resources KINDS; 'served': the kind table's kinds with a controller, src/app/kinds.ts), and the code path. `--examples`
  * would add apply (get, create, update) for the example manifests: the Deployment passes --no-examples.
  */
 export const CONTROL_PLANE_CALLS: Readonly<Record<string, { kinds: 'all' | 'served' | 'servers' | 'lease' | 'events' | 'secrets'; path: string }>> = {
@@ -241,12 +242,8 @@ export const portCallsOfControlPlane = (): Map<string, string[]> => {
   return calls;
 };
 
-/** SERVED in src/app/control-plane.ts: the kinds with a controller (and so finalizers). */
-export const servedKinds = (): string[] => {
-  const m = /const SERVED[^=]*=\s*\[([^\]]*)\]/.exec(src('src/app/control-plane.ts'));
-  if (!m) throw new Error('SERVED not found in src/app/control-plane.ts');
-  return [...m[1]!.matchAll(/'(\w+)'/g)].map((x) => x[1]!);
-};
+/** The kinds with a controller (and so finalizers): the kind table's wirings that build one (src/app/kinds.ts). */
+export const servedKinds = (): string[] => tableServedKinds();
 
 /**
  * Served kinds whose controller holds no finalizer, so the control plane never patches their metadata: the
@@ -257,9 +254,18 @@ export const HOLDS_NO_FINALIZER: readonly string[] = ['Nova'];
 /** The served kinds that carry a finalizer (what addFinalizer/removeFinalizer patch). */
 export const finalizedKinds = (): string[] => servedKinds().filter((k) => !HOLDS_NO_FINALIZER.includes(k));
 
-/** The controllers the control plane builds (`new Controller({ name: 'X'`), itself or through a kind's wiring module it imports. */
+/**
+ * The kinds whose wiring module gives the control plane a reconcile pass (`reconcile:` in
+ * src/controllers/<kind>/wiring.ts, read from the source, next to its `kind: '<Kind>'`): what actually runs a controller.
+ */
 export const controllerKinds = (): string[] =>
-  ['src/app/control-plane.ts', 'src/controllers/security-group/wiring.ts'].flatMap((file) => [...src(file).matchAll(/new Controller\(\{\s*name:\s*'(\w+)'/g)].map((m) => m[1]!));
+  readdirSync(join(ROOT, 'src/controllers'), { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(ROOT, 'src/controllers', d.name, 'wiring.ts')))
+    .map((d) => src(`src/controllers/${d.name}/wiring.ts`))
+    .filter((code) => /\breconcile[:,]/.test(code))
+    // the wiring's own `kind:` (the top-level field, before its streams), not a stream ownership's
+    .map((code) => /^ {2}kind: '(\w+)',$/m.exec(code)?.[1])
+    .filter((k): k is string => k !== undefined);
 
 /** The Lease name the control plane elects on. */
 export const leaseName = (): string => {

@@ -23,6 +23,7 @@ import type { DatabaseProvisioner } from '../../../src/nova/database/port.js';
 import type { DatabaseEndpoint } from '../../../src/nova/connection-secrets.js';
 import type { Disposition } from '../../../src/controllers/disposition.js';
 import type { NovaSpec } from '../../../src/resources/nova.js';
+import { statusRunnerParts } from '../../../src/app/kinds.js';
 
 export interface Condition {
   type: string;
@@ -89,7 +90,7 @@ export const openNovaRig = async (options: NovaRigOptions): Promise<NovaRig> => 
     ...(options.jobsUnavailable ? { jobsUnavailable: options.jobsUnavailable } : {}),
   };
   for (const [type, handler] of Object.entries(novaEffectHandlers(deps))) engine.handle(type, handler);
-  const status = new StatusRunner({ store, engine, source, checkpoint: new MemoryCheckpoint(), logger, servedKinds: ['Nova'] });
+  const status = new StatusRunner({ store, engine, source, checkpoint: new MemoryCheckpoint(), logger, ...statusRunnerParts(['Nova']) });
   const render = async (): Promise<NovaStatusView> => {
     const object = await source.get('Nova', namespace, options.name);
     if (!object) return {};

@@ -12,7 +12,7 @@ import { IdentityNotReady, type IdentityScope, type IdentitySessions } from '../
 import type { RegionConnections } from '../provider/regions/connections.js';
 import { providerNetworkSettingsOf, type ProviderNetworkSettings } from '../provider/inventory/vlan.js';
 import type { NeutronTarget } from '../provider/networks.js';
-import { verdictOf } from '../controllers/scope-reachability.js';
+import { verdictOf } from './scope-reachability.js';
 
 /** An error that says the cloud could not be seen (not an answer about the request). */
 const unreachable = (error: unknown): boolean => verdictOf(error)?.kind === 'unreachable';
@@ -33,9 +33,9 @@ export interface NetworkRegion {
 
 export interface ScopeLookups {
   /** The informer caches: objects of a kind. */
-  list: (kind: 'Server' | 'Network' | 'Identity' | 'Volume' | 'LoadBalancer') => ReadonlyArray<ObjectOf<KindName>>;
-  /** Nova server id → `<namespace>/<name>` of its Server, as the Server passes learned it. */
-  serverKeyByNovaId: ReadonlyMap<string, string>;
+  list: (kind: KindName) => ReadonlyArray<ObjectOf<KindName>>;
+  /** Which resource a stream belongs to (src/controllers/stream-owners.ts): an effect's scope is its resource's. */
+  ownerOf: (stream: string) => { kind: KindName; uid: string } | undefined;
 }
 
 const ns = (o: { metadata: { namespace?: string } }): string => o.metadata.namespace ?? 'default';
@@ -64,8 +64,8 @@ export class Scopes {
    * `providerNetworks` now (a delete, an observation).
    */
   async networkNeutron(stream: string, vlan?: boolean): Promise<NeutronTarget> {
-    const uid = stream.startsWith('network-lifecycle-') ? stream.slice('network-lifecycle-'.length) : '';
-    const network = this.lookups.list('Network').find((o) => o.metadata.uid === uid);
+    const owner = this.lookups.ownerOf(stream);
+    const network = owner?.kind === 'Network' ? this.lookups.list('Network').find((o) => o.metadata.uid === owner.uid) : undefined;
     if (!network) throw new IdentityNotReady('?', `no Network of this control plane owns the stream ${stream}`);
     const scope = await this.network(network);
     const region = await this.networkRegion(network);
@@ -92,31 +92,16 @@ export class Scopes {
     return this.network(network);
   }
 
-  /** The scope of an effect, from the stream it was decided in. */
+  /**
+   * The scope of an effect, from the stream it was decided in: its resource's (a Network works in its Identity's
+   * project; everything on a Network — Servers, their volume attachments and rebuilds, Volumes, LoadBalancers,
+   * SecurityGroups — in that Network's Identity's).
+   */
   async forStream(stream: string): Promise<IdentityScope> {
-    const byUid = (kind: 'Server' | 'Network' | 'Volume', uid: string) => this.lookups.list(kind).find((o) => o.metadata.uid === uid);
-    if (stream.startsWith('server-lifecycle-')) {
-      const server = byUid('Server', stream.slice('server-lifecycle-'.length));
-      if (server) return this.onNetwork(server);
-    } else if (stream.startsWith('network-lifecycle-')) {
-      const network = byUid('Network', stream.slice('network-lifecycle-'.length));
-      if (network) return this.network(network);
-    } else if (stream.startsWith('volume-lifecycle-')) {
-      const volume = byUid('Volume', stream.slice('volume-lifecycle-'.length));
-      if (volume) return this.onNetwork(volume);
-    } else if (stream.startsWith('load-balancer-')) {
-      const lb = this.lookups.list('LoadBalancer').find((o) => o.metadata.uid === stream.slice('load-balancer-'.length));
-      if (lb) return this.onNetwork(lb);
-    } else if (stream.startsWith('volume-attachment-')) {
-      // volume-attachment-<serverUid>-<volumeUid>: the server's scope (a server attaches volumes of its own project)
-      const server = byUid('Server', stream.slice('volume-attachment-'.length, 'volume-attachment-'.length + 36));
-      if (server) return this.onNetwork(server);
-    } else if (stream.startsWith('server-rebuild-')) {
-      const key = this.lookups.serverKeyByNovaId.get(stream.slice('server-rebuild-'.length));
-      const server = key ? this.lookups.list('Server').find((o) => `${ns(o)}/${o.metadata.name}` === key) : undefined;
-      if (server) return this.onNetwork(server);
-    }
-    throw new IdentityNotReady('?', `no resource of this control plane owns the stream ${stream}`);
+    const owner = this.lookups.ownerOf(stream);
+    const object = owner ? this.lookups.list(owner.kind).find((o) => o.metadata.uid === owner.uid) : undefined;
+    if (!owner || !object) throw new IdentityNotReady('?', `no resource of this control plane owns the stream ${stream}`);
+    return owner.kind === 'Network' ? this.network(object) : this.onNetwork(object);
   }
 
   /**

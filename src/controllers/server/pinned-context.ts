@@ -3,11 +3,11 @@
  * Identity's Region — whether it asks Placement first, its required traits, its own Placement client — and
  * the region credentials bound to the identity's project (IdentitySessions.regionBoundTo).
  */
-import type { ObjectOf, KindName } from '../resources/index.js';
-import type { RegionConnections } from '../provider/regions/connections.js';
-import { IdentityNotReady, type IdentitySessions } from '../provider/identity/sessions.js';
-import type { PinnedCreateContext } from '../controllers/server/pinned-create.js';
-import type { Scopes } from './scopes.js';
+import type { ObjectOf, KindName } from '../../resources/index.js';
+import type { RegionConnections } from '../../provider/regions/connections.js';
+import { IdentityNotReady, type IdentitySessions } from '../../provider/identity/sessions.js';
+import type { PinnedCreateContext } from './pinned-create.js';
+import type { Scopes } from '../scopes.js';
 
 export const pinnedCreateContext =
   (deps: { scopes: Scopes; sessions: IdentitySessions; connections: RegionConnections }) =>

@@ -1,0 +1,17 @@
+/** An Identity's status (docs/identity.md): its project, user, roles and credential as its lifecycle recorded them. */
+import { identityLifecycleStream, type IdentityContext } from '../../../machines/identity-lifecycle.js';
+import { renderIdentityResource } from '../../../projections/identity-status.js';
+import type { StatusRenderer } from '../../status/renderer.js';
+
+export const identityStatus: StatusRenderer = {
+  ownedKeys: ['openstack', 'credentialsSecretRef'],
+  render: async (env, object) => {
+    const lifecycle = await env.engine.load(identityLifecycleStream(object.metadata.uid));
+    return renderIdentityResource({
+      lifecycle: lifecycle.revision === undefined ? undefined : { state: lifecycle.snapshot.value, context: lifecycle.snapshot.context as IdentityContext },
+      tags: (object.spec as { tags?: Record<string, string> }).tags,
+      at: lifecycle.last?.metadata.recordedAt ?? env.now(),
+      previous: object.status as never,
+    }) as unknown as Record<string, unknown>;
+  },
+};

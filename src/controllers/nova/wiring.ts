@@ -1,0 +1,29 @@
+/**
+ * The Nova kind as the control plane runs it (src/controllers/kind.ts): its Database and DBArchive steps (two
+ * machines, two streams), woken by its own spec; its Job effects; the runtime's background scheduler while leading.
+ */
+import { novaDatabaseStream } from '../../../machines/nova-upgrade.js';
+import { novaDBArchiveStream } from '../../../machines/nova-db-archive.js';
+import { keyOf, keyParts, type KindWiring } from '../kind.js';
+import { novaEffectHandlers } from './effects.js';
+import { reconcileNova } from './reconcile.js';
+import { novaStatus } from './status.js';
+
+export const novaWiring: KindWiring = {
+  kind: 'Nova',
+  streams: [
+    { prefix: novaDatabaseStream(''), kind: 'Nova', key: 'uid' },
+    { prefix: novaDBArchiveStream(''), kind: 'Nova', key: 'uid' },
+  ],
+  status: novaStatus,
+  wakes: [{ from: 'Nova', on: 'spec', why: 'its own spec changed, or its deletion was requested', keys: (o) => [keyOf(o)] }],
+  build: (services) => {
+    const deps = { engine: services.engine, source: services.source, secrets: services.source.secrets, logger: services.logger, ...services.nova };
+    return {
+      reconcile: (key) => reconcileNova(deps, ...keyParts(key)),
+      handlers: novaEffectHandlers(deps),
+      startLeading: () => services.nova.start(),
+      stopLeading: async () => services.nova.stop(),
+    };
+  },
+};
