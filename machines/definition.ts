@@ -19,7 +19,12 @@ export interface Stimulus extends Typed {
   source: Source;
 }
 
-export interface MachineDefinition {
+export interface MachineDefinition<TContext = unknown> {
+  /**
+   * Never set: carries the machine's context type, so `engine.load(definition, stream)` returns it typed (no casts
+   * where a pass or a status reads a machine's context).
+   */
+  readonly contextType?: TContext;
   /** Stable id, also the event-type prefix: `serverRebuild` → `serverRebuild.armed`. */
   readonly id: string;
   /** Bumped whenever the machine's decisions change; recorded on every event. */

@@ -118,6 +118,9 @@ const audit = (): MachineAudit => ({
     ];
   },
   stateKey: (snapshot) => JSON.stringify([(snapshot.context as NovaDBArchiveContext).ensuredHash, (snapshot.context as NovaDBArchiveContext).condition?.reason ?? null]),
+  // the archive records no write-ahead intent (it ensures a CronJob; nothing it decides destroys): no intent to guard
+  intentOf: () => null,
+  rank: () => 0,
 });
 
 export const novaDBArchiveDefinition: MachineDefinition = {

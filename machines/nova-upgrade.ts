@@ -489,7 +489,17 @@ const audit = (): MachineAudit => ({
     const c = snapshot.context as NovaUpgradeContext;
     return JSON.stringify([snapshot.value, c.installedRelease, c.target, c.stampPending, c.condition?.reason ?? null]);
   },
+  // the standing intent is the upgrade itself: its target release, in the phase it has reached
+  intentOf: (snapshot) => {
+    const target = (snapshot.context as NovaUpgradeContext).target;
+    const phase = upgradePhaseOf(snapshot.value);
+    return target !== null && phase !== null ? { target, state: phase } : null;
+  },
+  // expand → migrate → roll → contract: for one target an upgrade never goes back a phase (an abort clears it)
+  rank: (snapshot) => UPGRADE_PHASE_RANK[upgradePhaseOf(snapshot.value) ?? 'steady'] ?? 0,
 });
+
+const UPGRADE_PHASE_RANK: Record<string, number> = { steady: 0, Expanding: 1, Migrating: 2, RollingUpdate: 3, Contracting: 4 };
 
 export const novaUpgradeDefinition: MachineDefinition = {
   id: 'novaUpgrade',

@@ -128,6 +128,9 @@ const audit = (): MachineAudit => ({
   ],
   // `since` is data: fold it out so the explored graph stays finite
   stateKey: (snapshot) => JSON.stringify([snapshot.value, (snapshot.context as ScopeReachabilityContext).blocked?.problem ?? null]),
+  // a verdict, never an intent: nothing here arms, clears or parks anything (the checks prove it stays so)
+  intentOf: () => null,
+  rank: () => 0,
 });
 
 export const scopeReachabilityDefinition: MachineDefinition = {

@@ -27,7 +27,7 @@ import { silentLogger, type Logger } from '../log/logger.js';
 import { ConcurrencyExhausted, EffectChainTooLong, InvalidStimulus, NoEffectHandler, NotLeader } from './errors.js';
 import { stateValueOf, step } from './fold.js';
 import { KeyedQueue } from './keyed-queue.js';
-import { StreamLoader } from './load.js';
+import { StreamLoader, type LoadedStream } from './load.js';
 
 export interface StimulusEnvelope {
   stimulus: Stimulus;
@@ -42,6 +42,15 @@ export interface StimulusEnvelope {
    * stale and is not decided (`Decision.stale`); the next read observes again.
    */
   readAfterPosition?: number;
+}
+
+/** A stream's state, loaded with its machine's definition: `context` is that machine's context type. */
+export interface TypedLoad<TContext> extends LoadedStream {
+  /** The state value as text (`present`, `{"deleting":"armed"}` is rendered by String). */
+  state: string;
+  /** The state value as the machine has it (a string, or an object for nested states). */
+  value: unknown;
+  context: TContext;
 }
 
 export interface Decision {
@@ -172,9 +181,18 @@ export class Engine {
     return this.store.lastPosition();
   }
 
-  /** Current state of a stream (initial state when it does not exist). */
-  async load(stream: string) {
-    return this.loader.load(stream);
+  /**
+   * Current state of a stream (initial state when it does not exist). With the machine's definition, the state comes
+   * back typed (`context` is that machine's context) and the stream is checked to be that machine's: a stream name
+   * built with the wrong prefix fails here, not as a context read as the wrong type.
+   */
+  load(stream: string): Promise<LoadedStream>;
+  load<TContext>(definition: MachineDefinition<TContext>, stream: string): Promise<TypedLoad<TContext>>;
+  async load<TContext>(first: string | MachineDefinition<TContext>, stream?: string): Promise<LoadedStream | TypedLoad<TContext>> {
+    if (typeof first === 'string') return this.loader.load(first);
+    const loaded = await this.loader.load(stream as string);
+    if (loaded.definition.id !== first.id) throw new Error(`stream ${stream} belongs to ${loaded.definition.id}, not ${first.id}`);
+    return { ...loaded, state: String(loaded.snapshot.value), value: loaded.snapshot.value as unknown, context: loaded.snapshot.context as TContext };
   }
 
   /** Decides one stimulus and appends the decision; runs no effect. */
