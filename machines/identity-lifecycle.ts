@@ -23,12 +23,15 @@
  *   I5 everything present, quotas verified → realized (a credential Keystone refuses later is re-issued,
  *      a quota changed behind Regent's back is set again: I4/I6 again)
  *
- * Deletion (finalizer-gated, write-ahead like every delete here):
+ * Deletion (finalizer-gated; the write-ahead delete of machines/write-ahead-delete.ts, W1–W3: armed on one pass,
+ * each part deleted only by a later pass that observes it present, deleted once nothing Regent created remains):
  *   D1 dependents remain (Networks, Servers, Volumes, LoadBalancers of this identity) → wait, naming them
  *   D2 none, something Regent created exists → arm (the next pass reads the arm back)
  *   D3 armed, read back → delete the keypair (as its user, while the user can still log in), then the
  *      credential, then the user, then the project, one per pass
  *   D4 nothing Regent created exists → deleted (a never-realized identity deletes as a no-op)
+ *   Not W4: no ledger is kept, so a part still observed (its delete dropped, or refused) is deleted again by the next
+ *   armed pass, paced only by the controller's yield (1 s) — adding W4 changes decisions (a version bump).
  *
  * U In a Region without a managed domain the identity stands on the region credentials' own project:
  *   nothing is created, so nothing is ever deleted (that project is not Regent's).
@@ -42,6 +45,7 @@ import * as t from 'io-ts';
 import { assign, setup } from 'xstate';
 import type { AnyMachineSnapshot } from 'xstate';
 import { declaredAction, outcome, type MachineAudit, type MachineDefinition, type Stimulus } from './definition.js';
+import { arm, confirm, submit, withdraw } from './write-ahead-delete.js';
 
 /** A part of the identity as a fresh exact-name lookup found it. */
 export const Part = t.union([t.type({ kind: t.literal('absent') }), t.type({ kind: t.literal('present'), id: t.string })]);
@@ -245,8 +249,8 @@ const stepSpecifics = (
 /** Entering deletion from any live state, decided on this same pass (D1, D2, D4). */
 const DELETION = [
   { guard: 'deletionWithDependents', target: '#identityLifecycle.deleting.waiting', actions: ['notePass', 'noteDependents', outcome('waitingForDependents')] }, // D1
-  { guard: 'deletionOfNothing', target: '#identityLifecycle.deleted', actions: ['notePass', 'clearRefusal', outcome('deleted')] }, // D4
-  { guard: 'deletionRequested', target: '#identityLifecycle.deleting.armed', actions: ['notePass', outcome('deleteArmed')] }, // D2: write-ahead
+  confirm({ guard: 'deletionOfNothing', target: '#identityLifecycle.deleted', actions: ['notePass', 'clearRefusal'] }), // D4
+  arm({ guard: 'deletionRequested', target: '#identityLifecycle.deleting.armed', actions: ['notePass'] }), // D2: write-ahead (W1)
 ] as const;
 
 export const buildIdentityMachine = () =>
@@ -432,10 +436,10 @@ export const buildIdentityMachine = () =>
             on: {
               reconcile: [
                 // a delete is decided only under a deletion request read on this pass
-                { guard: 'deletionWithdrawn', target: '#identityLifecycle.realizing', actions: ['notePass', outcome('deletionWithdrawn')] },
+                withdraw({ guard: 'deletionWithdrawn', target: '#identityLifecycle.realizing', actions: ['notePass'] }),
                 { guard: 'dependentsRemain', actions: ['notePass', 'noteDependents', outcome('waitingForDependents')] }, // D1
-                { guard: 'nothingExists', target: '#identityLifecycle.deleted', actions: ['notePass', outcome('deleted')] }, // D4
-                { target: 'armed', actions: ['notePass', outcome('deleteArmed')] }, // D2: write-ahead
+                confirm({ guard: 'nothingExists', target: '#identityLifecycle.deleted', actions: ['notePass'] }), // D4
+                arm({ target: 'armed', actions: ['notePass'] }), // D2: write-ahead (W1)
               ],
             },
           },
@@ -443,13 +447,14 @@ export const buildIdentityMachine = () =>
           armed: {
             on: {
               reconcile: [
-                { guard: 'deletionWithdrawn', target: '#identityLifecycle.realizing', actions: ['notePass', outcome('deletionWithdrawn')] },
+                withdraw({ guard: 'deletionWithdrawn', target: '#identityLifecycle.realizing', actions: ['notePass'] }),
                 { guard: 'dependentsRemain', target: 'waiting', actions: ['notePass', 'noteDependents', outcome('waitingForDependents')] }, // a dependent appeared: disarm
-                { guard: 'nothingExists', target: '#identityLifecycle.deleted', actions: ['notePass', 'clearRefusal', outcome('deleted')] }, // D4
-                { guard: 'keypairExists', actions: ['notePass', step('deleteKeypair'), outcome('keypairDeleteRequested')] },
-                { guard: 'credentialExists', actions: ['notePass', step('deleteCredential'), outcome('credentialDeleteRequested')] },
-                { guard: 'userExists', actions: ['notePass', step('deleteUser'), outcome('userDeleteRequested')] },
-                { guard: 'projectExists', actions: ['notePass', step('deleteProject'), outcome('projectDeleteRequested')] },
+                confirm({ guard: 'nothingExists', target: '#identityLifecycle.deleted', actions: ['notePass', 'clearRefusal'] }), // D4: absence confirms (W3)
+                // W2: each part only while this pass observes it present
+                submit({ guard: 'keypairExists', actions: ['notePass', step('deleteKeypair')] }, 'keypairDeleteRequested'),
+                submit({ guard: 'credentialExists', actions: ['notePass', step('deleteCredential')] }, 'credentialDeleteRequested'),
+                submit({ guard: 'userExists', actions: ['notePass', step('deleteUser')] }, 'userDeleteRequested'),
+                submit({ guard: 'projectExists', actions: ['notePass', step('deleteProject')] }, 'projectDeleteRequested'),
               ],
             },
           },
@@ -522,7 +527,7 @@ const identityAudit = (): MachineAudit => ({
   parked: (snapshot) => snapshot.value === 'failed',
 });
 
-export const identityLifecycleDefinition: MachineDefinition = {
+export const identityLifecycleDefinition: MachineDefinition<IdentityContext> = {
   id: 'identityLifecycle',
   version: 1,
   schemaVersion: 1,

@@ -123,7 +123,7 @@ const audit = (): MachineAudit => ({
   rank: () => 0,
 });
 
-export const novaDBArchiveDefinition: MachineDefinition = {
+export const novaDBArchiveDefinition: MachineDefinition<NovaDBArchiveContext> = {
   id: 'novaDBArchive',
   version: 1,
   schemaVersion: 1,

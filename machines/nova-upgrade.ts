@@ -501,7 +501,7 @@ const audit = (): MachineAudit => ({
 
 const UPGRADE_PHASE_RANK: Record<string, number> = { steady: 0, Expanding: 1, Migrating: 2, RollingUpdate: 3, Contracting: 4 };
 
-export const novaUpgradeDefinition: MachineDefinition = {
+export const novaUpgradeDefinition: MachineDefinition<NovaUpgradeContext> = {
   id: 'novaUpgrade',
   version: 1,
   schemaVersion: 1,

@@ -117,7 +117,7 @@ const regionAudit = (): MachineAudit => ({
   stateKey: (snapshot) => JSON.stringify(snapshot.value),
 });
 
-export const regionConnectionDefinition: MachineDefinition = {
+export const regionConnectionDefinition: MachineDefinition<RegionContext> = {
   id: 'regionConnection',
   version: 1,
   schemaVersion: 1,

@@ -133,7 +133,7 @@ const audit = (): MachineAudit => ({
   rank: () => 0,
 });
 
-export const scopeReachabilityDefinition: MachineDefinition = {
+export const scopeReachabilityDefinition: MachineDefinition<ScopeReachabilityContext> = {
   id: 'scopeReachability',
   version: 1,
   schemaVersion: 1,

@@ -436,7 +436,7 @@ export const serverRebuildMachine = setup({
 });
 
 /** The definition the engine and the registry use. */
-export const serverRebuildDefinition: MachineDefinition = {
+export const serverRebuildDefinition: MachineDefinition<ServerRebuildContext> = {
   id: 'serverRebuild',
   // v2: unknown outcomes (U1–U4), the park's fresh-read health (R5), the decided generation.
   version: 2,

@@ -151,7 +151,7 @@ const audit = (): MachineAudit => ({
   stateKey: (snapshot) => JSON.stringify((snapshot.context as VlanAllocationContext).holdings.map((h) => [h.network, h.id, Math.min(h.createFailures, 1)])),
 });
 
-export const vlanAllocationDefinition: MachineDefinition = {
+export const vlanAllocationDefinition: MachineDefinition<VlanAllocationContext> = {
   id: 'vlanAllocation',
   version: 1,
   schemaVersion: 1,

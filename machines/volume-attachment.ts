@@ -461,7 +461,7 @@ const volumeAttachmentAudit = (): MachineAudit => ({
   },
 });
 
-export const volumeAttachmentDefinition: MachineDefinition = {
+export const volumeAttachmentDefinition: MachineDefinition<VolumeAttachmentContext> = {
   id: 'volumeAttachment',
   version: 1,
   schemaVersion: 1,

@@ -44,6 +44,12 @@ export interface StimulusEnvelope {
   readAfterPosition?: number;
 }
 
+/**
+ * A snapshot's context as its machine's type: the one place the engine vouches for it (a decision's snapshot is the
+ * machine's, since the engine decided it with that definition).
+ */
+export const contextOf = <TContext>(_definition: MachineDefinition<TContext>, snapshot: AnyMachineSnapshot): TContext => snapshot.context as TContext;
+
 /** A stream's state, loaded with its machine's definition: `context` is that machine's context type. */
 export interface TypedLoad<TContext> extends LoadedStream {
   /** The state value as text (`present`, `{"deleting":"armed"}` is rendered by String). */
@@ -192,7 +198,7 @@ export class Engine {
     if (typeof first === 'string') return this.loader.load(first);
     const loaded = await this.loader.load(stream as string);
     if (loaded.definition.id !== first.id) throw new Error(`stream ${stream} belongs to ${loaded.definition.id}, not ${first.id}`);
-    return { ...loaded, state: String(loaded.snapshot.value), value: loaded.snapshot.value as unknown, context: loaded.snapshot.context as TContext };
+    return { ...loaded, state: String(loaded.snapshot.value), value: loaded.snapshot.value as unknown, context: contextOf(first, loaded.snapshot) };
   }
 
   /** Decides one stimulus and appends the decision; runs no effect. */

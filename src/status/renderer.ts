@@ -10,7 +10,7 @@ import type { EventStore } from '../store/port.js';
 import type { KindName, ObjectOf } from '../resources/index.js';
 import type { Condition } from '../../projections/conditions.js';
 import { withReachability } from '../../projections/scope-reachability-status.js';
-import { scopeReachabilityStream, type ScopeReachabilityContext } from '../../machines/scope-reachability.js';
+import { scopeReachabilityDefinition, scopeReachabilityStream } from '../../machines/scope-reachability.js';
 import type { ReachabilityView } from '../../projections/scope-reachability-status.js';
 
 /** What a renderer reads with: the event store through the engine's fold, the resource store, the runner's clock. */
@@ -45,9 +45,9 @@ export const withScopeReachability = async <S extends { conditions: Condition[];
   status: S,
   input: { what: string; at: string; previous: unknown },
 ): Promise<S> => {
-  const loaded = await env.engine.load(scopeReachabilityStream(uid));
+  const loaded = await env.engine.load(scopeReachabilityDefinition, scopeReachabilityStream(uid));
   const view: ReachabilityView | undefined =
-    loaded.revision === undefined ? undefined : { state: String(loaded.snapshot.value) as ReachabilityView['state'], context: loaded.snapshot.context as ScopeReachabilityContext };
+    loaded.revision === undefined ? undefined : { state: loaded.state as ReachabilityView['state'], context: loaded.context };
   const at = latest(input.at, loaded.last?.metadata.recordedAt) ?? input.at;
   return withReachability(status, view, { what: input.what, at, previous: (input.previous as { conditions?: Condition[] } | undefined)?.conditions });
 };

@@ -5,13 +5,13 @@
  * step (machines/identity-lifecycle.ts). A finalizer holds the Identity until the machine has seen
  * everything it created gone.
  */
-import type { Engine } from '../../engine/engine.js';
+import { contextOf, type Engine } from '../../engine/engine.js';
 import type { ResourceSource } from '../../kube/port.js';
 import { isDeleting } from '../../kube/object.js';
 import type { Logger } from '../../log/logger.js';
 import { validateIdentity, type Identity, type Region } from '../../resources/index.js';
 import { OpenStackError, RequestFailed, ServerError, Timeout, Unauthorized } from '../../openstack/errors.js';
-import { identityLifecycleStream, type IdentityContext, type IdentityObservation } from '../../../machines/identity-lifecycle.js';
+import { identityLifecycleDefinition, identityLifecycleStream, type IdentityObservation } from '../../../machines/identity-lifecycle.js';
 import { RegionUnusable } from '../../provider/regions/credentials.js';
 import type { RegionConnections } from '../../provider/regions/connections.js';
 import { DEFAULT_IDENTITY_ROLES, DEFAULT_SERVICE_ROLES, identityProjectName, identitySecretName, identityUserName } from '../../provider/identity/names.js';
@@ -60,7 +60,7 @@ export const reconcileIdentity = async (deps: IdentityControllerDeps, namespace:
   const regionName = object.spec.regionRef.name;
   const regionUnavailable = async (reason: string, message: string): Promise<Disposition> => {
     const decision = await deps.engine.decide(stream, { stimulus: { type: 'regionUnavailable', source: 'reconciler', generation, reason, message }, actor });
-    const context = decision.snapshot.context as IdentityContext;
+    const context = contextOf(identityLifecycleDefinition, decision.snapshot);
     // Deleting an identity that never got anything of its own needs no Region: release it.
     if (deleting && context.projectId === null && context.userId === null && context.credential === null) {
       await deps.source.removeFinalizer('Identity', namespace, name, IDENTITY_FINALIZER);
@@ -137,7 +137,7 @@ export const reconcileIdentity = async (deps: IdentityControllerDeps, namespace:
   });
   const last = decisions[decisions.length - 1];
   const state = last?.snapshot.value;
-  const context = last?.snapshot.context as IdentityContext | undefined;
+  const context = last ? contextOf(identityLifecycleDefinition, last.snapshot) : undefined;
   if (state === 'deleted') {
     if ((object.metadata.finalizers ?? []).includes(IDENTITY_FINALIZER)) await deps.source.removeFinalizer('Identity', namespace, name, IDENTITY_FINALIZER);
     return done('deleted; finalizer removed');

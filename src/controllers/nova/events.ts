@@ -4,22 +4,22 @@
  * Only a stored decision with a notable outcome records one, so polling emits none. The event store is the
  * record; Events are a courtesy and expire.
  */
-import type { Decision } from '../../engine/engine.js';
+import { contextOf, type Decision } from '../../engine/engine.js';
 import type { EventType, ResourceSource } from '../../kube/port.js';
 import type { Logger } from '../../log/logger.js';
 import { describeError } from '../../log/logger.js';
 import type { Nova } from '../../resources/nova.js';
-import type { NovaUpgradeContext } from '../../../machines/nova-upgrade.js';
-import type { NovaDBArchiveContext } from '../../../machines/nova-db-archive.js';
+import { novaUpgradeDefinition } from '../../../machines/nova-upgrade.js';
+import { novaDBArchiveDefinition } from '../../../machines/nova-db-archive.js';
 
 /** What a decision is worth telling an operator: [type, reason, message], or undefined. */
 export const novaEventOf = (decision: Decision): [EventType, string, string] | undefined => {
   if (!decision.changed || !decision.outcome) return undefined;
   if (decision.definition.id === 'novaDBArchive') {
-    const c = decision.snapshot.context as NovaDBArchiveContext;
+    const c = contextOf(novaDBArchiveDefinition, decision.snapshot);
     return decision.outcome === 'runFailed' && c.condition ? ['Warning', 'DBArchiveJobFailed', c.condition.message] : undefined;
   }
-  const c = decision.snapshot.context as NovaUpgradeContext;
+  const c = contextOf(novaUpgradeDefinition, decision.snapshot);
   const message = c.condition?.message ?? '';
   switch (decision.outcome) {
     case 'upgradeStarted':

@@ -1,5 +1,5 @@
 /** A Region's status (docs/region.md): each pass's verdict on its connection. */
-import { regionConnectionStream, type RegionContext } from '../../../machines/region-connection.js';
+import { regionConnectionDefinition, regionConnectionStream } from '../../../machines/region-connection.js';
 import { renderRegionResource } from '../../../projections/region-status.js';
 import type { Region } from '../../resources/region.js';
 import type { StatusRenderer } from '../../status/renderer.js';
@@ -8,9 +8,9 @@ export const regionStatus: StatusRenderer = {
   ownedKeys: [],
   render: async (env, object) => {
     const region = object as Region;
-    const record = await env.engine.load(regionConnectionStream(region.metadata.uid));
+    const record = await env.engine.load(regionConnectionDefinition, regionConnectionStream(region.metadata.uid));
     return renderRegionResource({
-      context: record.revision === undefined ? undefined : (record.snapshot.context as RegionContext),
+      context: record.revision === undefined ? undefined : record.context,
       endpoint: region.spec?.openstack?.endpoint ?? '?',
       openstack: region.spec?.openstack as Readonly<Record<string, unknown>> | undefined,
       at: record.last?.metadata.recordedAt ?? env.now(),

@@ -18,12 +18,12 @@
  *   provisionedAt latched before): the bounded delete-and-retry keys off that stamp and "takes effect at worst one
  *   poll later" (openstack-provider.md). A server latched booted is never woken for it.
  */
-import type { Engine } from '../../engine/engine.js';
+import { contextOf, type Engine } from '../../engine/engine.js';
 import type { NovaClient } from '../../openstack/nova/index.js';
 import type { Logger } from '../../log/logger.js';
 import { describeError } from '../../log/logger.js';
 import { serverFacts } from '../../provider/server-facts.js';
-import { serverRebuildStream, type ServerRebuildContext } from '../../../machines/server-rebuild.js';
+import { serverRebuildDefinition, serverRebuildStream } from '../../../machines/server-rebuild.js';
 import type { ServerFacts } from '../../../machines/server-rebuild/observation.js';
 import type { BaremetalProgress } from '../../provider/inventory/baremetal-progress.js';
 
@@ -74,7 +74,7 @@ export class ServerMonitor {
       result.observed++;
       const stream = serverRebuildStream(server.id);
       try {
-        const before = (await engine.load(stream)).snapshot.context as ServerRebuildContext;
+        const before = (await engine.load(serverRebuildDefinition, stream)).context;
         const facts = await this.factsOf(server);
         const decision = await engine.decide(stream, {
           stimulus: { type: 'observed', source: 'monitor', server: facts, observedAt: server.observedAt ?? now().toISOString() },
@@ -84,7 +84,7 @@ export class ServerMonitor {
         if (decision.stale) result.stale++;
         if (!decision.changed) continue;
         result.changed++;
-        const after = decision.snapshot.context as ServerRebuildContext;
+        const after = contextOf(serverRebuildDefinition, decision.snapshot);
         if (before.marker?.state !== after.marker?.state) {
           result.advanced.push(server.id);
           this.options.onMarkerAdvanced?.(server.id);

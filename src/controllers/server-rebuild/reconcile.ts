@@ -8,13 +8,13 @@
  * also reads Nova's instance-action record: the baseline a submission is decided on, and the evidence
  * an unanswered submission needs before anything is submitted again (machines/server-rebuild.ts U1–U4).
  */
-import type { Engine, Decision } from '../../engine/engine.js';
+import { contextOf, type Engine, type Decision } from '../../engine/engine.js';
 import type { ServerObservation } from '../../openstack/decoders/server.js';
 import { OpenStackError, RequestFailed, ServerError, Timeout, Cancelled } from '../../openstack/errors.js';
 import type { Logger } from '../../log/logger.js';
 import { describeError } from '../../log/logger.js';
 import { serverFacts } from '../../provider/server-facts.js';
-import { serverRebuildStream, type ServerRebuildContext } from '../../../machines/server-rebuild.js';
+import { serverRebuildDefinition, serverRebuildStream } from '../../../machines/server-rebuild.js';
 import type { RebuildActions } from '../../../machines/server-rebuild/stimuli.js';
 import type { Disposition } from '../disposition.js';
 import { dispositionFor } from './disposition.js';
@@ -61,7 +61,7 @@ export const reconcileServerImage = async (
   const now = deps.now ?? (() => new Date());
   const stream = serverRebuildStream(pass.serverId);
   const server = serverFacts(await deps.nova.getServer(pass.serverId));
-  const standing = (await deps.engine.load(stream)).snapshot.context as ServerRebuildContext;
+  const standing = (await deps.engine.load(serverRebuildDefinition, stream)).context;
   const rebuildActions = standing.marker?.state === 'Initiated' ? await readRebuildActions(deps.nova, pass.serverId, deps.logger) : undefined;
   const at = now();
   const decisions = await deps.engine.dispatch(stream, {
@@ -78,7 +78,7 @@ export const reconcileServerImage = async (
     ...(pass.correlationId === undefined ? {} : { correlationId: pass.correlationId }),
   });
   const last = decisions[decisions.length - 1];
-  const context = last?.snapshot.context as ServerRebuildContext | undefined;
+  const context = last ? contextOf(serverRebuildDefinition, last.snapshot) : undefined;
   const disposition = dispositionFor(last?.outcome, { targetImageID: context?.marker?.targetImageID, outstanding: context?.outstanding ?? null, now: at });
   const log = disposition.kind === 'park' || disposition.kind === 'fail' ? 'warn' : 'debug';
   deps.logger[log]('server image pass', {

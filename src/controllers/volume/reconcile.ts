@@ -22,7 +22,7 @@ import { describeError } from '../../log/logger.js';
 import { validateVolume, type Identity, type Network, type Volume } from '../../resources/index.js';
 import type { CinderClient } from '../../openstack/cinder/index.js';
 import { ATTACHMENT_TRANSITION_STATUSES, volumeLifecycleStream, type VolumeContext, type VolumeStimulus } from '../../../machines/volume-lifecycle.js';
-import { identityLifecycleStream, type IdentityContext } from '../../../machines/identity-lifecycle.js';
+import { identityLifecycleDefinition, identityLifecycleStream } from '../../../machines/identity-lifecycle.js';
 import type { Stimulus } from '../../../machines/definition.js';
 import { observeVolume } from '../../provider/volumes.js';
 import { VolumeClassConfigInvalid, type VolumeClass, type VolumeClassInventory } from '../../provider/inventory/volume-classes.js';
@@ -77,8 +77,8 @@ export const capacityProblem = (volumeClass: VolumeClass | undefined, size: numb
 /** V11: the Identity is gone, or it never had a project, so no volume of it can exist. */
 const identityNeverRealized = async (engine: Engine, identity: Identity | undefined): Promise<boolean> => {
   if (!identity) return true;
-  const loaded = await engine.load(identityLifecycleStream(identity.metadata.uid));
-  return loaded.revision === undefined || (loaded.snapshot.context as IdentityContext).projectId === null;
+  const loaded = await engine.load(identityLifecycleDefinition, identityLifecycleStream(identity.metadata.uid));
+  return loaded.revision === undefined || loaded.context.projectId === null;
 };
 
 export const reconcileVolume = async (deps: VolumeControllerDeps, namespace: string, name: string): Promise<Disposition> => {

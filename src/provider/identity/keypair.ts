@@ -12,7 +12,7 @@ import type { Identity } from '../../resources/identity.js';
 import { resolveSshInjection, type ServerSpec } from '../../resources/server.js';
 import { SECRET_KEYS } from './names.js';
 import type { Engine } from '../../engine/engine.js';
-import { identityLifecycleStream, type IdentityContext } from '../../../machines/identity-lifecycle.js';
+import { identityLifecycleDefinition, identityLifecycleStream } from '../../../machines/identity-lifecycle.js';
 
 /** The identity's Nova keypair, owned by the identity's user (names are unique per user). */
 export const identityKeypairName = (identityUid: string): string => `regent-${identityUid}`;
@@ -104,6 +104,6 @@ export const identityKeyNameFor = async (deps: { source: ResourceSource; engine:
   if (!network) return {};
   const identity = (await deps.source.get('Identity', namespace, network.spec.identityRef.name)) as Identity | undefined;
   if (!identity) return {};
-  const keypair = ((await deps.engine.load(identityLifecycleStream(identity.metadata.uid))).snapshot.context as IdentityContext).keypair;
+  const keypair = (await deps.engine.load(identityLifecycleDefinition, identityLifecycleStream(identity.metadata.uid))).context.keypair;
   return keypair ? { keyName: keypair.name } : {};
 };

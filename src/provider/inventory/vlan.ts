@@ -21,10 +21,10 @@
  * is only discovered when Neutron refuses the create (409), which keeps the id on that network (V4) and
  * needs an operator. `vlanLeaks` finds the opposite drift (a held id whose network is gone).
  */
-import type { Engine } from '../../engine/engine.js';
+import { contextOf, type Engine } from '../../engine/engine.js';
 import { ConcurrencyExhausted } from '../../engine/errors.js';
 import type { RegionSpec } from '../../resources/region.js';
-import { VLAN_ALLOCATION_PREFIX, vlanAllocationStream, type VlanAllocationContext, type VlanAllocationStimulus, type VlanHolding } from '../../../machines/vlan-allocation.js';
+import { VLAN_ALLOCATION_PREFIX, vlanAllocationDefinition, vlanAllocationStream, type VlanAllocationStimulus, type VlanHolding } from '../../../machines/vlan-allocation.js';
 
 export { vlanAllocationStream } from '../../../machines/vlan-allocation.js';
 
@@ -93,7 +93,7 @@ export class VlanAllocator {
   async allocate(regionUid: string, settings: ProviderNetworkSettings, network: string, networkName?: string): Promise<VlanAllocation> {
     const stimulus: VlanAllocationStimulus = { type: 'allocate', source: 'reconciler', network, physicalNetwork: settings.physicalNetwork, range: { minID: settings.vlan.minID, maxID: settings.vlan.maxID }, ...(networkName !== undefined ? { networkName } : {}) };
     const decision = await this.decide(vlanAllocationStream(regionUid, settings.physicalNetwork), stimulus);
-    const context = decision.snapshot.context as VlanAllocationContext;
+    const context = contextOf(vlanAllocationDefinition, decision.snapshot);
     if (decision.outcome === 'exhausted') throw new VlanExhausted(settings.physicalNetwork, settings.vlan, context.holdings.filter((h) => h.id >= settings.vlan.minID && h.id <= settings.vlan.maxID).length);
     if (decision.outcome === 'wrongPhysicalNetwork') throw new VlanLedgerMismatch(`the VLAN ledger ${decision.stream} keys physical network ${context.physicalNetwork}, not ${settings.physicalNetwork}`);
     const holding = context.holdings.find((h) => h.network === network);
@@ -109,7 +109,7 @@ export class VlanAllocator {
   /** V5/V6: the network is gone; its id (if any) is free again. Returns the id released, or null. */
   async release(regionUid: string, physicalNetwork: string, network: string): Promise<number | null> {
     const stream = vlanAllocationStream(regionUid, physicalNetwork);
-    const before = (await this.engine.load(stream)).snapshot.context as VlanAllocationContext;
+    const before = (await this.engine.load(vlanAllocationDefinition, stream)).context;
     const held = before.holdings.find((h) => h.network === network)?.id ?? null;
     const decision = await this.decide(stream, { type: 'release', source: 'reconciler', network, physicalNetwork });
     return decision.outcome === 'released' ? held : null;
@@ -117,7 +117,7 @@ export class VlanAllocator {
 
   /** The ids held on one Region's physical network, by id. */
   async holdings(regionUid: string, physicalNetwork: string): Promise<readonly VlanHolding[]> {
-    return ((await this.engine.load(vlanAllocationStream(regionUid, physicalNetwork))).snapshot.context as VlanAllocationContext).holdings;
+    return (await this.engine.load(vlanAllocationDefinition, vlanAllocationStream(regionUid, physicalNetwork))).context.holdings;
   }
 
   /** Every ledger in the store (all Regions, all physical networks): for `regent vlan leaks`. */
@@ -125,7 +125,7 @@ export class VlanAllocator {
     const streams = await this.engine.store.listStreams({ streamPrefixes: [VLAN_ALLOCATION_PREFIX] });
     const ledgers: VlanLedger[] = [];
     for (const { stream } of streams) {
-      const context = (await this.engine.load(stream)).snapshot.context as VlanAllocationContext;
+      const context = (await this.engine.load(vlanAllocationDefinition, stream)).context;
       ledgers.push({ stream, physicalNetwork: context.physicalNetwork, holdings: context.holdings });
     }
     return ledgers;
