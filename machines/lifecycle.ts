@@ -28,6 +28,8 @@
  * L8 a dropped delete is sent again: while deleting (or recreating), a fresh observation of the same
  * resource after the decided delete's backoff (DELETE_RETRY_BACKOFF) decides the delete again. The
  * deletion was armed and read back before the first delete, so the re-sent one is still write-ahead.
+ * L3, L4, L5's delete and L8 are the write-ahead delete of machines/write-ahead-delete.ts (W1–W5: the transitions'
+ * steps, the ledger, the backoff): the target is the exact name, and the delete names the id observed then.
  * L9 a desired request that cannot be resolved (no image or flavor by that name, or two; no free VLAN id; a Server's
  * provider-create gates not all satisfied) is recorded
  * (desiredUnresolvable) and nothing else happens; the next pass that resolves it clears the record.
@@ -37,12 +39,32 @@
  * it is never deleted and recreated, it stays the same server (openstack-provider.md: the provisionedAt latch
  * "the controller's bounded provider-create delete-and-retry guard relies on (so a server that has booted is
  * never destroyed and recreated)"). Kinds that do not boot never carry the evidence and never latch.
+ *
+ * Over 500 lines: one factory with its stimulus codec, context and audit alphabet, which every kind built from it
+ * shares; the rules above are what the tests cite.
  */
 import * as t from 'io-ts';
 import { assign, setup } from 'xstate';
 import type { AnyMachineSnapshot } from 'xstate';
 import { declaredAction, outcome, type MachineAudit, type MachineDefinition, type Stimulus } from './definition.js';
-import { atLeastAfter, epochMs } from './time.js';
+import {
+  NO_DELETE,
+  arm,
+  clockUnset,
+  confirm,
+  deleteResults,
+  flatLedger,
+  flatLedgerActions,
+  inProgress,
+  resend,
+  resendDue,
+  retryDueAt,
+  submit,
+  withdraw,
+} from './write-ahead-delete.js';
+
+// L8's backoff is the write-ahead delete's (W4); re-exported for the importers of this file.
+export { DELETE_RETRY_BACKOFF, deleteRetryBackoffMs } from './write-ahead-delete.js';
 
 export const Observed = t.union([
   t.type({ kind: t.literal('absent') }),
@@ -180,23 +202,9 @@ export interface LifecycleOptions {
   boots?: boolean;
 }
 
-/**
- * L8's backoff between delete requests for one resource: 15 s after the first, doubling (30 s, 60 s, …),
- * at most 5 min. Long enough for an accepted asynchronous delete to finish before it is sent again
- * (re-sending a delete Nova is still carrying out is harmless, but noisy), short enough that a
- * dropped one is noticed within a minute or two.
- */
-export const DELETE_RETRY_BACKOFF = { firstMs: 15_000, maxMs: 300_000 } as const;
-
-/** The wait after the `attempts`-th delete request before L8 sends it again. */
-export const deleteRetryBackoffMs = (attempts: number): number =>
-  Math.min(DELETE_RETRY_BACKOFF.firstMs * 2 ** Math.max(0, attempts - 1), DELETE_RETRY_BACKOFF.maxMs);
-
 /** When (epoch ms) L8 may send the delete again; null without a decided delete or a known time. */
-export const deleteRetryDueAt = (context: Pick<LifecycleContext, 'deleteAttempts' | 'lastDeleteAt'>): number | null => {
-  const last = epochMs(context.lastDeleteAt);
-  return context.deleteAttempts > 0 && last !== null ? last + deleteRetryBackoffMs(context.deleteAttempts) : null;
-};
+export const deleteRetryDueAt = (context: Pick<LifecycleContext, 'deleteAttempts' | 'lastDeleteAt'>): number | null =>
+  retryDueAt({ attempts: context.deleteAttempts, lastAt: context.lastDeleteAt });
 
 type Reconcile = Extract<LifecycleStimulus, { type: 'reconcile' }>;
 const asReconcile = (e: LifecycleStimulus): Reconcile => e as Reconcile;
@@ -220,6 +228,20 @@ const neverBootedErrorIn = (context: LifecycleContext, e: LifecycleStimulus): bo
   const observed = asReconcile(e).observed;
   return observed.kind === 'present' && observed.status === 'ERROR' && observed.launched === false && bootEvidenceIn(e) === null && !(context.bootedIds ?? []).includes(observed.id);
 };
+
+/** The pass's clock (a result carries none). */
+const passClock = (e: LifecycleStimulus): string | undefined => (e.type === 'reconcile' ? e.at : undefined);
+/** The resource this pass observes is the one the standing delete is for (L8: the same id). */
+const sameResourceIn = (context: LifecycleContext, e: LifecycleStimulus): boolean => {
+  const observed = asReconcile(e).observed;
+  return observed.kind === 'present' && observed.id === context.resourceId;
+};
+/** The write-ahead ledger (W5), kept flat in the context; a refusal is recorded for status as the last error too. */
+const ledger = flatLedgerActions<LifecycleContext, LifecycleStimulus, Refusal>({
+  at: passClock,
+  refusalOf: (e) => (e.type === 'deleteRejected' ? refusalOf(e) : null),
+  alsoOnRefusal: (refusal) => ({ lastError: describeRefusal(refusal) }),
+});
 
 export const buildLifecycleMachine = (options: LifecycleOptions) => {
   const maxAttempts = options.maxCreateAttempts ?? 3;
@@ -269,17 +291,9 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
           createFailure: { kind: 'retriesExhausted' as const, attempts: context.createAttempts, fault },
         };
       }),
-      // L3/L5: the first delete request of this delete
-      startDelete: assign(({ event }) => ({ deleteAttempts: 1, lastDeleteAt: asReconcile(event).at ?? null, deleteRefusal: null })),
-      // L8: the delete is sent again
-      repeatDelete: assign(({ context, event }) => ({ deleteAttempts: context.deleteAttempts + 1, lastDeleteAt: asReconcile(event).at ?? null })),
-      // L8, for a delete decided by a pass without a clock (stored before `at` existed): the backoff starts now
-      startDeleteClock: assign(({ event }) => ({ lastDeleteAt: asReconcile(event).at ?? null })),
-      recordDeleteRefusal: assign(({ event }) => {
-        const refusal = refusalOf(event);
-        return refusal ? { lastError: describeRefusal(refusal), deleteRefusal: refusal } : {};
-      }),
-      clearDeleteRefusal: assign({ deleteRefusal: null }),
+      // L3/L5 the first delete request, L8 the delete sent again (and, for a delete decided by a pass without a
+      // clock — stored before `at` existed — the backoff starts now), the cloud's answers: the write-ahead ledger (W5)
+      ...ledger,
       recordSpecProblems: assign(({ event }) =>
         event.type === 'specRejected' ? { specProblems: { generation: event.generation, problems: event.problems }, unresolvable: null, decidedGeneration: event.generation } : {},
       ),
@@ -289,7 +303,7 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
           : {},
       ),
       resetAttempts: assign({ createAttempts: 0, createdForGeneration: null, failedGeneration: null, lastError: null, createFailure: null }),
-      forget: assign({ resourceId: null, deleteAttempts: 0, lastDeleteAt: null, deleteRefusal: null }),
+      forget: assign({ resourceId: null, ...NO_DELETE }),
     },
     guards: {
       deletionRequested: ({ event }) => asReconcile(event).deletionRequested,
@@ -313,17 +327,11 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       newGenerationOnErroredBeforeFirstBoot: ({ context, event }) =>
         neverBootedErrorIn(context, event) && context.failedGeneration !== null && asReconcile(event).generation > context.failedGeneration,
       newGeneration: ({ context, event }) => context.failedGeneration !== null && asReconcile(event).generation > context.failedGeneration,
-      // L8 (deletion): still there, the same resource, the backoff since the last request elapsed
-      deleteRetryDue: ({ context, event }) => {
-        const e = asReconcile(event);
-        return e.deletionRequested && e.observed.kind === 'present' && e.observed.id === context.resourceId && atLeastAfter(context.lastDeleteAt, e.at, deleteRetryBackoffMs(context.deleteAttempts));
-      },
+      // L8 (deletion): still there, the same resource, the backoff since the last request elapsed (W4)
+      deleteRetryDue: resendDue<LifecycleContext, LifecycleStimulus>({ seenAgain: (context, event) => asReconcile(event).deletionRequested && sameResourceIn(context, event), ledger: flatLedger, at: passClock }),
       // L8 (L5's delete): the same, and still the never-booted ERROR it was decided for
-      recreateDeleteRetryDue: ({ context, event }) => {
-        const e = asReconcile(event);
-        return neverBootedErrorIn(context, event) && e.observed.kind === 'present' && e.observed.id === context.resourceId && atLeastAfter(context.lastDeleteAt, e.at, deleteRetryBackoffMs(context.deleteAttempts));
-      },
-      deleteClockUnset: ({ context, event }) => context.lastDeleteAt === null && asReconcile(event).at !== undefined,
+      recreateDeleteRetryDue: resendDue<LifecycleContext, LifecycleStimulus>({ seenAgain: (context, event) => neverBootedErrorIn(context, event) && sameResourceIn(context, event), ledger: flatLedger, at: passClock }),
+      deleteClockUnset: ({ context, event }) => clockUnset(flatLedger(context), passClock(event)),
     },
   }).createMachine({
     id: options.id,
@@ -353,8 +361,8 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       absent: {
         on: {
           reconcile: [
-            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', outcome('nothingToDelete')] },
-            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt', outcome('deleteArmed')] },
+            confirm({ guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass'] }, 'nothingToDelete'),
+            arm({ guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt'] }),
             { guard: 'observedPresent', target: 'present', actions: ['notePass', 'adopt', outcome('adopted')] }, // L1
             { target: 'creating', actions: ['notePass', 'countAttempt', create, outcome('createSubmitted')] }, // L2
           ],
@@ -363,8 +371,8 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       creating: {
         on: {
           reconcile: [
-            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', outcome('nothingToDelete')] },
-            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt', outcome('deleteArmed')] },
+            confirm({ guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass'] }, 'nothingToDelete'),
+            arm({ guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt'] }),
             { guard: 'observedPresent', target: 'present', actions: ['notePass', 'adopt', outcome('observedCreated')] }, // L1
             { guard: 'attemptsExhausted', target: 'failed', actions: ['notePass', 'recordAttemptsExhausted', outcome('createExhausted')] },
             // L2: a fresh observation of absence after a decided create: the create never landed
@@ -377,10 +385,10 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       present: {
         on: {
           reconcile: [
-            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', 'forget', outcome('nothingToDelete')] },
-            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt', outcome('deleteArmed')] }, // L3: write-ahead
+            confirm({ guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', 'forget'] }, 'nothingToDelete'),
+            arm({ guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt'] }), // L3: write-ahead
             { guard: 'observedAbsent', target: 'absent', actions: ['notePass', 'forget', 'resetAttempts', outcome('vanished')] },
-            { guard: 'erroredBeforeFirstBoot', target: 'recreateArmed', actions: ['notePass', 'adopt', outcome('recreateArmed')] }, // L5: write-ahead
+            arm({ guard: 'erroredBeforeFirstBoot', target: 'recreateArmed', actions: ['notePass', 'adopt'] }, 'recreateArmed'), // L5: write-ahead
             { guard: 'erroredBeforeFirstBootAndRetriesExhausted', target: 'failed', actions: ['notePass', 'adopt', 'recordRetriesExhausted', outcome('createRetriesExhausted')] }, // L6
             { actions: ['notePass', 'adopt', outcome('present')] },
           ],
@@ -391,9 +399,9 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       deleteArmed: {
         on: {
           reconcile: [
-            { guard: 'observedAbsent', target: 'deleted', actions: ['notePass', 'forget', outcome('deleted')] }, // L4
-            { guard: 'deletionRequested', target: 'deleting', actions: ['notePass', 'adopt', 'startDelete', remove, outcome('deleteSubmitted')] },
-            { target: 'present', actions: ['notePass', 'adopt', outcome('deletionWithdrawn')] },
+            confirm({ guard: 'observedAbsent', target: 'deleted', actions: ['notePass', 'forget'] }), // L4
+            submit({ guard: 'deletionRequested', target: 'deleting', actions: ['notePass', 'adopt', 'startDelete', remove] }),
+            withdraw({ target: 'present', actions: ['notePass', 'adopt'] }),
           ],
         },
       },
@@ -401,11 +409,11 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       recreateArmed: {
         on: {
           reconcile: [
-            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', 'forget', outcome('nothingToDelete')] },
-            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt', outcome('deleteArmed')] },
+            confirm({ guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', 'forget'] }, 'nothingToDelete'),
+            arm({ guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt'] }),
             { guard: 'observedAbsent', target: 'creating', actions: ['notePass', 'forget', 'countAttempt', create, outcome('recreateSubmitted')] },
-            { guard: 'erroredBeforeFirstBoot', target: 'recreating', actions: ['notePass', 'adopt', 'startDelete', remove, outcome('recreateDeleteSubmitted')] },
-            { target: 'present', actions: ['notePass', 'adopt', outcome('recreateCancelled')] },
+            submit({ guard: 'erroredBeforeFirstBoot', target: 'recreating', actions: ['notePass', 'adopt', 'startDelete', remove] }, 'recreateDeleteSubmitted'),
+            withdraw({ target: 'present', actions: ['notePass', 'adopt'] }, 'recreateCancelled'),
           ],
         },
       },
@@ -413,41 +421,39 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       recreating: {
         on: {
           reconcile: [
-            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', 'forget', outcome('nothingToDelete')] },
+            confirm({ guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', 'forget'] }, 'nothingToDelete'),
             // the delete already in flight serves the deletion too
-            { guard: 'deletionRequested', target: 'deleting', actions: ['notePass', outcome('deleteInProgress')] },
+            inProgress({ guard: 'deletionRequested', target: 'deleting', actions: ['notePass'] }),
             { guard: 'observedAbsent', target: 'creating', actions: ['notePass', 'forget', 'countAttempt', create, outcome('recreateSubmitted')] },
             // the name finds another of this resource's servers: the errored one is gone; adopt it (L1)
             { guard: 'observedAnother', target: 'present', actions: ['notePass', 'forget', 'adopt', outcome('recreateSuperseded')] },
-            { guard: 'recreateDeleteRetryDue', actions: ['notePass', 'repeatDelete', remove, outcome('recreateDeleteResubmitted')] }, // L8
-            { guard: 'deleteClockUnset', actions: ['notePass', 'startDeleteClock', outcome('recreateDeleteInProgress')] },
-            { actions: ['notePass', outcome('recreateDeleteInProgress')] },
+            resend({ guard: 'recreateDeleteRetryDue', actions: ['notePass', 'repeatDelete', remove] }, 'recreateDeleteResubmitted'), // L8
+            inProgress({ guard: 'deleteClockUnset', actions: ['notePass', 'startDeleteClock'] }, 'recreateDeleteInProgress'),
+            inProgress({ actions: ['notePass'] }, 'recreateDeleteInProgress'),
           ],
-          deleteAccepted: { actions: ['clearDeleteRefusal', outcome('deleteAccepted')] },
-          deleteRejected: { actions: ['recordDeleteRefusal', outcome('deleteRejected')] },
+          ...deleteResults(),
         },
       },
       deleting: {
         on: {
           reconcile: [
-            { guard: 'observedAbsent', target: 'deleted', actions: ['notePass', 'forget', outcome('deleted')] }, // L4
+            confirm({ guard: 'observedAbsent', target: 'deleted', actions: ['notePass', 'forget'] }), // L4
             // the name finds another of this resource's servers: arm its deletion (write-ahead, L3)
-            { guard: 'observedAnother', target: 'deleteArmed', actions: ['notePass', 'forget', 'adopt', outcome('deleteArmed')] },
-            { guard: 'deleteRetryDue', actions: ['notePass', 'repeatDelete', remove, outcome('deleteResubmitted')] }, // L8
-            { guard: 'deleteClockUnset', actions: ['notePass', 'startDeleteClock', outcome('deleteInProgress')] },
-            { actions: ['notePass', outcome('deleteInProgress')] },
+            arm({ guard: 'observedAnother', target: 'deleteArmed', actions: ['notePass', 'forget', 'adopt'] }),
+            resend({ guard: 'deleteRetryDue', actions: ['notePass', 'repeatDelete', remove] }), // L8
+            inProgress({ guard: 'deleteClockUnset', actions: ['notePass', 'startDeleteClock'] }),
+            inProgress({ actions: ['notePass'] }),
           ],
-          deleteAccepted: { actions: ['clearDeleteRefusal', outcome('deleteAccepted')] },
-          deleteRejected: { actions: ['recordDeleteRefusal', outcome('deleteRejected')] },
+          ...deleteResults(),
         },
       },
       failed: {
         on: {
           reconcile: [
-            { guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', outcome('nothingToDelete')] },
-            { guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt', outcome('deleteArmed')] },
+            confirm({ guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass'] }, 'nothingToDelete'),
+            arm({ guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt'] }),
             // L7: a new generation deletes the errored server (write-ahead) and creates it from the current spec
-            { guard: 'newGenerationOnErroredBeforeFirstBoot', target: 'recreateArmed', actions: ['notePass', 'adopt', 'resetAttempts', outcome('recreateArmed')] },
+            arm({ guard: 'newGenerationOnErroredBeforeFirstBoot', target: 'recreateArmed', actions: ['notePass', 'adopt', 'resetAttempts'] }, 'recreateArmed'),
             // L7: never re-adopted into the retries
             { guard: 'erroredBeforeFirstBootFresh', actions: ['notePass', outcome('createFailed')] },
             { guard: 'observedPresent', target: 'present', actions: ['notePass', 'adopt', 'resetAttempts', outcome('adopted')] },

@@ -1,8 +1,10 @@
 /**
  * A LoadBalancer's Octavia topology — openstack-provider.md, "Octavia Load Balancers" (issue 13). One
  * machine per LoadBalancer, stream `load-balancer-<resource uid>`. The pure diff is
- * machines/load-balancer-topology.ts (`planPass`, `planDeletion`); this file is the write-ahead protocol
- * around it: what is decided, armed, sent, and how Octavia's answers are recorded.
+ * machines/load-balancer/topology.ts (`planPass`, `planDeletion`); this file is the write-ahead protocol
+ * around it: what is decided, armed, sent, and how Octavia's answers are recorded. Its prunes (LB8, LB9) and its
+ * cascade delete (LB14) are the write-ahead delete of machines/write-ahead-delete.ts (W1–W4; a prune's refusal parks
+ * instead of backing off, and one Octavia dropped is sent again by the next pass that sees it ACTIVE).
  *
  *   absent ─create (alone)─► provisioning ⟲ one mutation per pass, PENDING_* yields ─converged─► provisioned
  *                                │ ▲ a destructive step is due: armed …                          │
@@ -121,7 +123,8 @@
  * statuses, addresses), observation.ts (the desired and observed codecs) and effects.ts (effect types and params);
  * stimuli.ts the codec of what the stream stores; context.ts what the machine keeps; pass.ts what one pass reads
  * (the memoized plan) and the effects' params; transitions.ts the transition lists states share; audit.ts what
- * `regent check` explores. This file is the machine: its actions, guards and states.
+ * `regent check` explores. This file is the machine: its actions, guards and states (over 500 lines because this
+ * header holds the rules the tests cite by label; the code is under 400).
  */
 import { assign, setup } from 'xstate';
 import { declaredAction, outcome, type MachineDefinition } from './definition.js';
@@ -132,7 +135,6 @@ import { floatingIPSubject, isIpAddress } from './load-balancer/names.js';
 import {
   armedTarget,
   cascadeEffect,
-  deleteRetryDue,
   deletionKind,
   deletionProblem,
   deletionRetargets,
@@ -149,6 +151,7 @@ import {
 import { LoadBalancerStimulus, type Result } from './load-balancer/stimuli.js';
 import { createMayStillLand, endpointOf, listenerRows, presenceOf, specProblem } from './load-balancer/topology.js';
 import { DELETING_COMMON, DELETION, LIVE_RESULTS, WITHDRAWN, live } from './load-balancer/transitions.js';
+import { firstRequest, inProgress, nextRequest, resend, resendDue, submit } from './write-ahead-delete.js';
 
 // What moved into machines/load-balancer/, re-exported so importers of this file need not change.
 export { loadBalancerName, listenerName, poolName, monitorName, floatingIPSubject } from './load-balancer/names.js';
@@ -164,9 +167,10 @@ export {
   auditDesiredUdp,
   auditObservationsA,
   auditObservationsB,
-  deletingSubstate,
   loadBalancerAuditAlphabet,
 } from './load-balancer/audit.js';
+/** The deletion's substate (`armed`, `releasingFloatingIP`, `submitted`), or null outside a deletion (status reads it). */
+export { deletingSubstate } from './write-ahead-delete.js';
 
 export const LOAD_BALANCER_STREAM_PREFIX = 'load-balancer-';
 export const loadBalancerStream = (uid: string): string => `${LOAD_BALANCER_STREAM_PREFIX}${uid}`;
@@ -279,15 +283,15 @@ export const buildLoadBalancerMachine = () =>
       armDeletion: assign(({ event }) => ({ armed: [], deletion: { loadBalancerId: observedLb(event)?.id ?? null, step: null, attempts: 0, lastAt: null, conflicted: false } })),
       disarmDeletion: assign({ deletion: null }),
       startRelease: assign(({ context, event }) => ({
-        deletion: { loadBalancerId: context.deletion?.loadBalancerId ?? null, step: 'release' as const, attempts: 1, lastAt: pass(event).at, conflicted: false },
+        deletion: { loadBalancerId: context.deletion?.loadBalancerId ?? null, step: 'release' as const, ...firstRequest(pass(event).at), conflicted: false },
         mutation: { effect: LB_EFFECTS.deleteFloatingIP, subject: floatingIPSubject(pass(event).desired.name), decidedAt: pass(event).at, answer: 'pending' as const, generation: pass(event).generation, completes: false },
       })),
       startCascade: assign(({ context, event }) => ({
-        deletion: { loadBalancerId: context.deletion?.loadBalancerId ?? null, step: 'cascade' as const, attempts: 1, lastAt: pass(event).at, conflicted: false },
+        deletion: { loadBalancerId: context.deletion?.loadBalancerId ?? null, step: 'cascade' as const, ...firstRequest(pass(event).at), conflicted: false },
         mutation: { effect: LB_EFFECTS.deleteLoadBalancer, subject: pass(event).desired.name, decidedAt: pass(event).at, answer: 'pending' as const, generation: pass(event).generation, completes: false },
       })),
       repeatDelete: assign(({ context, event }) => ({
-        deletion: context.deletion ? { ...context.deletion, attempts: context.deletion.attempts + 1, lastAt: pass(event).at, conflicted: false } : null,
+        deletion: context.deletion ? { ...context.deletion, ...nextRequest(context.deletion, pass(event).at), conflicted: false } : null,
         mutation: context.mutation ? { ...context.mutation, decidedAt: pass(event).at, answer: 'pending' as const } : null,
       })),
       // effect results (LB12)
@@ -355,8 +359,9 @@ export const buildLoadBalancerMachine = () =>
       // LB14: the floating IP first, then the cascade
       floatingIPToRelease: ({ context, event }) => deletionKind(context, event) === 'release',
       cascadeDue: ({ context, event }) => deletionKind(context, event) === 'cascade',
-      releaseRetryDue: ({ context, event }) => deletionKind(context, event) === 'release' && deleteRetryDue(context, event, 'release'),
-      cascadeRetryDue: ({ context, event }) => deletionKind(context, event) === 'cascade' && deleteRetryDue(context, event, 'cascade'),
+      // LB14/W4: the same delete again (the same step, its target seen again): at once after a 409, else after the backoff
+      releaseRetryDue: resendDue<LoadBalancerContext, Event>({ seenAgain: (context, event) => deletionKind(context, event) === 'release' && context.deletion?.step === 'release', ledger: (context) => context.deletion, at: (event) => pass(event).at, atOnce: (context) => context.deletion?.conflicted === true }),
+      cascadeRetryDue: resendDue<LoadBalancerContext, Event>({ seenAgain: (context, event) => deletionKind(context, event) === 'cascade' && context.deletion?.step === 'cascade', ledger: (context) => context.deletion, at: (event) => pass(event).at, atOnce: (context) => context.deletion?.conflicted === true }),
       notObserved: ({ event }) => observedIn(event) === undefined,
       // LB13: judged on the spec alone, observed or not
       specInvalid: ({ event }) => specProblem(pass(event).desired) !== null,
@@ -493,8 +498,8 @@ export const buildLoadBalancerMachine = () =>
               reconcile: [
                 WITHDRAWN,
                 ...DELETING_COMMON,
-                { guard: 'floatingIPToRelease', target: 'releasingFloatingIP', actions: ['notePass', 'settleMutation', releaseEffect, 'startRelease', outcome('floatingIPReleaseSubmitted')] },
-                { guard: 'cascadeDue', target: 'submitted', actions: ['notePass', 'settleMutation', cascadeEffect, 'startCascade', outcome('deleteSubmitted')] },
+                submit({ guard: 'floatingIPToRelease', target: 'releasingFloatingIP', actions: ['notePass', 'settleMutation', releaseEffect, 'startRelease'] }, 'floatingIPReleaseSubmitted'),
+                submit({ guard: 'cascadeDue', target: 'submitted', actions: ['notePass', 'settleMutation', cascadeEffect, 'startCascade'] }),
               ],
             },
           },
@@ -504,9 +509,9 @@ export const buildLoadBalancerMachine = () =>
               reconcile: [
                 WITHDRAWN,
                 ...DELETING_COMMON,
-                { guard: 'releaseRetryDue', actions: ['notePass', 'settleMutation', releaseEffect, 'repeatDelete', outcome('floatingIPReleaseResubmitted')] },
-                { guard: 'floatingIPToRelease', actions: ['notePass', 'settleMutation', outcome('floatingIPReleaseInProgress')] },
-                { guard: 'cascadeDue', target: 'submitted', actions: ['notePass', 'settleMutation', cascadeEffect, 'startCascade', outcome('deleteSubmitted')] },
+                resend({ guard: 'releaseRetryDue', actions: ['notePass', 'settleMutation', releaseEffect, 'repeatDelete'] }, 'floatingIPReleaseResubmitted'),
+                inProgress({ guard: 'floatingIPToRelease', actions: ['notePass', 'settleMutation'] }, 'floatingIPReleaseInProgress'),
+                submit({ guard: 'cascadeDue', target: 'submitted', actions: ['notePass', 'settleMutation', cascadeEffect, 'startCascade'] }),
               ],
             },
           },
@@ -516,9 +521,9 @@ export const buildLoadBalancerMachine = () =>
               reconcile: [
                 WITHDRAWN,
                 ...DELETING_COMMON,
-                { guard: 'floatingIPToRelease', target: 'releasingFloatingIP', actions: ['notePass', 'settleMutation', releaseEffect, 'startRelease', outcome('floatingIPReleaseSubmitted')] },
-                { guard: 'cascadeRetryDue', actions: ['notePass', 'settleMutation', cascadeEffect, 'repeatDelete', outcome('deleteResubmitted')] },
-                { actions: ['notePass', 'settleMutation', outcome('deleteInProgress')] },
+                submit({ guard: 'floatingIPToRelease', target: 'releasingFloatingIP', actions: ['notePass', 'settleMutation', releaseEffect, 'startRelease'] }, 'floatingIPReleaseSubmitted'),
+                resend({ guard: 'cascadeRetryDue', actions: ['notePass', 'settleMutation', cascadeEffect, 'repeatDelete'] }),
+                inProgress({ actions: ['notePass', 'settleMutation'] }),
               ],
             },
           },

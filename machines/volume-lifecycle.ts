@@ -10,9 +10,9 @@
  * a parked consistency error here, not a thrown pass), no attachments (an attached volume is never
  * deleted), no Identity scope (an unrealized identity proves there is nothing to delete) and no
  * exported-class check; and it re-sends a create on the very next fresh absence, while an unanswered
- * Cinder create may still land. What is reused: the write-ahead delete of L3/L4 (arm, read back, submit
- * for the id observed then, absence is success), L8's re-send of a dropped delete with its backoff
- * (`deleteRetryBackoffMs`), the unknown-outcome window of the rebuild machine (UNKNOWN_OUTCOME_WINDOW_MS,
+ * Cinder create may still land. What is shared: the write-ahead delete (machines/write-ahead-delete.ts: arm,
+ * read back, submit for the id observed then, absence is success, a dropped or refused delete re-sent after the
+ * backoff, the ledger and its actions), the unknown-outcome window of the rebuild machine (UNKNOWN_OUTCOME_WINDOW_MS,
  * U1/U2) and the pure time helpers (machines/time.ts).
  *
  *   absent ─create─► creating ─present─► pending ─available─► available ─grow─► extending ─available─► available
@@ -53,8 +53,8 @@
  *   back and submits the delete for the volume it observes; a missing volume is success; after Cinder
  *   accepts, yield until a later lookup confirms absence; a volume still attached is not deleted: the
  *   deletion waits naming the servers; a status Cinder would refuse to delete waits (an error one is V8);
- *   a delete is re-sent with L8's backoff while the same volume remains; an absence while a create may
- *   still land (V6 window) is not yet proof.
+ *   a delete is re-sent after the write-ahead delete's backoff (W4) while the same volume remains; an absence
+ *   while a create may still land (V6 window) is not yet proof.
  *
  * Stimuli: `reconcile` from the reconciler only (a monitor observation is never authorization: the codec
  * accepts no monitor stimulus); effect results from the engine (`source: 'effect'`).
@@ -67,7 +67,6 @@
  */
 import { assign, setup } from 'xstate';
 import { declaredAction, outcome, type MachineDefinition } from './definition.js';
-import { deleteRetryBackoffMs } from './lifecycle.js';
 import { UNKNOWN_OUTCOME_WINDOW_MS } from './server-rebuild.js';
 import { atLeastAfter } from './time.js';
 import { volumeAudit } from './volume-lifecycle/audit.js';
@@ -82,7 +81,7 @@ import {
   isSettledStatus,
   volumeCloudName,
 } from './volume-lifecycle/cinder.js';
-import type { VolumeContext } from './volume-lifecycle/context.js';
+import type { VolumeContext, VolumeRefusal } from './volume-lifecycle/context.js';
 import {
   attached,
   createEffect,
@@ -101,6 +100,7 @@ import {
 } from './volume-lifecycle/pass.js';
 import { VolumeStimulus } from './volume-lifecycle/stimuli.js';
 import { DELETION, DUPLICATE, LIVE, THROUGH_ATTACHMENT, VANISHED, WITHDRAWN, classify, to } from './volume-lifecycle/transitions.js';
+import { NO_DELETE, arm, confirm, deleteResults, flatLedger, flatLedgerActions, inProgress, resend, resendDue, submit } from './write-ahead-delete.js';
 
 // What moved into machines/volume-lifecycle/, re-exported so importers of this file need not change.
 export {
@@ -119,7 +119,13 @@ export {
 } from './volume-lifecycle/cinder.js';
 export { IdentityScope, VolumeDesired, VolumeLookup, VolumeStimulus } from './volume-lifecycle/stimuli.js';
 export type { VolumeContext, VolumeRefusal } from './volume-lifecycle/context.js';
-export { AUDIT_TIMES, auditLookups, deletingSubstate, volumeAuditAlphabet } from './volume-lifecycle/audit.js';
+export { AUDIT_TIMES, auditLookups, volumeAuditAlphabet } from './volume-lifecycle/audit.js';
+
+/** V12: the write-ahead ledger (W5), kept flat in the context. */
+const ledger = flatLedgerActions<VolumeContext, VolumeStimulus, VolumeRefusal>({
+  at: (event) => (event.type === 'reconcile' ? event.at : undefined),
+  refusalOf: (event) => (event.type === 'deleteRejected' ? { status: event.status, reason: event.reason } : null),
+});
 
 export const buildVolumeMachine = () =>
   setup({
@@ -143,10 +149,11 @@ export const buildVolumeMachine = () =>
           createAttempts: 0,
           duplicates: null,
           errored: null,
-          ...(again ? {} : { deleteAttempts: 0, lastDeleteAt: null, deleteRefusal: null, extend: null }),
+          // arming for another volume starts a new delete (W5)
+          ...(again ? {} : { ...NO_DELETE, extend: null }),
         };
       }),
-      forget: assign({ volumeId: null, observed: null, create: null, createAttempts: 0, extend: null, duplicates: null, errored: null, deleteAttempts: 0, lastDeleteAt: null, deleteRefusal: null }),
+      forget: assign({ volumeId: null, observed: null, create: null, createAttempts: 0, extend: null, duplicates: null, errored: null, ...NO_DELETE }),
       // V3; the creates decided landed (twice): none is outstanding any more
       recordDuplicates: assign(({ event }) => {
         const o = lookup(event);
@@ -205,12 +212,8 @@ export const buildVolumeMachine = () =>
       waitForDetach: assign(({ event }) => ({ waiting: { reason: 'Attached' as const, servers: [...(presentIn(event)?.attachments ?? [])].sort() } })),
       waitForCreate: assign({ waiting: { reason: 'CreateMayStillLand' as const } }),
       waitForDeletableStatus: assign(({ event }) => ({ waiting: { reason: 'DeletableStatus' as const, status: presentIn(event)?.status ?? '' } })),
-      // V12
-      startDelete: assign(({ event }) => ({ deleteAttempts: 1, lastDeleteAt: pass(event).at, deleteRefusal: null })),
-      repeatDelete: assign(({ context, event }) => ({ deleteAttempts: context.deleteAttempts + 1, lastDeleteAt: pass(event).at })),
-      clearDeleteIntent: assign({ deleteAttempts: 0, lastDeleteAt: null, deleteRefusal: null }),
-      recordDeleteRefusal: assign(({ event }) => (event.type === 'deleteRejected' ? { deleteRefusal: { status: event.status, reason: event.reason } } : {})),
-      clearDeleteRefusal: assign({ deleteRefusal: null }),
+      // V12: the write-ahead ledger (W5): startDelete, repeatDelete, clearDeleteIntent, the refusals
+      ...ledger,
       noteDeletedWithoutProject: assign({ deletedWithoutProject: true }),
     },
     guards: {
@@ -277,10 +280,7 @@ export const buildVolumeMachine = () =>
         );
       },
       // L8: still there, the same volume, deletable, the backoff since the last request elapsed
-      deleteRetryDue: ({ context, event }) => {
-        const e = pass(event);
-        return e.deletionRequested && sameVolume(context, event) && deletable(event) && atLeastAfter(context.lastDeleteAt, e.at, deleteRetryBackoffMs(context.deleteAttempts));
-      },
+      deleteRetryDue: resendDue<VolumeContext, VolumeStimulus>({ seenAgain: (context, event) => pass(event).deletionRequested && sameVolume(context, event) && deletable(event), ledger: flatLedger, at: (event) => pass(event).at }),
       extendAnswerForTarget: ({ context, event }) =>
         (event.type === 'extendAccepted' || event.type === 'extendRejected') && context.extend !== null && event.volumeId === context.volumeId && event.size === context.extend.size,
       deleteAnswerForTarget: ({ context, event }) => (event.type === 'deleteAccepted' || event.type === 'deleteRejected') && event.volumeId === context.volumeId,
@@ -430,15 +430,15 @@ export const buildVolumeMachine = () =>
               reconcile: [
                 DUPLICATE,
                 ...WITHDRAWN,
-                { guard: 'withoutProject', target: to('deleted'), actions: ['notePass', 'forget', 'noteDeletedWithoutProject', outcome('deletedWithoutProject')] }, // V11
+                confirm({ guard: 'withoutProject', target: to('deleted'), actions: ['notePass', 'forget', 'noteDeletedWithoutProject'] }, 'deletedWithoutProject'), // V11
                 { guard: 'notObserved', actions: ['notePass', outcome('notObserved')] },
                 { guard: 'absentCreateMayStillLand', target: 'waiting', actions: ['notePass', 'waitForCreate', outcome('awaitingCreate')] },
-                { guard: 'observedAbsent', target: to('deleted'), actions: ['notePass', 'forget', outcome('deleted')] }, // V12: missing is success
+                confirm({ guard: 'observedAbsent', target: to('deleted'), actions: ['notePass', 'forget'] }), // V12: missing is success
                 { guard: 'observedAttached', target: 'waiting', actions: ['notePass', 'adopt', 'waitForDetach', outcome('waitingForDetach')] }, // V12: disarmed
-                { guard: 'observedAnother', target: 'armed', reenter: true, actions: ['notePass', 'adopt', outcome('deleteArmed')] }, // write-ahead for the volume found now
+                arm({ guard: 'observedAnother', target: 'armed', reenter: true, actions: ['notePass', 'adopt'] }), // write-ahead for the volume found now
                 { guard: 'observedErrorNotDeletable', target: to('errored'), actions: ['notePass', 'adopt', 'recordErrored', outcome('errored')] }, // V8
                 { guard: 'observedNotDeletable', actions: ['notePass', 'adopt', 'waitForDeletableStatus', outcome('deleteWaitsForStatus')] },
-                { target: 'submitted', actions: ['notePass', 'adopt', 'startDelete', deleteEffect, outcome('deleteSubmitted')] }, // V12: read back
+                submit({ target: 'submitted', actions: ['notePass', 'adopt', 'startDelete', deleteEffect] }), // V12: read back
               ],
             },
           },
@@ -448,19 +448,18 @@ export const buildVolumeMachine = () =>
             exit: 'clearDeleteIntent',
             on: {
               reconcile: [
-                { guard: 'withoutProject', target: to('deleted'), actions: ['notePass', 'forget', 'noteDeletedWithoutProject', outcome('deletedWithoutProject')] }, // V11
+                confirm({ guard: 'withoutProject', target: to('deleted'), actions: ['notePass', 'forget', 'noteDeletedWithoutProject'] }, 'deletedWithoutProject'), // V11
                 { guard: 'notObserved', actions: ['notePass', outcome('notObserved')] },
                 { guard: 'observedDuplicate', target: to('inconsistent'), actions: ['notePass', 'recordDuplicates', outcome('duplicateVolumes')] }, // V3
-                { guard: 'observedAbsent', target: to('deleted'), actions: ['notePass', 'forget', outcome('deleted')] }, // V12
-                { guard: 'observedAnother', target: 'armed', actions: ['notePass', 'adopt', outcome('deleteArmed')] }, // write-ahead for the volume found now
+                confirm({ guard: 'observedAbsent', target: to('deleted'), actions: ['notePass', 'forget'] }), // V12
+                arm({ guard: 'observedAnother', target: 'armed', actions: ['notePass', 'adopt'] }), // write-ahead for the volume found now
                 { guard: 'observedAttached', target: 'waiting', actions: ['notePass', 'adopt', 'waitForDetach', outcome('waitingForDetach')] }, // V12
                 { guard: 'observedErrorNotDeletable', target: to('errored'), actions: ['notePass', 'adopt', 'recordErrored', outcome('errored')] }, // V8 (error_deleting)
-                { guard: 'observedDeleting', actions: ['notePass', 'adopt', outcome('deleteInProgress')] },
-                { guard: 'deleteRetryDue', actions: ['notePass', 'adopt', 'repeatDelete', deleteEffect, outcome('deleteResubmitted')] }, // L8
-                { actions: ['notePass', 'adopt', outcome('deleteInProgress')] },
+                inProgress({ guard: 'observedDeleting', actions: ['notePass', 'adopt'] }),
+                resend({ guard: 'deleteRetryDue', actions: ['notePass', 'adopt', 'repeatDelete', deleteEffect] }), // W4 (L8's backoff)
+                inProgress({ actions: ['notePass', 'adopt'] }),
               ],
-              deleteAccepted: { guard: 'deleteAnswerForTarget', actions: ['clearDeleteRefusal', outcome('deleteAccepted')] },
-              deleteRejected: { guard: 'deleteAnswerForTarget', actions: ['recordDeleteRefusal', outcome('deleteRejected')] },
+              ...deleteResults('deleteAnswerForTarget'),
             },
           },
         },

@@ -12,12 +12,8 @@ import { LB_EFFECTS, isCreate } from './effects.js';
 import { floatingIPSubject } from './names.js';
 import type { DesiredTopology, Orphan, TopologyObservation } from './observation.js';
 import type { Reconcile } from './stimuli.js';
+import { deletingSubstate } from '../write-ahead-delete.js';
 
-/** The deletion's substate (`armed`, `releasingFloatingIP`, `submitted`), or null outside a deletion. */
-export const deletingSubstate = (snapshot: Pick<AnyMachineSnapshot, 'value'>): string | null => {
-  const value = snapshot.value as unknown;
-  return typeof value === 'object' && value !== null && typeof (value as { deleting?: unknown }).deleting === 'string' ? (value as { deleting: string }).deleting : null;
-};
 const INTENT_RANK: Record<string, number> = { armed: 1, releasingFloatingIP: 2, submitted: 2 };
 /** The write-ahead intents: a prune arm (while `pruning`), and the deletion for the load balancer it was armed for. */
 const intentOf = (snapshot: AnyMachineSnapshot) => {

@@ -3,8 +3,6 @@
  * deletion plan of the topology diff (topology.ts) for this observation, computed once per (context, event)
  * however many guards ask, and the params of the effects the machine declares from it.
  */
-import { deleteRetryBackoffMs } from '../lifecycle.js';
-import { atLeastAfter } from '../time.js';
 import type { LoadBalancerContext } from './context.js';
 import { LB_EFFECTS, type DestroyTarget } from './effects.js';
 import { floatingIPSubject } from './names.js';
@@ -63,11 +61,6 @@ export const deletionProblem = (context: LoadBalancerContext, event: Event): Pro
 export const deletionRetargets = (context: LoadBalancerContext, event: Event): boolean => {
   const lb = observedIn(event)?.loadBalancer;
   return lb?.kind === 'present' && lb.provisioningStatus !== 'DELETED' && lb.id !== (context.deletion?.loadBalancerId ?? null);
-};
-/** LB14/L8: the same delete again: at once after a 409, else after the backoff since the last request. */
-export const deleteRetryDue = (context: LoadBalancerContext, event: Event, step: 'release' | 'cascade'): boolean => {
-  const d = context.deletion;
-  return d !== null && d.step === step && (d.conflicted || atLeastAfter(d.lastAt, pass(event).at, deleteRetryBackoffMs(d.attempts)));
 };
 
 // ─── effects (params from this pass's plan) ────────────────────────────────────────────────────────

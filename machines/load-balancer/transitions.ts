@@ -6,6 +6,7 @@
 // ─── transitions shared by states ───────────────────────────────────────────────────────────────────
 
 import { outcome } from '../definition.js';
+import { arm, confirm, submit, withdraw } from '../write-ahead-delete.js';
 import { LB_EFFECTS } from './effects.js';
 import { mutationEffect, pruneEffect } from './pass.js';
 
@@ -18,9 +19,9 @@ export const DELETION = [
   { guard: 'deletionFindsDuplicate', target: to('inconsistent'), actions: ['notePass', 'settleMutation', 'recordDeletionProblem', outcome('duplicateNames')] }, // LB2
   { guard: 'deletionFindsUnknownStatus', target: to('inconsistent'), actions: ['notePass', 'settleMutation', 'recordDeletionProblem', outcome('provisioningStatusUnusable')] }, // LB1
   { guard: 'deletionFindsFloatingIPsUnusable', target: to('inconsistent'), actions: ['notePass', 'settleMutation', 'recordDeletionProblem', outcome('floatingIPUnusable')] }, // LB15
-  { guard: 'deletionWhileCreateMayStillLand', target: to('deleting.armed'), actions: ['notePass', 'settleMutation', 'armDeletion', 'waitForCreate', outcome('awaitingCreate')] }, // LB12
-  { guard: 'deletionFindsNothing', target: to('deleted'), actions: ['notePass', 'settleMutation', outcome('nothingToDelete')] }, // LB14: missing is success
-  { guard: 'deletionRequested', target: to('deleting.armed'), actions: ['notePass', 'settleMutation', 'armDeletion', outcome('deleteArmed')] }, // LB14: write-ahead
+  arm({ guard: 'deletionWhileCreateMayStillLand', target: to('deleting.armed'), actions: ['notePass', 'settleMutation', 'armDeletion', 'waitForCreate'] }, 'awaitingCreate'), // LB12
+  confirm({ guard: 'deletionFindsNothing', target: to('deleted'), actions: ['notePass', 'settleMutation'] }, 'nothingToDelete'), // LB14: missing is success
+  arm({ guard: 'deletionRequested', target: to('deleting.armed'), actions: ['notePass', 'settleMutation', 'armDeletion'] }), // LB14: write-ahead (W1)
 ] as const;
 
 /**
@@ -48,12 +49,12 @@ export const live = (self: string) =>
     { guard: 'monitorThresholdsDiffer', target: to('provisioning'), actions: ['notePass', mutationEffect(LB_EFFECTS.updateHealthMonitor), 'startMutation', outcome('monitorUpdateSubmitted')] }, // LB7
     { guard: 'floatingIPWantedAbsent', target: to('provisioning'), actions: ['notePass', mutationEffect(LB_EFFECTS.createFloatingIP), 'startMutation', outcome('floatingIPCreateSubmitted')] }, // LB9
     // LB8/LB9: an armed target read back and observed again: one delete
-    { guard: 'armedListenerPruneDue', target: to('pruning'), actions: ['notePass', pruneEffect(LB_EFFECTS.deleteListener), 'startPrune', outcome('listenerPruneSubmitted')] },
-    { guard: 'armedPoolPruneDue', target: to('pruning'), actions: ['notePass', pruneEffect(LB_EFFECTS.deletePool), 'startPrune', outcome('poolPruneSubmitted')] },
-    { guard: 'armedMonitorPruneDue', target: to('pruning'), actions: ['notePass', pruneEffect(LB_EFFECTS.deleteHealthMonitor), 'startPrune', outcome('monitorPruneSubmitted')] },
-    { guard: 'armedFloatingIPReleaseDue', target: to('pruning'), actions: ['notePass', pruneEffect(LB_EFFECTS.deleteFloatingIP), 'startPrune', outcome('floatingIPReleaseSubmitted')] },
-    // LB8/LB9: not armed yet: arm (write-ahead), nothing deleted on this pass
-    { guard: 'destructiveStepDue', target: to('pruning'), actions: ['notePass', 'settleMutation', 'arm', outcome('pruneArmed')] },
+    submit({ guard: 'armedListenerPruneDue', target: to('pruning'), actions: ['notePass', pruneEffect(LB_EFFECTS.deleteListener), 'startPrune'] }, 'listenerPruneSubmitted'),
+    submit({ guard: 'armedPoolPruneDue', target: to('pruning'), actions: ['notePass', pruneEffect(LB_EFFECTS.deletePool), 'startPrune'] }, 'poolPruneSubmitted'),
+    submit({ guard: 'armedMonitorPruneDue', target: to('pruning'), actions: ['notePass', pruneEffect(LB_EFFECTS.deleteHealthMonitor), 'startPrune'] }, 'monitorPruneSubmitted'),
+    submit({ guard: 'armedFloatingIPReleaseDue', target: to('pruning'), actions: ['notePass', pruneEffect(LB_EFFECTS.deleteFloatingIP), 'startPrune'] }, 'floatingIPReleaseSubmitted'),
+    // LB8/LB9: not armed yet: arm (write-ahead, W1), nothing deleted on this pass
+    arm({ guard: 'destructiveStepDue', target: to('pruning'), actions: ['notePass', 'settleMutation', 'arm'] }, 'pruneArmed'),
     { target: to('provisioned'), actions: ['notePass', 'settleMutation', outcome('converged')] },
   ] as const;
 
@@ -64,8 +65,8 @@ export const DELETING_COMMON = [
   { guard: 'deletionStatusUnusable', target: to('inconsistent'), actions: ['notePass', 'settleMutation', 'recordDeletionProblem', outcome('provisioningStatusUnusable')] }, // LB1
   { guard: 'deletionFloatingIPsUnusable', target: to('inconsistent'), actions: ['notePass', 'settleMutation', 'recordDeletionProblem', outcome('floatingIPUnusable')] }, // LB15
   { guard: 'deletionAwaitingCreate', actions: ['notePass', 'settleMutation', 'waitForCreate', outcome('awaitingCreate')] }, // LB12
-  { guard: 'deletionGone', target: to('deleted'), actions: ['notePass', 'settleMutation', outcome('deleted')] }, // LB14: absence confirms
-  { guard: 'deletionRetargets', target: to('deleting.armed'), reenter: true, actions: ['notePass', 'settleMutation', 'armDeletion', outcome('deleteArmed')] }, // write-ahead for the one found now
+  confirm({ guard: 'deletionGone', target: to('deleted'), actions: ['notePass', 'settleMutation'] }), // LB14: absence confirms (W3)
+  arm({ guard: 'deletionRetargets', target: to('deleting.armed'), reenter: true, actions: ['notePass', 'settleMutation', 'armDeletion'] }), // write-ahead for the one found now
   { guard: 'deletionPending', actions: ['notePass', 'settleMutation', 'waitPendingDeletion', outcome('pendingYield')] }, // LB1
   { guard: 'deletionIncomplete', actions: ['notePass', 'settleMutation', 'waitIncomplete', outcome('observationIncomplete')] },
 ] as const;
@@ -74,7 +75,7 @@ export const DELETING_COMMON = [
  * The deletion was withdrawn: the next pass converges again (a cascade already sent runs its course: the
  * live passes yield on PENDING_DELETE and create the load balancer anew once it is gone).
  */
-export const WITHDRAWN = { guard: 'deletionWithdrawn', target: to('provisioning'), actions: ['notePass', 'settleMutation', 'disarmDeletion', outcome('deletionWithdrawn')] } as const;
+export const WITHDRAWN = withdraw({ guard: 'deletionWithdrawn', target: to('provisioning'), actions: ['notePass', 'settleMutation', 'disarmDeletion'] });
 
 /** Effect results in live states (LB12); the root records them everywhere else. */
 export const LIVE_RESULTS = {

@@ -8,13 +8,10 @@ import type { MachineAudit, Stimulus } from '../definition.js';
 import { EXTENDABLE_STATUSES } from './cinder.js';
 import type { VolumeContext } from './context.js';
 import type { Reconcile, VolumeDesired, VolumeLookup } from './stimuli.js';
+import { deletingSubstate } from '../write-ahead-delete.js';
 
 /** The deletion intent: armed (1) and submitted (2), for the Cinder id recorded when it was armed. */
 const INTENT_RANK: Record<string, number> = { armed: 1, submitted: 2 };
-export const deletingSubstate = (snapshot: AnyMachineSnapshot): string | null => {
-  const value = snapshot.value as unknown;
-  return typeof value === 'object' && value !== null && typeof (value as { deleting?: unknown }).deleting === 'string' ? (value as { deleting: string }).deleting : null;
-};
 const intentOf = (snapshot: AnyMachineSnapshot) => {
   const sub = deletingSubstate(snapshot);
   return sub !== null && sub in INTENT_RANK ? { target: (snapshot.context as VolumeContext).volumeId ?? '', state: sub === 'armed' ? 'deleteArmed' : 'deleting' } : null;

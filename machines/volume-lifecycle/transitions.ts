@@ -4,6 +4,7 @@
  * withdrawn deletion. Data only: the guards and actions they name are the machine's.
  */
 import { outcome } from '../definition.js';
+import { arm, confirm, withdraw } from '../write-ahead-delete.js';
 import { extendEffect } from './pass.js';
 
 const ID = '#volumeLifecycle';
@@ -26,15 +27,15 @@ export const THROUGH_ATTACHMENT = { guard: 'observedAttachmentTransition', targe
 
 /** Entering deletion from a live state, decided on this same pass (V11, V3, V12). */
 export const DELETION = [
-  { guard: 'deletionWithoutProjectNothingRecorded', target: to('deleted'), actions: ['notePass', 'forget', outcome('nothingToDelete')] }, // V11
-  { guard: 'deletionWithoutProject', target: to('deleted'), actions: ['notePass', 'forget', 'noteDeletedWithoutProject', outcome('deletedWithoutProject')] }, // V11
+  confirm({ guard: 'deletionWithoutProjectNothingRecorded', target: to('deleted'), actions: ['notePass', 'forget'] }, 'nothingToDelete'), // V11
+  confirm({ guard: 'deletionWithoutProject', target: to('deleted'), actions: ['notePass', 'forget', 'noteDeletedWithoutProject'] }, 'deletedWithoutProject'), // V11
   { guard: 'deletionNotObserved', actions: ['notePass', outcome('notObserved')] },
   { guard: 'deletionObservedDuplicate', target: to('inconsistent'), actions: ['notePass', 'recordDuplicates', outcome('duplicateVolumes')] }, // V3
   { guard: 'deletionAbsentCreateMayStillLand', target: to('deleting.waiting'), actions: ['notePass', 'waitForCreate', outcome('awaitingCreate')] }, // V12/V6
-  { guard: 'deletionAbsent', target: to('deleted'), actions: ['notePass', 'forget', outcome('nothingToDelete')] }, // V12: missing is success
+  confirm({ guard: 'deletionAbsent', target: to('deleted'), actions: ['notePass', 'forget'] }, 'nothingToDelete'), // V12: missing is success
   { guard: 'deletionAttached', target: to('deleting.waiting'), actions: ['notePass', 'adopt', 'waitForDetach', outcome('waitingForDetach')] }, // V12
   { guard: 'deletionErrorNotDeletable', target: to('errored'), actions: ['notePass', 'adopt', 'recordErrored', outcome('errored')] }, // V8: Cinder would refuse
-  { guard: 'deletionRequested', target: to('deleting.armed'), actions: ['notePass', 'adopt', outcome('deleteArmed')] }, // V12: write-ahead
+  arm({ guard: 'deletionRequested', target: to('deleting.armed'), actions: ['notePass', 'adopt'] }), // V12: write-ahead (W1)
 ] as const;
 
 /** V3: two or more exact matches park, whatever else the pass says. */
@@ -55,6 +56,6 @@ export const VANISHED = { guard: 'observedAbsent', target: to('absent'), actions
  * nothing known, and the next pass rediscovers.
  */
 export const WITHDRAWN = [
-  { guard: 'deletionWithdrawnCreateOutstanding', target: to('creating'), actions: ['notePass', outcome('deletionWithdrawn')] },
-  { guard: 'deletionWithdrawn', target: to('absent'), actions: ['notePass', 'forget', outcome('deletionWithdrawn')] },
+  withdraw({ guard: 'deletionWithdrawnCreateOutstanding', target: to('creating'), actions: ['notePass'] }),
+  withdraw({ guard: 'deletionWithdrawn', target: to('absent'), actions: ['notePass', 'forget'] }),
 ] as const;
