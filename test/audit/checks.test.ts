@@ -2,9 +2,10 @@
  * Static checks over each machine's reachable graph: the product machine passes every check, and each
  * deliberately broken version fails exactly the check for the rule it breaks, with a shortest
  * counterexample whose stimuli really lead there when replayed.
+ *
+ * `regent check` as a command over the whole product registry is in checks.scale.ts (`npm run test:scale`).
  */
 import { expect } from 'chai';
-import { spawnSync } from 'node:child_process';
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 import { checkMachine, type CheckId, type MachineCheckReport } from '../../src/audit/checks/rules.js';
 import { formatCheckReport } from '../../src/audit/checks/format.js';
@@ -13,11 +14,6 @@ import { serverRebuildDefinition } from '../../machines/server-rebuild.js';
 import type { MachineDefinition } from '../../machines/definition.js';
 import { armAndSubmitTogether, monitorArms, monitorRetreats, monitorSubmits, orphanState } from './fixtures/broken-machines.js';
 import { toyDefinition } from '../fixtures/toy-machine.js';
-
-const regent = (args: string[]) => {
-  const result = spawnSync(process.execPath, ['bin/regent.js', ...args], { encoding: 'utf8', env: { ...process.env, REGENT_LOG_LEVEL: 'warn' } });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-};
 
 const result = (report: MachineCheckReport, id: CheckId) => report.results.find((r) => r.id === id);
 const failing = (report: MachineCheckReport) => report.results.filter((r) => r.status === 'fail').map((r) => r.id);
@@ -35,7 +31,9 @@ const replayPath = (definition: MachineDefinition, events: readonly { type: stri
 };
 
 describe('audit: static checks', function () {
-  this.timeout(60_000);
+  // whole-graph explorations: 'no product machine fails a check' is 20 s alone and was 38 s beside another file
+  // on a busy 2-core machine (npm test runs two at once), so 60 s left too little room
+  this.timeout(180_000);
 
   it('the server-rebuild machine passes every check, none skipped', () => {
     const report = checkMachine(serverRebuildDefinition);
@@ -117,17 +115,4 @@ describe('audit: static checks', function () {
     expect(report.results.some((r) => r.status === 'fail' && /exploration stopped at 50 states/.test(r.detail))).to.equal(true);
   });
 
-  it('regent check passes on the product registry and exits 3 with a counterexample on a broken candidate', () => {
-    const ok = regent(['check']);
-    expect(ok.code, ok.err).to.equal(0);
-    expect(ok.out).to.match(/serverRebuild v2: \d+ states/);
-    expect(ok.out).to.include('all checks passed');
-    const broken = regent(['--machines', 'test/audit/fixtures/broken-machines.ts', 'check', 'serverRebuild@92']);
-    expect(broken.code).to.equal(3);
-    expect(broken.out).to.include('✗ no path reaches a destructive effect without a reconciler-sourced arm recorded in an earlier event');
-    expect(broken.out).to.match(/1\. reconcile \(reconciler\) {2}noMarker → Initiated {2}\/ armedAndSubmitted ! nova\.rebuild/);
-    const json = regent(['--machines', 'test/audit/fixtures/broken-machines.ts', 'check', 'serverRebuild@91', '--json']);
-    const [report] = JSON.parse(json.out) as MachineCheckReport[];
-    expect(report?.results.find((r) => r.status === 'fail')?.counterexample?.path[0]?.event).to.include({ type: 'observed', source: 'monitor' });
-  });
 });

@@ -15,7 +15,7 @@ import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '
 import { applyManifests } from '../../src/kube/cli/manifests.js';
 import type { OpenStackTarget } from '../../src/app/openstack-target.js';
 import { createAuditRoutes } from '../../src/audit/web/routes.js';
-import { networkManifest as network, planeOptions, serverManifest, until } from './support/plane.js';
+import { networkManifest as network, planeOptions, reconciledOnce, serverManifest, until } from './support/plane.js';
 
 
 const server = (image: string) => serverManifest('web-1', image);
@@ -130,7 +130,7 @@ describe('e2e: the control plane on the embedded stores', function () {
     const before = mutating();
     const second = await start();
     await until('leadership again', async () => second.isLeader(), 10_000);
-    await new Promise((r) => setTimeout(r, 2_000));
+    await reconciledOnce(second, ['Identity', 'Network', 'Server']);
     expect(mutating()).to.equal(before);
     expect((await statusOf(second, 'Server', 'web-1'))?.phase).to.equal('Running');
   });
@@ -148,7 +148,7 @@ describe('e2e: the control plane on the embedded stores', function () {
     const second = await builtIn();
     planes.push(second);
     await until('leadership again', async () => second.isLeader(), 10_000);
-    await new Promise((r) => setTimeout(r, 2_000));
+    await reconciledOnce(second, ['Identity', 'Network', 'Server']);
     const mutating = second.openstack.simulator?.calls().filter((c) => c.method !== 'GET' && !c.path.includes('/auth/tokens')) ?? [];
     expect(mutating.map((c) => `${c.method} ${c.path}`)).to.deep.equal([]);
     const after = await statusOf(second, 'Server', 'web-1');
@@ -173,6 +173,7 @@ describe('e2e: the control plane on the embedded stores', function () {
     const a = await start();
     const b = await start();
     await until('a leader', async () => a.isLeader() || b.isLeader());
+    // a negative check, so a fixed wait: three of the standby's retry periods (200 ms) in which it must not lead too
     await new Promise((r) => setTimeout(r, 600));
     expect([a.isLeader(), b.isLeader()].filter(Boolean)).to.have.length(1);
     const [leader, standby] = a.isLeader() ? [a, b] : [b, a];

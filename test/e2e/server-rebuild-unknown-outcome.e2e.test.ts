@@ -10,9 +10,9 @@ import { IMAGES, startRebuildRig, type RebuildRig } from './rebuild-harness.js';
 import { serverRebuildStream, UNKNOWN_OUTCOME_WINDOW_MS } from '../../machines/server-rebuild.js';
 import { buildHistoryIndex } from '../../src/audit/history/index.js';
 import { formatChain, resolveChain } from '../../src/audit/history/chain.js';
+import { until } from './support/plane.js';
 
 const CLIENT_TIMEOUT_MS = 300;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('e2e: a rebuild whose outcome is unknown is never submitted again blindly (issue 10, item 1)', function () {
   this.timeout(30_000);
@@ -37,7 +37,7 @@ describe('e2e: a rebuild whose outcome is unknown is never submitted again blind
       expect(outcomes(wait)).to.deep.equal(['awaitingEvidence']);
       expect(wait.decisions.flatMap((d) => d.effects)).to.deep.equal([]);
     }
-    await sleep(CLIENT_TIMEOUT_MS * 3 + 200); // the held POST lands and Nova accepts it
+    await until('the held POST lands and Nova accepts it', () => rig.acceptedRebuilds(id) === 1, 10_000, 20);
     expect(rig.acceptedRebuilds(id)).to.equal(1);
     expect(outcomes(await rig.pass(id, IMAGES.B))).to.deep.equal(['acceptanceRecorded']);
     rig.advance(1_500);
@@ -83,7 +83,7 @@ describe('e2e: a rebuild whose outcome is unknown is never submitted again blind
     expect(outcomes(await rig.pass(id, IMAGES.B))).to.deep.equal(['submitted', 'outcomeUnknown']);
     expect(outcomes(await rig.pass(id, IMAGES.C))).to.deep.equal(['rearmed']);
     expect(outcomes(await rig.pass(id, IMAGES.C))).to.deep.equal(['awaitingEvidence']); // not submitted: B may still land
-    await sleep(CLIENT_TIMEOUT_MS * 3 + 200); // B lands
+    await until('B lands', () => rig.acceptedRebuilds(id) === 1, 10_000, 20);
     expect(outcomes(await rig.pass(id, IMAGES.C))).to.deep.equal(['foreignTaskBusy']);
     rig.advance(1_500);
     expect(outcomes(await rig.pass(id, IMAGES.C))).to.deep.equal(['staleSubmissionSettled']);

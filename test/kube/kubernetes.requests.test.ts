@@ -146,9 +146,12 @@ describe('kubernetes adapter: requests on the wire', () => {
     // Expire the informer's version: end its stream, then write more than the fake retains.
     fake.endWatches();
     for (let i = 0; i < 15; i++) await fake.store.patchStatus('Server', NS, 'a', { phase: `P${i}` });
-    await eventually(() => (informer.relists >= 1 && informer.get(NS, 'a')?.status?.phase === 'P14' ? true : undefined), 5000, 'relist');
+    const requested = () => fake.requests.filter((r) => r.method === 'GET' && r.path === BASE).map((r) => (r.query.watch === 'true' ? `watch@${r.query.resourceVersion ?? ''}` : 'list'));
+    // The wait includes the watch after the relist: the relisted cache (P14) is seen before the informer sends that
+    // watch, and stopping at the cache alone failed 'a watch follows the relist' when two files ran side by side.
+    await eventually(() => (informer.relists >= 1 && informer.get(NS, 'a')?.status?.phase === 'P14' && requested().at(-1)?.startsWith('watch@') ? true : undefined), 5000, 'relist, then a watch');
     await informer.stop();
-    const sequence = fake.requests.filter((r) => r.method === 'GET' && r.path === BASE).map((r) => (r.query.watch === 'true' ? `watch@${r.query.resourceVersion ?? ''}` : 'list'));
+    const sequence = requested();
     expect(sequence[0]).to.equal('list');
     expect(sequence.filter((s) => s === 'list').length).to.be.at.least(2);
     const secondList = sequence.lastIndexOf('list');

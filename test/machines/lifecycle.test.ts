@@ -504,5 +504,5 @@ describe('lifecycle machine: the boot latch (L10) — a booted server is never d
     // the exploration reached both kinds of delete: the invariant was exercised, not vacuous
     expect(deletes).to.be.greaterThan(retryDeletes);
     expect(retryDeletes).to.be.greaterThan(0);
-  });
+  }).timeout(120_000); // an exhaustive exploration: 11 s alone, 27-37 s beside another test file on a busy 2-core machine (the default 20 s failed it)
 });

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { RunningSimulator } from '../../../src/simulator/index.js';
 import { cloudFromYaml } from '../../../src/openstack/keystone/clouds-config.js';
-import type { ControlPlaneOptions } from '../../../src/app/control-plane.js';
+import type { ControlPlane, ControlPlaneOptions } from '../../../src/app/control-plane.js';
 import { silentLogger } from '../../../src/log/logger.js';
 
 /** Polls `probe` until it answers something truthy; fails naming `what` after `timeoutMs`. */
@@ -18,6 +18,26 @@ export const until = async <T>(what: string, probe: () => Promise<T | undefined 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+};
+
+/** Reconcile passes of `kind`'s controller that `plane` has finished (any disposition), from its own metrics. */
+export const passesOf = async (plane: ControlPlane, kind: string): Promise<number> =>
+  (await plane.metrics.reconcileDuration.get()).values.filter((v) => v.metricName?.endsWith('_count') && v.labels.kind === kind).reduce((n, v) => n + v.value, 0);
+
+/** Nova monitor polls `plane` has finished, whatever their outcome. */
+export const monitorPollsOf = async (plane: ControlPlane): Promise<number> => (await plane.metrics.monitorPolls.get()).values.reduce((n, v) => n + v.value, 0);
+
+/**
+ * Waits until `plane` (just become leader) has finished a pass over each of `kinds` and then its monitor has
+ * polled twice: every path by which a restarted leader could repeat an effect (its first pass over each
+ * resource, a wake from what the monitor reads) has run. Effects run inside the pass that decides them, so a
+ * repeated one is in the simulator's calls by then. This replaces a fixed 2 s wait (issue 25), which saw the same
+ * passes and polls on an idle machine and nothing after them, and too few on a busy one.
+ */
+export const reconciledOnce = async (plane: ControlPlane, kinds: readonly string[], timeoutMs = 20_000): Promise<void> => {
+  await until(`a finished pass over each of ${kinds.join(', ')}`, async () => (await Promise.all(kinds.map((k) => passesOf(plane, k)))).every((n) => n > 0), timeoutMs);
+  const polled = await monitorPollsOf(plane);
+  await until('two monitor polls after those passes', async () => (await monitorPollsOf(plane)) >= polled + 2, timeoutMs);
 };
 
 /**

@@ -1,3 +1,7 @@
+/**
+ * The simulator at scale: 10,000 servers, paged as Nova pages them. A scale test (`*.scale.ts`): run by
+ * `npm run test:scale` (its own CI stage), not by `npm test` (issue 25).
+ */
 import { expect } from 'chai';
 import type { AxiosResponse } from 'axios';
 import { harness, http } from './helpers.js';
