@@ -70,6 +70,8 @@ describe('controller', () => {
     });
     controller.start();
     for (const key of ['y', 'f', 'p']) controller.enqueue(key);
+    // exact counts ("stops on done or park") make this a negative check, so a fixed wait: the failure's retry comes
+    // after the default 250 ms backoff, and as long again shows no pass after done or park
     await sleep(500);
     await controller.stop();
     expect(passes.filter((k) => k === 'y')).to.have.length(2);
@@ -82,6 +84,7 @@ describe('controller', () => {
     const controller = new Controller({ name: 't', logger: silentLogger(), reconcile: async () => { calls++; if (calls === 1) throw new Error('x'); return { kind: 'done', why: 'ok' }; } });
     controller.start();
     controller.enqueue('k');
+    // a negative check too (exactly two calls): the retry after the 250 ms backoff, then no third
     await sleep(400);
     await controller.stop();
     expect(calls).to.equal(2);

@@ -144,13 +144,16 @@ describe('e2e: npm start, stop, npm start again on the same ./data/ (issue 24, i
     expect(running.out()).to.include(`OpenStack simulator at http://127.0.0.1:${port}`);
     // fresh evidence, not the statuses the first start left: every served kind has passed at least once, and the
     // monitor has polled, under this process (a Region naming a dead Keystone is Errored after its first pass)
+    const polls = async () => sample(await (await fetch(`${url}/metrics`)).text(), 'regent_monitor_polls_total', { outcome: 'ok' });
     await until('a pass of every kind and a monitor poll', async () => {
       const metrics = await (await fetch(`${url}/metrics`)).text();
       return ['Region', 'Identity', 'Network', 'SecurityGroup', 'Server', 'Volume', 'LoadBalancer'].every((kind) => sample(metrics, 'regent_reconcile_duration_seconds_count', { kind }) > 0) &&
         sample(metrics, 'regent_monitor_polls_total', { outcome: 'ok' }) > 0;
     }, 60_000, 200);
-    // one more monitor interval: whatever the first poll made the passes record is rendered by now
-    await new Promise((resolve) => setTimeout(resolve, 2 * MONITOR_INTERVAL_MS));
+    // two more monitor polls, counted (a fixed 2 s was two of them only on an idle machine): whatever the first
+    // poll made the passes record is rendered by now
+    const seen = await polls();
+    await until('two more monitor polls', async () => (await polls()) >= seen + 2, 30_000, 100);
     expect(unavailable(await availability(join(dir, 'data')), EXAMPLES_AVAILABLE)).to.deep.equal([]);
     expect(await mutatingCalls(port as number), 'nothing repeated in the cloud').to.deep.equal([]);
   });

@@ -97,6 +97,8 @@ describe('e2e: SecurityGroups (issue 17)', function () {
     const server = serverManifest('web-2', SEED.images.cirros).replace('  sshInjection: none\n', '  sshInjection: none\n  securityGroups: [later-sg]\n');
     await applyManifests(plane.source, [networkManifest, server].join('---\n'));
     await until('the network exists', async () => ((await plane!.source.get('Network', 'default', 'net-a'))?.status as { networkID?: string } | undefined)?.networkID, 30_000);
+    // a negative check (nothing sent to Nova while the group is missing), so a fixed wait: the Server's pass
+    // waits 2 s between tries, and this sees at least one try after the Network exists
     await new Promise((r) => setTimeout(r, 3_000));
     expect(sim.calls().filter((c) => c.method === 'POST' && c.path.endsWith('/servers'))).to.have.length(0);
     // the group appears: its realization wakes the Server, which is created in it

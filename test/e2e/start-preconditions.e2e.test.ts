@@ -18,6 +18,7 @@ import { openEmbeddedSource } from '../../src/kube/embedded/store.js';
 import { startControlPlane } from '../../src/app/control-plane.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { parseStartArgs } from '../deploy/support/deployment.js';
+import { until } from './support/plane.js';
 
 const serve = (args: string[], env: Record<string, string>): Promise<{ code: number | null; err: string }> =>
   new Promise((resolve) => {
@@ -117,7 +118,11 @@ describe('e2e: examples go only to the built-in simulator (issue 10, item 12)', 
 
   it('with OS_CLOUD set and a fresh store, the default examples are not applied: nothing is created in that cloud', async () => {
     const plane = await startWith(false, { OS_CLIENT_CONFIG_FILE: join(dir, 'clouds.yaml'), OS_CLOUD: 'sim-demo' });
-    await new Promise((r) => setTimeout(r, 1_500));
+    // examples are applied before the start resolves (before the campaign); then it leads, and its first passes
+    // run over whatever is stored. A negative check, so after leadership a fixed wait for those passes (was 1.5 s
+    // from the start, leadership included)
+    await until('leadership', () => plane.isLeader());
+    await new Promise((r) => setTimeout(r, 500));
     expect((await plane.source.list('Server')).items).to.deep.equal([]);
     expect(mutating(sim)).to.deep.equal([]);
     await plane.stop();

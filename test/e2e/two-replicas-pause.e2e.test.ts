@@ -108,8 +108,11 @@ describe('e2e: a deposed leader stops acting (two processes, a pause)', function
     }
     console.log(`      B after the takeover: ${outcome}`);
     if (!resumedFirst) a.proc.kill('SIGCONT');
-    // A's timers (its monitor poll, its yielded passes) fire now; give them time to try.
-    await new Promise((r) => setTimeout(r, 3_000));
+    // A's timers (its monitor poll, its yielded passes) fire now. Wait until A itself says it no longer leads (its
+    // renewal has run after the resume), then give what it had in flight one more second to try: a negative check,
+    // so that part stays a fixed wait — ten of A's monitor intervals, five of its lease retries (was 3 s in all).
+    await until('A sees it no longer leads', () => a.lines.at(-1)?.leading === false, 20_000);
+    await new Promise((r) => setTimeout(r, 1_000));
 
     const all = await events();
     console.log(all.map((e) => `${e.metadata.recordedAt} ${e.metadata.leader?.holder?.slice(-6)} ${e.type}`).join('\n'), bLeads);

@@ -66,6 +66,7 @@ describe('e2e: two replicas on one PostgreSQL event store (issue 15)', function 
     const b = startReplica(clouds, dir, url);
     replicas.push(b);
     await b.ready;
+    // a negative check (the standby does not lead), so a fixed wait: two of its lease retries (200 ms)
     await new Promise((r) => setTimeout(r, 500));
     expect(b.lines.some((l) => l.leading), 'the standby does not lead while the leader lives').to.equal(false);
     const source = openEmbeddedSource({ path: join(dir, 'resources.db') });

@@ -128,6 +128,7 @@ describe('e2e: the Volume controller (issue 12)', function () {
       return found?.reason === 'InvalidSpec' ? found : undefined;
     });
     expect(c.message).to.include(STANDARD);
+    // a negative check (no create after the refusal), so a fixed wait: a pass racing the one that refused
     await new Promise((r) => setTimeout(r, 500));
     expect(cinderPosts().length - before).to.equal(0);
     expect((await status('data-2'))?.phase).to.equal('Error');
@@ -141,6 +142,7 @@ describe('e2e: the Volume controller (issue 12)', function () {
       return found?.reason === 'InvalidSpec' ? found : undefined;
     });
     expect(c.message).to.include('spec.size: 200 GiB is above the maximum of the VolumeClass ssd (100 GiB)');
+    // a negative check (no create after the refusal), so a fixed wait: a pass racing the one that refused
     await new Promise((r) => setTimeout(r, 500));
     expect(cinderPosts().length - before).to.equal(0);
   });
@@ -193,6 +195,7 @@ describe('e2e: the Volume controller (issue 12)', function () {
       return c?.reason === 'Deleting' && c.message.includes('web-1') ? c : undefined;
     });
     expect(waiting.message).to.include('detached');
+    // a negative check (the finalizer holds, no Cinder delete), so a fixed wait: more than one pass of the wait
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await plane.source.get('Volume', 'default', 'data-5'), 'held by its finalizer').to.not.equal(undefined);
     expect(sim.calls().filter((c) => c.method === 'DELETE' && c.path.includes(`/volumes/${volumeId}`))).to.deep.equal([]);
@@ -270,7 +273,8 @@ spec: { identityRef: { name: ghost }, prefix: 10.1.0.0/24 }
       const volumeId = (await status('data-7'))?.volumeID as string;
       expect(JSON.stringify(s?.volumes)).to.not.include(volumeId);
       await until('InUse names web-7', async () => (await condition('data-7', 'InUse'))?.message === 'attached to web-7', 20_000);
-      // more passes never send a second attach (real Cinder answers it 400 "already attached")
+      // more passes never send a second attach (real Cinder answers it 400 "already attached"): a negative check,
+      // so a fixed wait, long enough for the passes the attach's settling and the monitor bring
       await new Promise((r) => setTimeout(r, 1_500));
       expect(attachPosts().length).to.equal(1);
     });

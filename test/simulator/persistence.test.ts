@@ -107,6 +107,7 @@ describe('simulator: a kept cloud keeps its address and its changes (issue 24, i
     const sim = await startSimulator({ clock: 'real', delays: { serverBuild: 20 }, statePath, saveIntervalMs: 100 });
     try {
       const idle = readFileSync(statePath, 'utf8');
+      // a negative check (no save while nothing changes), so a fixed wait: three save intervals
       await new Promise((resolve) => setTimeout(resolve, 350));
       expect(readFileSync(statePath, 'utf8'), 'nothing changed, nothing saved').to.equal(idle);
       const t = await token(sim.authUrl, sim.credentials.demo.password);

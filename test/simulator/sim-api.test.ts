@@ -120,6 +120,7 @@ describe('simulator: real clock', () => {
       const early = (await getServer(hs, 'demo', id)).data.server.status;
       // Only meaningful when the machine answered quickly; a loaded CI box may already be past BUILD.
       if (Date.now() - t0 < 250) expect(early).to.equal('BUILD');
+      // a fixed wait on purpose: the property is that real time passing (past the 300 ms build) is what resolves it
       await new Promise((r) => setTimeout(r, 400));
       expect((await getServer(hs, 'demo', id)).data.server.status).to.equal('ACTIVE');
       expect((await http.post(`${hs.sim.url}/_sim/clock/advance`, { ms: 10 })).status).to.equal(409);
