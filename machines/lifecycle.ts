@@ -521,7 +521,7 @@ const lifecycleAudit = (boots: boolean): MachineAudit => ({
   parked: (snapshot: AnyMachineSnapshot) => snapshot.value === 'failed',
 });
 
-export const lifecycleDefinition = (options: LifecycleOptions): MachineDefinition => ({
+export const lifecycleDefinition = (options: LifecycleOptions): MachineDefinition<LifecycleContext> => ({
   audit: lifecycleAudit(options.boots ?? false),
   id: options.id,
   // v2: L6–L9 (retries end visibly, failed never re-adopts a never-booted ERROR, dropped deletes are sent again, unresolvable requests are recorded)

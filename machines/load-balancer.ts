@@ -533,7 +533,7 @@ export const buildLoadBalancerMachine = () =>
     },
   });
 
-export const loadBalancerDefinition: MachineDefinition = {
+export const loadBalancerDefinition: MachineDefinition<LoadBalancerContext> = {
   id: 'loadBalancer',
   // v2: LB15 (an unusable VIP, VIP port id or floating IP parks as a consistency error; v1 took it as
   // Provisioned, or waited for a missing VIP port). The stimulus only gained the `duplicate` floating-IP

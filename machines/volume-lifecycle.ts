@@ -468,7 +468,7 @@ export const buildVolumeMachine = () =>
     },
   });
 
-export const volumeLifecycleDefinition: MachineDefinition = {
+export const volumeLifecycleDefinition: MachineDefinition<VolumeContext> = {
   id: 'volumeLifecycle',
   version: 1,
   schemaVersion: 1,

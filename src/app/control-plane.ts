@@ -18,7 +18,7 @@ import type { EventStore } from '../store/port.js';
 import { keepsCheckpoints } from '../store/port.js';
 import { Engine, type Fence, type LeaderTerm } from '../engine/engine.js';
 import { createProductRegistry } from '../../machines/index.js';
-import { serverLifecycleStream } from '../../machines/server-lifecycle.js';
+import { serverLifecycleDefinition } from '../../machines/server-lifecycle.js';
 import { CancelScope } from '../openstack/cancel.js';
 import { connect, connectAsUser, type OpenStackSession } from '../openstack/session.js';
 import { IdentitySessions } from '../provider/identity/sessions.js';
@@ -172,7 +172,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     // Which resource each stream belongs to: one map, from the kind table's prefixes and the Servers' recorded Nova ids.
     const owners = streamOwnersOf(table, (kind, uid) => lookups.list(kind).some((o) => o.metadata.uid === uid));
     const engine = new Engine({ store, registry: createProductRegistry(), logger, observer: metrics.engineObserver(), ...(fence ? { fence } : {}), subjectOf: streamSubjects({ list: lookups.list, owners }) });
-    await owners.warm(store, engine, serverLifecycleStream(''));
+    await owners.warm(store, engine, serverLifecycleDefinition);
 
     // Leadership state is read by /readyz, so it exists before the listener.
     let leadership: Leadership | undefined;

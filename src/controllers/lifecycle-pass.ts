@@ -5,7 +5,8 @@
  * else happens), observe the cloud by exact name, let the machine decide with the pass's clock, and
  * drop the finalizer once the machine has seen the cloud resource gone.
  */
-import type { Engine, Decision } from '../engine/engine.js';
+import { contextOf, type Engine, type Decision } from '../engine/engine.js';
+import type { MachineDefinition } from '../../machines/definition.js';
 import type { ResourceSource } from '../kube/port.js';
 import { isDeleting } from '../kube/object.js';
 import type { KindName, ObjectOf } from '../resources/index.js';
@@ -20,6 +21,8 @@ export interface LifecyclePassInput<K extends KindName> {
   source: ResourceSource;
   kind: K;
   object: ObjectOf<K>;
+  /** The kind's lifecycle machine (machines/lifecycle.ts): its context is read typed. */
+  definition: MachineDefinition<LifecycleContext>;
   stream: string;
   finalizer: string;
   /** What the cloud resource is called in status and park messages ("<Service> <noun>", e.g. "Nova server"). */
@@ -83,7 +86,7 @@ export const runLifecyclePass = async <K extends KindName>(input: LifecyclePassI
   const now = (input.now ?? (() => new Date()))();
   if (input.specProblems.length > 0 && !isDeleting({ metadata: meta })) {
     const decision = await engine.decide(stream, { stimulus: { type: 'specRejected', source: 'reconciler', generation, problems: [...input.specProblems] }, actor });
-    return { disposition: done('spec refused; waiting for a valid spec'), state: String(decision.snapshot.value), context: decision.snapshot.context as LifecycleContext, decisions: [decision], unresolvable: false };
+    return { disposition: done('spec refused; waiting for a valid spec'), state: String(decision.snapshot.value), context: contextOf(input.definition, decision.snapshot), decisions: [decision], unresolvable: false };
   }
   const deletionRequested = isDeleting({ metadata: meta });
   if (!deletionRequested && !(meta.finalizers ?? []).includes(finalizer)) await source.addFinalizer(kind, namespace, meta.name, finalizer);
@@ -99,7 +102,7 @@ export const runLifecyclePass = async <K extends KindName>(input: LifecyclePassI
       return {
         disposition: yieldFor(UNRESOLVABLE_RECHECK_MS, `${error.reason}: ${error.message}`),
         state: String(decision.snapshot.value),
-        context: decision.snapshot.context as LifecycleContext,
+        context: contextOf(input.definition, decision.snapshot),
         decisions: [decision],
         unresolvable: true,
       };
@@ -110,7 +113,7 @@ export const runLifecyclePass = async <K extends KindName>(input: LifecyclePassI
   const decisions = await engine.dispatch(stream, { stimulus, actor });
   const last = decisions[decisions.length - 1] as Decision;
   const state = String(last.snapshot.value);
-  const context = last.snapshot.context as LifecycleContext;
+  const context = contextOf(input.definition, last.snapshot);
   const result = (disposition: Disposition): LifecyclePassResult => ({ disposition, state, context, decisions, unresolvable: false });
   if (state === 'deleted') {
     await input.onDeleted?.();

@@ -13,6 +13,7 @@ import { IdentityNotReady, type IdentityScope, type IdentitySessions } from '../
 import { Unauthorized } from '../openstack/errors.js';
 import type { OpenStackSession } from '../openstack/session.js';
 import type { LifecycleContext } from '../../machines/lifecycle.js';
+import type { MachineDefinition } from '../../machines/definition.js';
 import { done, yieldFor, type Disposition } from './disposition.js';
 import type { ScopeNote } from './scope-reachability.js';
 
@@ -29,16 +30,17 @@ export interface ScopedKind {
   finalizer: string;
   /** The resource's scope: its Network's Identity (a Server) or its own Identity (a Network). */
   scopeOf: (object: ObjectOf<KindName>) => Promise<IdentityScope>;
-  /** The create/delete lifecycle stream: a deletion that never created anything is released without a session. */
+  /** The create/delete lifecycle and its stream: a deletion that never created anything is released without a session. */
+  lifecycle: MachineDefinition<LifecycleContext>;
   lifecycleStream: (uid: string) => string;
 }
 
 /** How long a pass waits for an Identity that is not ready before looking again. */
 export const IDENTITY_WAIT_MS = 5_000;
 
-const neverCreated = async (engine: Engine, stream: string): Promise<boolean> => {
-  const loaded = await engine.load(stream);
-  const context = loaded.snapshot.context as LifecycleContext;
+const neverCreated = async (engine: Engine, definition: MachineDefinition<LifecycleContext>, stream: string): Promise<boolean> => {
+  const loaded = await engine.load(definition, stream);
+  const context = loaded.context;
   return loaded.revision === undefined || (context.createAttempts === 0 && context.resourceId === null);
 };
 
@@ -60,7 +62,7 @@ export const withIdentityScope = async (
   } catch (error) {
     if (!(error instanceof IdentityNotReady)) throw error;
     note.failed(error);
-    if (isDeleting(object) && (await neverCreated(deps.engine, what.lifecycleStream(object.metadata.uid)))) {
+    if (isDeleting(object) && (await neverCreated(deps.engine, what.lifecycle, what.lifecycleStream(object.metadata.uid)))) {
       await deps.source.removeFinalizer(what.kind, namespace, name, what.finalizer);
       return done('nothing was created in the cloud; finalizer removed');
     }

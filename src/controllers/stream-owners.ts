@@ -12,6 +12,8 @@
 import type { Engine } from '../engine/engine.js';
 import type { EventStore } from '../store/port.js';
 import type { KindName } from '../resources/index.js';
+import type { MachineDefinition } from '../../machines/definition.js';
+import type { LifecycleContext } from '../../machines/lifecycle.js';
 
 /** How a stream names its resource after the prefix. */
 export type StreamKey =
@@ -85,10 +87,11 @@ export class StreamOwners {
    * Reads every Server lifecycle stream's recorded Nova id, so rebuild streams resolve from the first moment after a
    * restart, before any pass has run (the monitor polls at once; the status runner renders what it is behind on).
    */
-  async warm(store: EventStore, engine: Engine, lifecyclePrefix: string): Promise<number> {
+  async warm(store: EventStore, engine: Engine, lifecycle: MachineDefinition<LifecycleContext>): Promise<number> {
+    const lifecyclePrefix = lifecycle.streamPrefix;
     let found = 0;
     for (const { stream } of await store.listStreams({ streamPrefixes: [lifecyclePrefix] })) {
-      const novaId = ((await engine.load(stream)).snapshot.context as { resourceId?: string | null }).resourceId;
+      const novaId = (await engine.load(lifecycle, stream)).context.resourceId;
       if (!novaId) continue;
       this.serverUidByNovaId.set(novaId, stream.slice(lifecyclePrefix.length));
       found++;

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { MemoryEventStore } from '../../src/store/memory.js';
 import { Engine } from '../../src/engine/engine.js';
 import { createProductRegistry } from '../../machines/index.js';
-import { serverLifecycleStream } from '../../machines/server-lifecycle.js';
+import { serverLifecycleDefinition, serverLifecycleStream } from '../../machines/server-lifecycle.js';
 import { kindTable, streamOwnersOf } from '../../src/app/kinds.js';
 import { silentLogger } from '../../src/log/logger.js';
 
@@ -35,7 +35,7 @@ describe('stream owners (issue 25: one map from streams to resources)', () => {
     await engine.decide(stream, { stimulus: { type: 'created', source: 'effect', id: 'nova-1' }, actor: 'test' });
     const restarted = streamOwnersOf(kindTable(), () => true);
     expect(restarted.ownerOf('server-rebuild-nova-1')).to.equal(undefined);
-    expect(await restarted.warm(store, engine, serverLifecycleStream(''))).to.equal(1);
+    expect(await restarted.warm(store, engine, serverLifecycleDefinition)).to.equal(1);
     expect(restarted.ownerOf('server-rebuild-nova-1')).to.deep.equal({ kind: 'Server', uid: SERVER });
     expect(restarted.isManagedNovaServer('nova-1')).to.equal(true);
   });

@@ -16,7 +16,7 @@ import { isDeleting } from '../../kube/object.js';
 import type { Logger } from '../../log/logger.js';
 import { validateLoadBalancer, type LoadBalancer, type LoadBalancerSpec, type Network, type Identity, type Region } from '../../resources/index.js';
 import type { Stimulus } from '../../../machines/definition.js';
-import { loadBalancerName, loadBalancerStream, type LoadBalancerContext, type LoadBalancerStimulus } from '../../../machines/load-balancer.js';
+import { loadBalancerDefinition, loadBalancerName, loadBalancerStream, type LoadBalancerStimulus } from '../../../machines/load-balancer.js';
 import type { DesiredTopology } from '../../../machines/load-balancer-topology.js';
 import { observeTopology, type TopologyClients } from '../../provider/load-balancers.js';
 import { observeNetwork } from '../../provider/networks.js';
@@ -98,8 +98,8 @@ export const reconcileLoadBalancer = async (deps: LoadBalancerControllerDeps, na
     return done(why);
   };
 
-  const recorded = await deps.engine.load(stream);
-  const neverDecided = recorded.revision === undefined || (recorded.snapshot.context as LoadBalancerContext).loadBalancerId === null && String(recorded.snapshot.value) === 'absent';
+  const recorded = await deps.engine.load(loadBalancerDefinition, stream);
+  const neverDecided = recorded.revision === undefined || (recorded.context.loadBalancerId === null && recorded.state === 'absent');
   const network = (await deps.source.get('Network', namespace, object.spec.networkID)) as Network | undefined;
   if (!network) {
     // nothing was ever created: nothing to delete, and no project to look in

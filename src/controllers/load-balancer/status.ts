@@ -1,15 +1,15 @@
 /** A LoadBalancer's status (docs/loadbalancer.md): its Octavia topology as its machine recorded it, and whether it can be observed. */
-import { loadBalancerStream, type LoadBalancerContext } from '../../../machines/load-balancer.js';
+import { loadBalancerDefinition, loadBalancerStream } from '../../../machines/load-balancer.js';
 import { renderLoadBalancerResource } from '../../../projections/load-balancer-status.js';
 import { withScopeReachability, type StatusRenderer } from '../../status/renderer.js';
 
 export const loadBalancerStatus: StatusRenderer = {
   ownedKeys: ['loadBalancerID', 'vipAddress', 'publicIP', 'provisioningStatus', 'listeners'],
   render: async (env, object) => {
-    const record = await env.engine.load(loadBalancerStream(object.metadata.uid));
+    const record = await env.engine.load(loadBalancerDefinition, loadBalancerStream(object.metadata.uid));
     const at = record.last?.metadata.recordedAt ?? env.now();
     const status = renderLoadBalancerResource({
-      lifecycle: record.revision === undefined ? undefined : { state: record.snapshot.value, context: record.snapshot.context as LoadBalancerContext },
+      lifecycle: record.revision === undefined ? undefined : { state: record.value, context: record.context },
       generation: object.metadata.generation ?? 1,
       at,
       previous: object.status as never,

@@ -14,7 +14,7 @@ import type { Engine } from '../../engine/engine.js';
 import type { ResourceSource } from '../../kube/port.js';
 import type { OpenStackSession } from '../../openstack/session.js';
 import { validateNetwork, type Network } from '../../resources/index.js';
-import { networkLifecycleStream } from '../../../machines/network-lifecycle.js';
+import { networkLifecycleDefinition, networkLifecycleStream } from '../../../machines/network-lifecycle.js';
 import { isVlanRequest, observeNetwork, type NeutronTarget } from '../../provider/networks.js';
 import { VlanAllocator, VlanExhausted, type ProviderNetworkSettings } from '../../provider/inventory/vlan.js';
 import { DesiredUnresolvable } from '../../provider/errors.js';
@@ -62,6 +62,7 @@ export const reconcileNetwork = async (deps: NetworkControllerDeps, namespace: s
     source: deps.source,
     kind: 'Network',
     object,
+    definition: networkLifecycleDefinition,
     stream: networkLifecycleStream(uid),
     finalizer: NETWORK_FINALIZER,
     what: 'Neutron network',

@@ -5,7 +5,7 @@
  * Identity's project (issue 16), every other one with the Identity's own.
  */
 import { createNetworkHandler, deleteNetworkHandler, isVlanRequest } from '../../provider/networks.js';
-import { networkLifecycleStream } from '../../../machines/network-lifecycle.js';
+import { networkLifecycleDefinition, networkLifecycleStream } from '../../../machines/network-lifecycle.js';
 import { keyOf, keyParts, naming, type KindWiring } from '../kind.js';
 import { withIdentityScope } from '../scoped-pass.js';
 import { NETWORK_FINALIZER, reconcileNetwork } from './reconcile.js';
@@ -30,7 +30,7 @@ export const networkWiring: KindWiring = {
         (key, note) =>
           withIdentityScope(
             { engine, source, sessions, wakeIdentity: (identity) => services.enqueue('Identity', keyOf(identity)) },
-            { kind: 'Network', finalizer: NETWORK_FINALIZER, scopeOf: (o) => scopes.network(o), lifecycleStream: networkLifecycleStream },
+            { kind: 'Network', finalizer: NETWORK_FINALIZER, scopeOf: (o) => scopes.network(o), lifecycle: networkLifecycleDefinition, lifecycleStream: networkLifecycleStream },
             ...keyParts(key),
             note,
             (session) => reconcileNetwork({ engine, source, os: session, region: (network) => scopes.networkRegion(network) }, ...keyParts(key)),

@@ -9,8 +9,7 @@ import type { Engine } from '../../engine/engine.js';
 import type { ResourceSource } from '../../kube/port.js';
 import { isDeleting } from '../../kube/object.js';
 import type { SecurityGroup } from '../../resources/security-group.js';
-import type { LifecycleContext } from '../../../machines/lifecycle.js';
-import { securityGroupLifecycleStream } from '../../../machines/security-group-lifecycle.js';
+import { securityGroupLifecycleDefinition, securityGroupLifecycleStream } from '../../../machines/security-group-lifecycle.js';
 
 export type ServerSecurityGroups = { kind: 'ready'; ids: string[] } | { kind: 'waiting'; why: string };
 
@@ -20,8 +19,8 @@ export const securityGroupIdsFor = async (deps: { engine: Engine; source: Resour
     const group = (await deps.source.get('SecurityGroup', namespace, name)) as SecurityGroup | undefined;
     if (!group || isDeleting(group)) return { kind: 'waiting', why: `waiting for SecurityGroup ${name}: it does not exist` };
     if (group.spec.networkID !== spec.networkID) return { kind: 'waiting', why: `SecurityGroup ${name} belongs to network ${group.spec.networkID}, not ${spec.networkID}` };
-    const loaded = await deps.engine.load(securityGroupLifecycleStream(group.metadata.uid));
-    const id = loaded.snapshot.value === 'present' ? (loaded.snapshot.context as LifecycleContext).resourceId : null;
+    const loaded = await deps.engine.load(securityGroupLifecycleDefinition, securityGroupLifecycleStream(group.metadata.uid));
+    const id = loaded.state === 'present' ? loaded.context.resourceId : null;
     if (!id) return { kind: 'waiting', why: `waiting for SecurityGroup ${name} to be created in Neutron` };
     ids.push(id);
   }

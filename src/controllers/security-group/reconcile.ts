@@ -11,9 +11,8 @@ import type { ResourceSource } from '../../kube/port.js';
 import type { OpenStackSession } from '../../openstack/session.js';
 import { isDeleting } from '../../kube/object.js';
 import { validateSecurityGroup, type SecurityGroup } from '../../resources/index.js';
-import type { LifecycleContext } from '../../../machines/lifecycle.js';
-import { networkLifecycleStream } from '../../../machines/network-lifecycle.js';
-import { securityGroupLifecycleStream } from '../../../machines/security-group-lifecycle.js';
+import { networkLifecycleDefinition, networkLifecycleStream } from '../../../machines/network-lifecycle.js';
+import { securityGroupLifecycleDefinition, securityGroupLifecycleStream } from '../../../machines/security-group-lifecycle.js';
 import { observeSecurityGroup, type SecurityGroupCreateRequest } from '../../provider/security-groups.js';
 import { done, yieldFor, type Disposition } from '../disposition.js';
 import { runLifecyclePass } from '../lifecycle-pass.js';
@@ -36,8 +35,8 @@ export interface SecurityGroupControllerDeps {
 export const networkRealized = async (deps: Pick<SecurityGroupControllerDeps, 'engine' | 'source'>, namespace: string, name: string): Promise<boolean> => {
   const network = await deps.source.get('Network', namespace, name);
   if (!network || isDeleting(network)) return false;
-  const loaded = await deps.engine.load(networkLifecycleStream(network.metadata.uid));
-  return loaded.snapshot.value === 'present' && (loaded.snapshot.context as LifecycleContext).resourceId !== null;
+  const loaded = await deps.engine.load(networkLifecycleDefinition, networkLifecycleStream(network.metadata.uid));
+  return loaded.state === 'present' && loaded.context.resourceId !== null;
 };
 
 export const reconcileSecurityGroup = async (deps: SecurityGroupControllerDeps, namespace: string, name: string): Promise<Disposition> => {
@@ -53,6 +52,7 @@ export const reconcileSecurityGroup = async (deps: SecurityGroupControllerDeps, 
     source: deps.source,
     kind: 'SecurityGroup',
     object,
+    definition: securityGroupLifecycleDefinition,
     stream: securityGroupLifecycleStream(uid),
     finalizer: SECURITY_GROUP_FINALIZER,
     what: 'Neutron security group',

@@ -1,16 +1,15 @@
 /** A SecurityGroup's status (docs/security-group.md): its lifecycle, and whether it can be observed. */
-import type { LifecycleContext } from '../../../machines/lifecycle.js';
-import { securityGroupLifecycleStream } from '../../../machines/security-group-lifecycle.js';
+import { securityGroupLifecycleDefinition, securityGroupLifecycleStream } from '../../../machines/security-group-lifecycle.js';
 import { renderSecurityGroupResource } from '../../../projections/security-group-status.js';
 import { withScopeReachability, type StatusRenderer } from '../../status/renderer.js';
 
 export const securityGroupStatus: StatusRenderer = {
   ownedKeys: ['securityGroupID'],
   render: async (env, object) => {
-    const lifecycle = await env.engine.load(securityGroupLifecycleStream(object.metadata.uid));
+    const lifecycle = await env.engine.load(securityGroupLifecycleDefinition, securityGroupLifecycleStream(object.metadata.uid));
     const at = lifecycle.last?.metadata.recordedAt ?? env.now();
     const status = renderSecurityGroupResource({
-      lifecycle: lifecycle.revision === undefined ? undefined : { state: String(lifecycle.snapshot.value), context: lifecycle.snapshot.context as LifecycleContext },
+      lifecycle: lifecycle.revision === undefined ? undefined : { state: lifecycle.state, context: lifecycle.context },
       generation: object.metadata.generation ?? 1,
       at,
       previous: object.status as never,

@@ -9,8 +9,7 @@ import { isDeleting } from '../../kube/object.js';
 import { IdentityNotReady } from '../../provider/identity/sessions.js';
 import type { IdentityScope } from '../../provider/identity/sessions.js';
 import { createSecurityGroupHandler, deleteSecurityGroupHandler } from '../../provider/security-groups.js';
-import type { LifecycleContext } from '../../../machines/lifecycle.js';
-import { securityGroupLifecycleStream } from '../../../machines/security-group-lifecycle.js';
+import { securityGroupLifecycleDefinition, securityGroupLifecycleStream } from '../../../machines/security-group-lifecycle.js';
 import { done, yieldFor } from '../disposition.js';
 import { IDENTITY_WAIT_MS } from '../scoped-pass.js';
 import { keyOf, keyParts, naming, type KindWiring } from '../kind.js';
@@ -31,8 +30,8 @@ export const securityGroupWiring: KindWiring = {
   build: (services) => {
     const { engine, source, scopes, lookups } = services;
     const neverCreated = async (uid: string) => {
-      const loaded = await engine.load(securityGroupLifecycleStream(uid));
-      const context = loaded.snapshot.context as LifecycleContext;
+      const loaded = await engine.load(securityGroupLifecycleDefinition, securityGroupLifecycleStream(uid));
+      const context = loaded.context;
       return loaded.revision === undefined || (context.createAttempts === 0 && context.resourceId === null);
     };
     const sessionFor = async (stream: string) => (await scopes.forStream(stream)).session;

@@ -16,10 +16,10 @@ import { isDeleting } from '../../kube/object.js';
 import type { OpenStackSession } from '../../openstack/session.js';
 import type { Logger } from '../../log/logger.js';
 import { validateServer, type Server } from '../../resources/index.js';
-import { serverLifecycleStream } from '../../../machines/server-lifecycle.js';
-import { networkLifecycleStream } from '../../../machines/network-lifecycle.js';
+import { serverLifecycleDefinition, serverLifecycleStream } from '../../../machines/server-lifecycle.js';
+import { networkLifecycleDefinition, networkLifecycleStream } from '../../../machines/network-lifecycle.js';
 import type { LifecycleContext, Observed } from '../../../machines/lifecycle.js';
-import { serverRebuildStream, type ServerRebuildContext } from '../../../machines/server-rebuild.js';
+import { serverRebuildDefinition, serverRebuildStream } from '../../../machines/server-rebuild.js';
 import { confirmFlavorId, confirmImageId, observeServer, resolveFlavorId, resolveImageId, serverMetadata, type ServerLinkage } from '../../provider/servers.js';
 import { done, yieldFor, type Disposition } from '../disposition.js';
 import { runLifecyclePass } from '../lifecycle-pass.js';
@@ -58,8 +58,8 @@ export interface ServerControllerDeps {
 const networkIdOf = async (deps: ServerControllerDeps, namespace: string, name: string): Promise<string | undefined> => {
   const network = await deps.source.get('Network', namespace, name);
   if (!network) return undefined;
-  const loaded = await deps.engine.load(networkLifecycleStream(network.metadata.uid));
-  return loaded.snapshot.value === 'present' ? ((loaded.snapshot.context as LifecycleContext).resourceId ?? undefined) : undefined;
+  const loaded = await deps.engine.load(networkLifecycleDefinition, networkLifecycleStream(network.metadata.uid));
+  return loaded.state === 'present' ? (loaded.context.resourceId ?? undefined) : undefined;
 };
 
 /**
@@ -87,7 +87,7 @@ const linkageOf = async (deps: ServerControllerDeps, namespace: string, networkN
  */
 const withBootLatch = async (engine: Engine, observed: Observed): Promise<Observed> => {
   if (observed.kind !== 'present') return observed;
-  const provisionedAt = ((await engine.load(serverRebuildStream(observed.id))).snapshot.context as ServerRebuildContext).provisionedAt;
+  const provisionedAt = (await engine.load(serverRebuildDefinition, serverRebuildStream(observed.id))).context.provisionedAt;
   return provisionedAt ? { ...observed, provisionedAt } : observed;
 };
 
@@ -97,8 +97,8 @@ const withBootLatch = async (engine: Engine, observed: Observed): Promise<Observ
  * SecurityGroups' Neutron ids, the SSH CA's user data, the image and flavor confirmed — is computed then; a
  * recreate computed it only for the first create and sent the new server without its groups and CA.
  */
-const createMayFollow = (lifecycle: { value: unknown; context: unknown }): boolean =>
-  (lifecycle.context as LifecycleContext).resourceId === null || ['recreateArmed', 'recreating'].includes(String(lifecycle.value));
+const createMayFollow = (lifecycle: { state: string; context: LifecycleContext }): boolean =>
+  lifecycle.context.resourceId === null || ['recreateArmed', 'recreating'].includes(lifecycle.state);
 
 export const reconcileServer = async (deps: ServerControllerDeps, namespace: string, name: string): Promise<Disposition> => {
   const object = await deps.source.get('Server', namespace, name);
@@ -114,12 +114,12 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
     if (!networkId) return yieldFor(2_000, `waiting for Network ${server.spec.networkID}`);
   }
   // spec.securityGroups: before the first create, every listed group realized in Neutron (its id goes to Nova)
-  const groups = validation.ok && !deleting && (server.spec.securityGroups ?? []).length > 0 && createMayFollow((await deps.engine.load(serverLifecycleStream(uid))).snapshot) ? await securityGroupIdsFor(deps, namespace, server.spec) : undefined;
+  const groups = validation.ok && !deleting && (server.spec.securityGroups ?? []).length > 0 && createMayFollow(await deps.engine.load(serverLifecycleDefinition, serverLifecycleStream(uid))) ? await securityGroupIdsFor(deps, namespace, server.spec) : undefined;
   if (groups?.kind === 'waiting') return yieldFor(2_000, groups.why);
   const volumeDeps = { engine: deps.engine, source: deps.source, os: deps.os, logger: deps.logger, ...(deps.now ? { now: deps.now } : {}) };
   if (deleting) {
     // detach first: a volume is never left attached to a server Regent is deleting (spec: "or the server deleted")
-    const recorded = (await deps.engine.load(serverLifecycleStream(uid))).snapshot.context as LifecycleContext;
+    const recorded = (await deps.engine.load(serverLifecycleDefinition, serverLifecycleStream(uid))).context;
     if (recorded.resourceId) {
       const volumes = await reconcileServerVolumes(volumeDeps, { server, serverId: recorded.resourceId, deleting: true });
       await recordDecisionEvents(deps.source, object, volumes.decisions, deps.logger);
@@ -132,6 +132,7 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
     source: deps.source,
     kind: 'Server',
     object,
+    definition: serverLifecycleDefinition,
     stream: serverLifecycleStream(uid),
     finalizer: SERVER_FINALIZER,
     what: 'Nova server',
@@ -140,8 +141,8 @@ export const reconcileServer = async (deps: ServerControllerDeps, namespace: str
     // An image or flavor name that matches nothing or two throws DesiredUnresolvable: recorded, nothing else happens.
     desired: async () => {
       imageId = await resolveImageId(deps.os, server.spec.image);
-      const recorded = (await deps.engine.load(serverLifecycleStream(uid))).snapshot;
-      const lifecycle = { state: String(recorded.value), context: recorded.context as LifecycleContext };
+      const recorded = await deps.engine.load(serverLifecycleDefinition, serverLifecycleStream(uid));
+      const lifecycle = { state: recorded.state, context: recorded.context };
       // an id is confirmed before the first create, as a name is by its lookup: a missing image is ImageNotFound either way
       const creating = createMayFollow(recorded);
       if (server.spec.image.id !== undefined && creating) imageId = await confirmImageId(deps.os, imageId);

@@ -4,9 +4,8 @@
  * spec fields not realized, whether it can be observed at all, and — written by itself, with the read's
  * resourceVersion — the derived list of provider-create gates still pending.
  */
-import type { LifecycleContext } from '../../../machines/lifecycle.js';
-import { serverLifecycleStream } from '../../../machines/server-lifecycle.js';
-import { serverRebuildStream, type ServerRebuildContext } from '../../../machines/server-rebuild.js';
+import { serverLifecycleDefinition, serverLifecycleStream } from '../../../machines/server-lifecycle.js';
+import { serverRebuildDefinition, serverRebuildStream } from '../../../machines/server-rebuild.js';
 import { volumeAttachmentStatus, volumeAttachmentStream } from '../../../machines/volume-attachment.js';
 import { renderServerResource } from '../../../projections/server-resource-status.js';
 import { unrealizedServerFields } from '../../../projections/server-unrealized.js';
@@ -68,15 +67,15 @@ export const serverStatus: StatusRenderer = {
   ownedKeys: ['rebuild', 'provisionedAt', 'macAddress', 'serverID', 'volumes'],
   render: async (env, object) => {
     const uid = object.metadata.uid;
-    const lifecycle = await env.engine.load(serverLifecycleStream(uid));
-    const lifecycleContext = lifecycle.snapshot.context as LifecycleContext;
+    const lifecycle = await env.engine.load(serverLifecycleDefinition, serverLifecycleStream(uid));
+    const lifecycleContext = lifecycle.context;
     const serverId = lifecycleContext.resourceId;
-    const rebuild = serverId ? await env.engine.load(serverRebuildStream(serverId)) : undefined;
+    const rebuild = serverId ? await env.engine.load(serverRebuildDefinition, serverRebuildStream(serverId)) : undefined;
     const at = latest(lifecycle.last?.metadata.recordedAt, rebuild?.last?.metadata.recordedAt) ?? env.now();
     const spec = object.spec as Partial<ServerSpec>;
     const status = renderServerResource({
-      lifecycle: lifecycle.revision === undefined ? undefined : { state: String(lifecycle.snapshot.value), context: lifecycleContext },
-      rebuild: rebuild?.revision === undefined ? undefined : (rebuild.snapshot.context as ServerRebuildContext),
+      lifecycle: lifecycle.revision === undefined ? undefined : { state: lifecycle.state, context: lifecycleContext },
+      rebuild: rebuild?.revision === undefined ? undefined : rebuild.context,
       generation: object.metadata.generation ?? 1,
       unrealized: unrealizedServerFields(spec, serverId ? { created: true, ...(await createdWith(env, serverLifecycleStream(uid))) } : { created: false }),
       volumes: await serverVolumes(env, object.metadata.namespace ?? 'default', uid, spec),

@@ -18,7 +18,7 @@ import type { Logger } from '../../log/logger.js';
 import type { Server } from '../../resources/index.js';
 import type { Stimulus } from '../../../machines/definition.js';
 import { volumeAttachmentStream, type VolumeAttachmentStimulus } from '../../../machines/volume-attachment.js';
-import { volumeLifecycleStream, isSettledStatus, type VolumeContext } from '../../../machines/volume-lifecycle.js';
+import { volumeLifecycleDefinition, volumeLifecycleStream, isSettledStatus } from '../../../machines/volume-lifecycle.js';
 import { observeAttachment, type AttachmentClients } from '../../provider/volume-attachments.js';
 import { done, yieldFor, type Disposition } from '../disposition.js';
 
@@ -105,8 +105,8 @@ export const reconcileServerVolumes = async (deps: ServerVolumesDeps, input: Ser
       wanted.add(volume.metadata.uid);
       // a pair already in progress keeps going; a new one waits until its Cinder volume is available
       if (!pairs.has(volume.metadata.uid) || pairs.get(volume.metadata.uid) === true) {
-        const lifecycle = await deps.engine.load(volumeLifecycleStream(volume.metadata.uid));
-        const observed = (lifecycle.snapshot.context as VolumeContext).observed;
+        const lifecycle = await deps.engine.load(volumeLifecycleDefinition, volumeLifecycleStream(volume.metadata.uid));
+        const observed = lifecycle.context.observed;
         if (!observed || !isSettledStatus(observed.status)) {
           waits.push(yieldFor(SERVER_VOLUME_REQUEUE_MS.waiting, `waiting for the Volume ${entry.volumeID} to be available`));
           continue;

@@ -21,7 +21,7 @@ import { novaRebuildHandler } from '../server-rebuild/nova-rebuild-effect.js';
 import { ServerMonitor } from '../server-monitor/monitor.js';
 import { baremetalProgressLookup } from '../server-monitor/baremetal.js';
 import { withIdentityScope } from '../scoped-pass.js';
-import { serverLifecycleStream } from '../../../machines/server-lifecycle.js';
+import { serverLifecycleDefinition, serverLifecycleStream } from '../../../machines/server-lifecycle.js';
 import { reconcileServer, SERVER_FINALIZER } from './reconcile.js';
 import { serverStatus } from './status.js';
 
@@ -85,7 +85,7 @@ const buildServer = (services: PlaneServices, monitorIntervalMs: number) => {
     const [namespace, name] = keyParts(key);
     return withIdentityScope(
       { engine, source, sessions, wakeIdentity: (identity) => services.enqueue('Identity', keyOf(identity)) },
-      { kind: 'Server', finalizer: SERVER_FINALIZER, scopeOf: (o) => scopes.onNetwork(o), lifecycleStream: serverLifecycleStream },
+      { kind: 'Server', finalizer: SERVER_FINALIZER, scopeOf: (o) => scopes.onNetwork(o), lifecycle: serverLifecycleDefinition, lifecycleStream: serverLifecycleStream },
       namespace,
       name,
       note,

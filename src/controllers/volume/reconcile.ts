@@ -14,14 +14,14 @@
  * - `observed`: the fresh exact-name lookup; attachments are named by the Server resources that own the
  *   Nova servers, never by id.
  */
-import type { Engine } from '../../engine/engine.js';
+import { contextOf, type Engine } from '../../engine/engine.js';
 import type { ResourceSource } from '../../kube/port.js';
 import { isDeleting } from '../../kube/object.js';
 import type { Logger } from '../../log/logger.js';
 import { describeError } from '../../log/logger.js';
 import { validateVolume, type Identity, type Network, type Volume } from '../../resources/index.js';
 import type { CinderClient } from '../../openstack/cinder/index.js';
-import { ATTACHMENT_TRANSITION_STATUSES, volumeLifecycleStream, type VolumeContext, type VolumeStimulus } from '../../../machines/volume-lifecycle.js';
+import { ATTACHMENT_TRANSITION_STATUSES, volumeLifecycleDefinition, volumeLifecycleStream, type VolumeContext, type VolumeStimulus } from '../../../machines/volume-lifecycle.js';
 import { identityLifecycleDefinition, identityLifecycleStream } from '../../../machines/identity-lifecycle.js';
 import type { Stimulus } from '../../../machines/definition.js';
 import { observeVolume } from '../../provider/volumes.js';
@@ -99,8 +99,8 @@ export const reconcileVolume = async (deps: VolumeControllerDeps, namespace: str
   const network = (await deps.source.get('Network', namespace, object.spec.networkID)) as Network | undefined;
   const identityName = network?.spec.identityRef?.name;
   const identity = identityName ? ((await deps.source.get('Identity', namespace, identityName)) as Identity | undefined) : undefined;
-  const recorded = await deps.engine.load(stream);
-  const context = recorded.snapshot.context as VolumeContext;
+  const recorded = await deps.engine.load(volumeLifecycleDefinition, stream);
+  const context = recorded.context;
   if (!network && !(deleting && context.volumeId === null && context.create === null)) {
     // without the Network there is no telling which project the volume is in
     return yieldFor(VOLUME_REQUEUE_MS.waiting, `waiting for Network ${object.spec.networkID}`);
@@ -155,7 +155,7 @@ export const reconcileVolume = async (deps: VolumeControllerDeps, namespace: str
   const decisions = await deps.engine.dispatch(stream, { stimulus: stimulus as unknown as Stimulus, actor });
   await recordDecisionEvents(deps.source, object, decisions, deps.logger);
   const last = decisions[decisions.length - 1];
-  return dispositionOf(last?.snapshot.value, last?.outcome, last?.snapshot.context as VolumeContext | undefined, {
+  return dispositionOf(last?.snapshot.value, last?.outcome, last ? contextOf(volumeLifecycleDefinition, last.snapshot) : undefined, {
     release: async () => {
       if ((object.metadata.finalizers ?? []).includes(VOLUME_FINALIZER)) await deps.source.removeFinalizer('Volume', namespace, name, VOLUME_FINALIZER);
     },

@@ -1,15 +1,15 @@
 /** A Volume's status (docs/volume.md): its Cinder volume as its lifecycle recorded it, and whether it can be observed. */
-import { volumeLifecycleStream, type VolumeContext } from '../../../machines/volume-lifecycle.js';
+import { volumeLifecycleDefinition, volumeLifecycleStream } from '../../../machines/volume-lifecycle.js';
 import { renderVolumeResource } from '../../../projections/volume-status.js';
 import { withScopeReachability, type StatusRenderer } from '../../status/renderer.js';
 
 export const volumeStatus: StatusRenderer = {
   ownedKeys: ['volumeID', 'size', 'state', 'volumeClassID'],
   render: async (env, object) => {
-    const lifecycle = await env.engine.load(volumeLifecycleStream(object.metadata.uid));
+    const lifecycle = await env.engine.load(volumeLifecycleDefinition, volumeLifecycleStream(object.metadata.uid));
     const at = lifecycle.last?.metadata.recordedAt ?? env.now();
     const status = renderVolumeResource({
-      lifecycle: lifecycle.revision === undefined ? undefined : { state: lifecycle.snapshot.value, context: lifecycle.snapshot.context as VolumeContext },
+      lifecycle: lifecycle.revision === undefined ? undefined : { state: lifecycle.value, context: lifecycle.context },
       generation: object.metadata.generation ?? 1,
       spec: object.spec as { size?: number; volumeClassID?: string },
       at,
