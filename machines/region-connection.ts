@@ -115,6 +115,9 @@ const regionAudit = (): MachineAudit => ({
     { type: 'deleting', source: 'reconciler', generation: 2, dependents: [] },
   ],
   stateKey: (snapshot) => JSON.stringify(snapshot.value),
+  // a verdict on each pass's connection, never an intent: nothing here arms, clears or parks (the checks keep it so)
+  intentOf: () => null,
+  rank: () => 0,
 });
 
 export const regionConnectionDefinition: MachineDefinition<RegionContext> = {

@@ -149,6 +149,10 @@ const audit = (): MachineAudit => ({
     ];
   },
   stateKey: (snapshot) => JSON.stringify((snapshot.context as VlanAllocationContext).holdings.map((h) => [h.network, h.id, Math.min(h.createFailures, 1)])),
+  // a ledger of held ids, not a write-ahead intent: an id is released by the Network's delete, which is the
+  // Network lifecycle's intent; nothing here destroys anything in the cloud
+  intentOf: () => null,
+  rank: () => 0,
 });
 
 export const vlanAllocationDefinition: MachineDefinition<VlanAllocationContext> = {
