@@ -52,6 +52,10 @@ describe('audit: static checks', function () {
     for (const definition of productMachines) expect(failing(checkMachine(definition)), definition.id).to.deep.equal([]);
   });
 
+  it('issue 25: every product machine runs every check — none is skipped (a machine without an intent says so: intentOf null)', () => {
+    for (const definition of productMachines) expect(checkMachine(definition).results.filter((r) => r.status === 'skipped').map((r) => r.id), definition.id).to.deep.equal([]);
+  });
+
   it('a monitor observation that arms is a counterexample to monitor-never-authorises (1 event)', () => {
     const report = checkMachine(monitorArms);
     expect(failing(report)).to.deep.equal(['monitor-never-authorises']);
