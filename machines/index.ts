@@ -17,10 +17,11 @@ import { novaDBArchiveDefinition } from './nova-db-archive.js';
 import { vlanAllocationDefinition } from './vlan-allocation.js';
 import { securityGroupLifecycleDefinition } from './security-group-lifecycle.js';
 import { scopeReachabilityDefinition } from './scope-reachability.js';
+import { novaPipelineDefinition } from './nova-pipeline.js';
 
 export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition, serverLifecycleDefinition, networkLifecycleDefinition, identityLifecycleDefinition, regionConnectionDefinition,
   volumeLifecycleDefinition, volumeAttachmentDefinition, loadBalancerDefinition, novaUpgradeDefinition, novaDBArchiveDefinition,
-  vlanAllocationDefinition, securityGroupLifecycleDefinition, scopeReachabilityDefinition,
+  vlanAllocationDefinition, securityGroupLifecycleDefinition, scopeReachabilityDefinition, novaPipelineDefinition,
 ];
 
 export const createProductRegistry = (): MachineRegistry => new MachineRegistry(productMachines);
