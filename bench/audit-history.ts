@@ -10,7 +10,7 @@
  *   - the first view of the resource page (overview, chains, state at the head) in a new process-like
  *     AuditViews: with nothing kept, and after a restart with the shelf beside the sqlite file
  *     (src/audit/history/shelf.ts)   vs reading one checkpoint interval
- * The test suite asserts how many events each of these reads (test/audit/large.test.ts), never seconds.
+ * The test suite asserts how many events each of these reads (test/audit/large.scale.ts), never seconds.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
