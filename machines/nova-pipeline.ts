@@ -31,6 +31,12 @@ export const novaPipelineStimulus = () =>
     conditions: t.array(LaneCondition),
     /** The step that ended the lane (requeue or error), or null when every step ran. */
     endedAt: t.union([t.string, t.null]),
+    /**
+     * Status fields the steps stamp (nova-operator.md: status.endpoint from the Deployment step,
+     * status.computeConfigSecretRef and remoteComputeConfigSecretRef from ComputeConfig): a value to stamp, null to
+     * clear, absent when the step did not run this pass (the last stamp stays).
+     */
+    stamps: t.partial({ endpoint: t.union([t.string, t.null]), computeConfigSecretRef: t.union([t.string, t.null]), remoteComputeConfigSecretRef: t.union([t.string, t.null]) }),
   });
 export type NovaPipelineStimulus = t.TypeOf<ReturnType<typeof novaPipelineStimulus>>;
 
@@ -39,10 +45,14 @@ export interface RecordedCondition extends LaneCondition {
   since: string;
 }
 
+export type PipelineStamps = { endpoint?: string | null; computeConfigSecretRef?: string | null; remoteComputeConfigSecretRef?: string | null };
+
 export interface NovaPipelineContext {
   decidedGeneration: number | null;
   /** By condition type. */
   conditions: Record<string, RecordedCondition>;
+  /** The status fields last stamped (null: cleared). */
+  stamps: PipelineStamps;
 }
 
 /** NP1, NP2: the recorded conditions after a pass (pure; the machine's `record` action). */
@@ -56,29 +66,29 @@ export const mergeLane = (recorded: Readonly<Record<string, RecordedCondition>>,
 };
 
 /** NP3: whether a pass says anything the record does not (the `since` of an unchanged status aside). */
-const saysSomethingNew = (recorded: Readonly<Record<string, RecordedCondition>>, event: NovaPipelineStimulus): boolean =>
+const saysSomethingNew = (context: NovaPipelineContext, event: NovaPipelineStimulus): boolean =>
   event.conditions.some((c) => {
-    const before = recorded[c.type];
+    const before = context.conditions[c.type];
     return !before || before.status !== c.status || before.reason !== c.reason || before.message !== c.message;
-  });
+  }) || (Object.keys(event.stamps) as Array<keyof PipelineStamps>).some((k) => context.stamps[k] !== event.stamps[k]);
 
 export const buildNovaPipelineMachine = () =>
   setup({
     types: {} as { context: NovaPipelineContext; events: NovaPipelineStimulus },
     actions: {
       outcome: declaredAction<{ name: string }>(),
-      record: assign(({ context, event }) => ({ decidedGeneration: event.generation, conditions: mergeLane(context.conditions, event) })),
+      record: assign(({ context, event }) => ({ decidedGeneration: event.generation, conditions: mergeLane(context.conditions, event), stamps: { ...context.stamps, ...event.stamps } })),
       noteGeneration: assign(({ event }) => ({ decidedGeneration: event.generation })),
     },
     guards: {
       /** NP3: something new to record. */
-      news: ({ context, event }) => saysSomethingNew(context.conditions, event),
+      news: ({ context, event }) => saysSomethingNew(context, event),
       /** A new spec generation reached the lane (observedGeneration follows it even when nothing else changed). */
       newGeneration: ({ context, event }) => context.decidedGeneration !== event.generation,
     },
   }).createMachine({
     id: 'novaPipeline',
-    context: { decidedGeneration: null, conditions: {} },
+    context: { decidedGeneration: null, conditions: {}, stamps: {} },
     initial: 'recording',
     states: {
       recording: {
@@ -100,9 +110,9 @@ const audit = (): MachineAudit => ({
     const at = (s: number) => `2026-01-01T00:00:${String(s).padStart(2, '0')}.000Z`;
     const secrets = (status: 'True' | 'False', reason: string) => ({ type: 'SecretsReady', status, reason, message: reason });
     return [
-      { type: 'lane', source: 'reconciler', generation: 1, at: at(0), conditions: [secrets('False', 'WaitingForDBCredentials')], endedAt: 'Secrets' },
-      { type: 'lane', source: 'reconciler', generation: 1, at: at(10), conditions: [secrets('True', 'SecretsAvailable')], endedAt: null },
-      { type: 'lane', source: 'reconciler', generation: 2, at: at(20), conditions: [secrets('True', 'SecretsAvailable')], endedAt: null },
+      { type: 'lane', source: 'reconciler', generation: 1, at: at(0), conditions: [secrets('False', 'WaitingForDBCredentials')], endedAt: 'Secrets', stamps: {} },
+      { type: 'lane', source: 'reconciler', generation: 1, at: at(10), conditions: [secrets('True', 'SecretsAvailable')], endedAt: null, stamps: { endpoint: 'http://127.0.0.1:8774' } },
+      { type: 'lane', source: 'reconciler', generation: 2, at: at(20), conditions: [secrets('True', 'SecretsAvailable')], endedAt: null, stamps: {} },
     ];
   },
   stateKey: (snapshot) => {
