@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import sinon from 'sinon';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -124,7 +125,11 @@ describe('openStackTarget: only the owner of the simulator state writes it', fun
     opened.splice(0);
     const saved = readFileSync(statePath);
 
-    const owner = await target();
+    // The owner's periodic save (every 5 s, the first one whatever changed) is held back while the child runs: a
+    // child slower than that (two test files at once on a busy machine) met the owner's own save, and the byte
+    // comparison below blamed the non-owner for it. Only setInterval is faked: the owner still serves the child.
+    const clock = sinon.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const owner = await target().finally(() => clock.uninstall());
     const result = await child(NON_OWNER, [statePath]).exited;
     expect(result.code, result.stderr).to.equal(0);
     const seen = JSON.parse(result.stdout) as { description: string; owns: boolean; names: string[] };
