@@ -7,19 +7,22 @@
  * transport URL from the derived Secrets (src/nova/connection-secrets.ts) as oslo.config option overrides
  * (`OS_API_DATABASE__CONNECTION`, `OS_DATABASE__CONNECTION`, `OS_DEFAULT__TRANSPORT_URL`; cell0's DSN as
  * `NOVA_CELL0_DATABASE_CONNECTION` for the contract's second pass; the service user's password for the expand
- * Job's nova-status). The config directory holds nova.conf: the
- * pool settings Regent sizes max_user_connections by, then spec.extraConfig over it.
+ * Job's nova-status). The config directory is the Config step's rendered config (src/nova/config/: nova.conf with
+ * the pool settings Regent sizes max_user_connections by and spec.extraConfig over it, the role overlays,
+ * api-paste.ini), handed in as `RenderOptions.config`: the Jobs mount the ConfigMap the roles mount, and its files
+ * are in the template hash, so a changed config is a changed Job.
  *
  * A database block whose tls is enabled adds its TLS client files to every Job and the archive (databaseTls, in the
  * directory `databaseTlsDir` names: the Kubernetes mount path unless the runner says otherwise), and its Secret
  * names, keys and that directory to the template hash, so enabling TLS re-runs db-sync with the new DSNs. A Nova
  * without TLS renders and hashes exactly as before.
  */
-import { createHash } from 'node:crypto';
 import type { NovaSpec } from '../../resources/nova.js';
 import { novaJobName, type NovaJob } from '../../../machines/nova/jobs.js';
-import { OSLO_DB_MAX_OVERFLOW, OSLO_DB_MAX_POOL_SIZE } from '../database/plan.js';
 import { databaseTlsMounts, podDatabaseTlsDir } from '../database-tls.js';
+import { SERVICE_USER_PASSWORD_KEY } from '../config/env.js';
+import { renderNovaConfig } from '../config/render.js';
+import { podSettings } from '../config/settings.js';
 import { archiveEnv, ARCHIVE_ACTIVE_DEADLINE_SECONDS, renderArchiveScript, renderContractScript, renderDbSyncScript, renderExpandScript, renderMigrateScript } from '../scripts/index.js';
 import type { CronJobSpec, DatabaseBlockName, DatabaseTlsMount, JobEnv, JobSpec } from './port.js';
 import { templateHash } from './template-hash.js';
@@ -46,6 +49,18 @@ export interface RenderOptions {
   terminationLog?: string;
   /** Where the pod finds a block's TLS client files (JobRunner.databaseTlsDir); default the Kubernetes mount path. */
   databaseTlsDir?: (block: DatabaseBlockName) => string;
+  /**
+   * The config the Job mounts: the Config step's (src/nova/config/resolve.ts: the rendered one, or the live API's when
+   * the spec cannot be rendered). Absent: rendered here from the spec with the pod settings and no Keystone URL, for a
+   * caller that runs no Config step; a spec that cannot be rendered then throws (no Job on a config nobody checked).
+   */
+  config?: JobConfig;
+}
+
+/** A Job's config directory: the content-addressed ConfigMap's name and its files. */
+export interface JobConfig {
+  name: string;
+  files: Readonly<Record<string, string>>;
 }
 
 /** The TLS mounts of the blocks whose tls is enabled, in the runner's directories. */
@@ -54,26 +69,21 @@ export const renderDatabaseTls = (spec: NovaSpec, options: RenderOptions = {}): 
 /** The hash input of the TLS mounts: only when there are any, so a Nova without TLS keeps its hashes. */
 const tlsHashInput = (mounts: readonly DatabaseTlsMount[]): { databaseTls?: readonly DatabaseTlsMount[] } => (mounts.length === 0 ? {} : { databaseTls: mounts });
 
-const section = (name: string, values: Readonly<Record<string, string>>): string => `[${name}]\n${Object.entries(values).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`;
-
-/** nova.conf for the Jobs: Regent's pool settings, then spec.extraConfig section by section over them. */
-export const renderJobConfig = (spec: NovaSpec): Record<string, string> => {
-  const pool = { max_pool_size: String(OSLO_DB_MAX_POOL_SIZE), max_overflow: String(OSLO_DB_MAX_OVERFLOW) };
-  const sections: Record<string, Record<string, string>> = { DEFAULT: {}, api_database: { ...pool }, database: { ...pool } };
-  for (const [name, values] of Object.entries(spec.extraConfig ?? {})) sections[name] = { ...(sections[name] ?? {}), ...values };
-  return { 'nova.conf': Object.entries(sections).map(([name, values]) => section(name, values)).join('\n') };
+/** The config a Job mounts: the caller's (the Config step's), else the spec rendered with the pod settings. */
+export const jobConfig = (nova: NovaRef, spec: NovaSpec, options: RenderOptions = {}): JobConfig => {
+  if (options.config) return { name: options.config.name, files: options.config.files };
+  const render = renderNovaConfig({ name: nova.name, spec, settings: podSettings() });
+  if (!render.ok) throw new Error(`the config of Nova ${nova.namespace}/${nova.name} cannot be rendered: ${render.problems.join('; ')}`);
+  return { name: render.config.name, files: render.config.files };
 };
 
-const configName = (nova: string, files: Readonly<Record<string, string>>): string =>
-  `${nova}-db-config-${createHash('sha256').update(JSON.stringify(files)).digest('hex').slice(0, 10)}`;
-
 /** The service user's password key (spec.serviceUser.secretRef). */
-export const SERVICE_USER_PASSWORD_KEY = 'password';
+export { SERVICE_USER_PASSWORD_KEY };
 
 /**
  * nova-status upgrade check calls Placement and checks the service-user token settings: the expand Job gets the
  * service user's password as the [placement] and [service_user] passwords. The rest of those sections (auth_url,
- * username, project) is the Config step's, not built yet: until it is, spec.extraConfig supplies them.
+ * username, project) is the rendered config's (src/nova/config/sections.ts).
  */
 const serviceUserEnv = (spec: NovaSpec): JobEnv[] =>
   ['OS_PLACEMENT__PASSWORD', 'OS_SERVICE_USER__PASSWORD'].map((name) => ({ name, secretKeyRef: { name: spec.serviceUser.secretRef.name, key: SERVICE_USER_PASSWORD_KEY } }));
@@ -106,7 +116,7 @@ const scriptOf = (spec: NovaSpec, job: NovaJob, options: RenderOptions): string 
 
 /** One of the Database step's Jobs, with its pod-template hash. */
 export const renderNovaJob = (nova: NovaRef, spec: NovaSpec, job: NovaJob, options: RenderOptions = {}): JobSpec => {
-  const files = renderJobConfig(spec);
+  const config = jobConfig(nova, spec, options);
   const script = scriptOf(spec, job, options);
   const env = [...connectionEnv(nova.name, job === 'contract'), ...(job === 'expand' ? serviceUserEnv(spec) : [])];
   const databaseTls = renderDatabaseTls(spec, options);
@@ -118,9 +128,9 @@ export const renderNovaJob = (nova: NovaRef, spec: NovaSpec, job: NovaJob, optio
     image: spec.image,
     script,
     env,
-    config: { name: configName(nova.name, files), files },
+    config,
     ...(databaseTls.length > 0 ? { databaseTls } : {}),
-    templateHash: templateHash({ image: spec.image, script, env, config: { files }, ...tlsHashInput(databaseTls) }),
+    templateHash: templateHash({ image: spec.image, script, env, config, ...tlsHashInput(databaseTls) }),
     backoffLimit: 0,
   };
 };
@@ -145,7 +155,7 @@ export const effectiveDBArchive = (spec: NovaSpec) => ({
 /** The `{name}-db-archive` CronJob: ConcurrencyPolicy Forbid, activeDeadlineSeconds 3600. */
 export const renderArchiveCronJob = (nova: NovaRef, spec: NovaSpec, options: RenderOptions = {}): CronJobSpec => {
   const settings = effectiveDBArchive(spec);
-  const files = renderJobConfig(spec);
+  const config = jobConfig(nova, spec, options);
   const script = renderArchiveScript();
   const databaseTls = renderDatabaseTls(spec, options);
   const env = [...connectionEnv(nova.name, false), ...archiveEnv({ maxRows: settings.maxRows, sleepSeconds: settings.sleepSeconds, ...(settings.retentionDays !== undefined ? { retentionDays: settings.retentionDays } : {}) })];
@@ -159,10 +169,10 @@ export const renderArchiveCronJob = (nova: NovaRef, spec: NovaSpec, options: Ren
     image: spec.image,
     script,
     env,
-    config: { name: configName(nova.name, files), files },
+    config,
     ...(databaseTls.length > 0 ? { databaseTls } : {}),
     // the schedule and suspend are in the hash too: a changed setting re-projects the CronJob
-    templateHash: templateHash({ image: spec.image, script: `${settings.schedule}\n${settings.suspend}\n${script}`, env, config: { files }, activeDeadlineSeconds: ARCHIVE_ACTIVE_DEADLINE_SECONDS, ...tlsHashInput(databaseTls) }),
+    templateHash: templateHash({ image: spec.image, script: `${settings.schedule}\n${settings.suspend}\n${script}`, env, config, activeDeadlineSeconds: ARCHIVE_ACTIVE_DEADLINE_SECONDS, ...tlsHashInput(databaseTls) }),
     concurrencyPolicy: 'Forbid',
     activeDeadlineSeconds: ARCHIVE_ACTIVE_DEADLINE_SECONDS,
   };
