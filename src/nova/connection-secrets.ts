@@ -115,12 +115,18 @@ export const readMessagingCA = async (secrets: SecretStore, namespace: string, s
   return ca;
 };
 
+/** Where the transport URL is read: the brownfield secretRef, or the managed cluster's `rabbitmq-<clusterRef>`, key `url`. */
+export const transportURLRef = (spec: NovaSpec): { name: string; key: string } | undefined => {
+  if (spec.messaging.secretRef) return { name: spec.messaging.secretRef.name, key: spec.messaging.secretRef.key ?? TRANSPORT_URL_KEY };
+  return spec.messaging.clusterRef ? { name: `${RABBITMQ_SECRET_PREFIX}${spec.messaging.clusterRef.name}`, key: TRANSPORT_URL_KEY } : undefined;
+};
+
 /** The brownfield or managed transport URL, or what is missing. */
 export const readTransportURL = async (secrets: SecretStore, namespace: string, spec: NovaSpec): Promise<string | Missing> => {
-  const ref = spec.messaging.secretRef ?? (spec.messaging.clusterRef ? { name: `${RABBITMQ_SECRET_PREFIX}${spec.messaging.clusterRef.name}`, key: TRANSPORT_URL_KEY } : undefined);
+  const ref = transportURLRef(spec);
   if (!ref) return { missing: 'transport', message: 'spec.messaging names neither a Secret nor a cluster' };
   const secret = await secrets.get(namespace, ref.name);
-  const key = ref.key ?? TRANSPORT_URL_KEY;
+  const key = ref.key;
   const url = secret?.data[key];
   if (!url) {
     const how = spec.messaging.secretRef ? '' : ` (the managed RabbitMQ ${spec.messaging.clusterRef?.name}: Regent reads its transport URL from this Secret)`;

@@ -99,10 +99,7 @@ export const getRoot: RootGetter = (url, timeoutMs) =>
       resolve(verdict);
     };
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    let req: ClientRequest;
-    // the deadline covers connect and the status line: a server that accepts and never answers is a timeout
-    const timer = setTimeout(() => req.destroy(new ProbeTimeout()), timeoutMs);
-    req = send(target, { method: 'GET', headers: { accept: 'application/json' }, agent: false }, (res: IncomingMessage) => {
+    const req: ClientRequest = send(target, { method: 'GET', headers: { accept: 'application/json' }, agent: false }, (res: IncomingMessage) => {
       const status = res.statusCode ?? 0;
       res.resume();
       res.on('error', () => undefined);
@@ -110,6 +107,8 @@ export const getRoot: RootGetter = (url, timeoutMs) =>
       // the verdict is in: the rest of the body is not read, and the socket is not kept
       req.destroy();
     });
+    // the deadline covers connect and the status line: a server that accepts and never answers is a timeout
+    const timer = setTimeout(() => req.destroy(new ProbeTimeout()), timeoutMs);
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (error instanceof ProbeTimeout) settle({ kind: 'timeout', afterMs: timeoutMs });
       else if (error.code && CONNECTION_CODES.has(error.code)) settle({ kind: 'connectionFailed', code: error.code });

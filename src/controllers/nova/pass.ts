@@ -42,6 +42,18 @@ export interface NovaPassValues {
   digests: Record<string, string>;
   /** The API's cluster-local endpoint (the Deployment step stamps status.endpoint from it; HealthCheck probes it). */
   endpoint?: string;
+  /**
+   * A step that set SecretsReady False and let the lane continue (Config's ConfigError over the last-good artefacts)
+   * records it here, so the SecretsAvailable step after it does not cover that False with a True (steps/secrets-available.ts).
+   */
+  secretsNotReady?: { reason: string; message: string };
+  /**
+   * ComputeConfig: status.computeConfigSecretRef's name, once `{name}-compute-config` is published (also while a
+   * refused fragment leaves it as it was); absent: the step stamped nothing (the last stamp stays).
+   */
+  computeConfigSecretRef?: string | null;
+  /** ComputeConfig: status.remoteComputeConfigSecretRef's name; null clears it (no spec.remoteCompute); absent: unchanged. */
+  remoteComputeConfigSecretRef?: string | null;
 }
 
 export interface NovaLanePass {
