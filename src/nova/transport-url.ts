@@ -11,8 +11,9 @@
  * restart picks the URL up — hence the check before the write, not after.
  *
  * The grammar is oslo.messaging's: `rabbit://[user:pass@]host:port[,[user:pass@]host:port…]/[vhost][?query]`.
- * The result names hosts and ports only: user info never leaves this module, and a rejection's message quotes no
- * part of the URL but a host.
+ * The result names hosts and ports only: user info never leaves this module. A rejection quotes no part of the URL
+ * but a bracketed IPv6 literal: a password holding a raw `@` or `:` moves part of itself into what parses as the host
+ * or the port, so a message quoting either could carry it. It names the host by its place instead (host 2 of 3).
  */
 
 export const TRANSPORT_SCHEME = 'rabbit';
@@ -24,7 +25,7 @@ export interface BrokerHost {
 
 export type TransportURLCheck = { ok: true; hosts: BrokerHost[] } | { ok: false; problem: string };
 
-/** Checks a transport URL; the problem names the host at fault (1-based when there are several), never user info. */
+/** Checks a transport URL; the problem names the host at fault by its place (1-based when there are several). */
 export const checkTransportURL = (url: string): TransportURLCheck => {
   const reject = (problem: string): TransportURLCheck => ({ ok: false, problem });
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url);
@@ -41,19 +42,18 @@ export const checkTransportURL = (url: string): TransportURLCheck => {
     const hostPort = entry.slice(entry.lastIndexOf('@') + 1);
     if (hostPort === '') return reject(`${which} is empty`);
     const why = "nova expands the cell mapping's {hostname} without brackets, so its colons would run into the port; name the broker by a host name";
-    const literal = /^\[[0-9A-Fa-f:.%a-zA-Z]*\]/.exec(hostPort);
+    const literal = /^\[[0-9A-Fa-f:.]*\]/.exec(hostPort);
     if (literal) return reject(`${which} is an IPv6 literal (${literal[0]}): ${why}`);
     // not quoted: colons without brackets are an IPv6 address, or user info that lost its @ (then it holds the password)
     if ((hostPort.match(/:/g)?.length ?? 0) > 1) return reject(`${which} is an IPv6 literal without brackets: ${why}`);
     if (hostPort.startsWith('[')) return reject(`${which} opens a bracket it does not close`);
     const colon = hostPort.lastIndexOf(':');
-    if (colon === -1) return reject(`${which} (${hostPort}) has no explicit port: nova expands the cell mapping's {port} from the URL, and an absent port expands to nothing`);
+    if (colon === -1) return reject(`${which} has no explicit port: nova expands the cell mapping's {port} from the URL, and an absent port expands to nothing`);
     const host = hostPort.slice(0, colon);
     const portText = hostPort.slice(colon + 1);
     if (host === '') return reject(`${which} names no host before its port`);
     if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) {
-      // the port's text is not quoted: in a URL whose user info lost its @, it would be the password
-      return reject(`${which} (${host}) has ${portText === '' ? 'an empty port' : 'a port that is not a number from 1 to 65535'}: nova expands the cell mapping's {port} from the URL`);
+      return reject(`${which} has ${portText === '' ? 'an empty port' : 'a port that is not a number from 1 to 65535'}: nova expands the cell mapping's {port} from the URL`);
     }
     hosts.push({ host, port: Number(portText) });
   }
