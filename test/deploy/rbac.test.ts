@@ -153,8 +153,9 @@ describe('deploy: RBAC least privilege', () => {
         ...['get', 'create', 'update'].map((verb) => triple('batch', 'cronjobs', verb)),
         triple('', 'pods', 'list'),
         triple('', 'configmaps', 'create'),
-        triple('apps', 'deployments', 'get'),
-        triple('apps', 'deployments', 'patch'),
+        ...['get', 'patch', 'create', 'update', 'delete'].map((verb) => triple('apps', 'deployments', verb)),
+        ...['get', 'create', 'update', 'delete'].map((verb) => triple('', 'services', verb)),
+        ...['get', 'create', 'update', 'delete'].map((verb) => triple('policy', 'poddisruptionbudgets', verb)),
         triple('k8s.mariadb.com', 'mariadbs', 'get'),
         ...['databases', 'users', 'grants'].flatMap((r) => ['get', 'create', 'patch'].map((verb) => triple('k8s.mariadb.com', r, verb))),
       ]));
@@ -317,6 +318,10 @@ describe('deploy: RBAC least privilege', () => {
         const workloads = new KubernetesWorkloads({ kubeConfig });
         await workloads.rollout(namespace, 'nova', 'conductor', example.value.spec.image); // deployments get
         await workloads.stampInstalledRelease(namespace, 'nova', 'conductor', '2025.1'); // deployments get, patch
+        const api = (templateHash: string, port: number, maxUnavailable: number) => ({ image: example.value.spec.image, config: { name: 'nova-config-0123456789', files: { 'nova.conf': '' } }, env: [], annotations: {}, replicas: 1, port, podDisruptionBudget: { maxUnavailable }, templateHash });
+        await workloads.ensure(namespace, { name: 'nova', uid: 'uid-nova' }, 'api', api('a', 8774, 1)); // deployments, services, poddisruptionbudgets get, create
+        await workloads.ensure(namespace, { name: 'nova', uid: 'uid-nova' }, 'api', api('b', 8775, 2)); // deployments, services, poddisruptionbudgets get, update
+        await workloads.remove(namespace, 'nova', 'api'); // deployments, services, poddisruptionbudgets delete
         fake.objects.put(fake.objects.path('mariadbs', namespace), { metadata: { name: 'mariadb' }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Running', message: 'Running' }] } });
         const plan = planDatabases(example.value, { api: { username: 'nova_api' }, cell: { username: 'nova' } });
         if (!plan.ok) throw new Error(plan.problems.join('; '));

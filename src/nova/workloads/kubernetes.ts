@@ -1,9 +1,18 @@
 /**
- * The WorkloadPort over apps/v1 Deployments (@kubernetes/client-node AppsV1Api): how far each Nova role's
- * Deployment has rolled onto an image, and the `nova.c5c3.io/installed-release` pod-template annotation that
- * rolls the non-API roles once more after the contract phase (nova-operator.md, "Release upgrade").
+ * The Nova roles on Kubernetes (@kubernetes/client-node): apps/v1 Deployments `{nova}-{role}`, their v1 Services
+ * (the API 8774, metadata 8775, the console proxy 6080) and the API's policy/v1 PodDisruptionBudget, rendered by
+ * ./render.ts. Three duties:
  *
- * A role is rolled out exactly when, in this order (the detail names the first one missing):
+ * **ensure** (the workload steps, issue 26): one GET of the Deployment; created when absent, replaced (PUT with the
+ * read's resourceVersion) when its `nova.c5c3.io/pod-template-hash` annotation, its Nova container's image or its
+ * replicas differ from the template, otherwise not written at all — a pass that changes nothing writes nothing, and
+ * an unchanged template never rolls a pod. A replace keeps the live installed-release stamp. Before a Deployment is
+ * written, the content-addressed config ConfigMap is created unless it exists (409 means the same files are there:
+ * the Config step may have created it). The Service and the PDB are read and written the same way (a Service keeps
+ * its clusterIP on a replace). The answer is judged from the Deployment as the API server returned it.
+ *
+ * **rollout** (the Database step during RollingUpdate): a role is rolled out exactly when, in this order (the
+ * detail names the first one missing):
  * 1. its Nova container runs `image`. The Nova container is the one named `nova-<role>` when the pod template
  *    has one, otherwise the first container: a sidecar (a TLS proxy, a log shipper) runs an image of its own,
  *    so comparing every container would never read as rolled out; init containers are not compared either;
@@ -13,17 +22,23 @@
  * 3. `updatedReplicas`, `readyReplicas` and `availableReplicas` all equal `spec.replicas` (default 1);
  * 4. `status.replicas` equals it too: an old pod still running still serves the old release, and the contract
  *    phase must not start under it.
- * A Deployment scaled to zero that runs `image` is rolled out (there is nothing left to roll).
+ * A Deployment scaled to zero that runs `image` is rolled out (there is nothing left to roll). ensure judges the
+ * same way, after checking that the Deployment carries the template's hash.
  *
- * The stamp is a JSON merge patch of `spec.template.metadata.annotations` (Content-Type
+ * **stampInstalledRelease**: a JSON merge patch of `spec.template.metadata.annotations` (Content-Type
  * `application/merge-patch+json`, set with setHeaderOptions because the client's default for PATCH is a JSON
- * patch), sent only when the annotation differs: a write of the same value would cost a request and no roll,
- * and a pass that changes nothing writes nothing. A Deployment absent at the read or at the patch is 'absent'.
+ * patch), sent only when the annotation differs. A Deployment absent at the read or at the patch is 'absent'.
+ *
+ * **remove** deletes the Deployment (propagation Background, so its ReplicaSets and pods go with it), the Service and
+ * the PDB; **endpoint** is the API Service's cluster-local URL, read off the Service.
  *
  * Client failures become WorkloadError with the HTTP status (none when the API server is unreachable).
  */
-import { AppsV1Api, setHeaderOptions, type KubeConfig, type V1Deployment } from '@kubernetes/client-node';
-import { INSTALLED_RELEASE_ANNOTATION, WorkloadError, deploymentName, type NovaRole, type RoleRollout, type WorkloadPort } from './port.js';
+import { AppsV1Api, CoreV1Api, PolicyV1Api, setHeaderOptions, type KubeConfig, type V1Deployment, type V1PodDisruptionBudget, type V1Service } from '@kubernetes/client-node';
+import { INSTALLED_RELEASE_ANNOTATION, ROLE_PORTS, WorkloadError, deploymentName, type NovaOwner, type NovaRole, type RoleRollout, type RoleTemplate, type RoleWorkloads } from './port.js';
+import { TEMPLATE_HASH_ANNOTATION, configMapBody, deploymentBody, novaContainerName, podDisruptionBudgetBody, serviceBody, serviceURL } from './render.js';
+
+export { novaContainerName };
 
 const MERGE_PATCH = setHeaderOptions('Content-Type', 'application/merge-patch+json');
 
@@ -32,13 +47,14 @@ export interface KubernetesWorkloadsOptions {
   readonly kubeConfig: KubeConfig;
 }
 
-/** The container a role's image is read from: `nova-<role>` when there is one, otherwise the first. */
-export const novaContainerName = (role: NovaRole): string => `nova-${role}`;
+const novaContainer = (deployment: V1Deployment, role: NovaRole) => {
+  const containers = deployment.spec?.template?.spec?.containers ?? [];
+  return containers.find((c) => c.name === novaContainerName(role)) ?? containers[0];
+};
 
 /** What is still rolling, in words; undefined when the Deployment is rolled out onto `image`. */
 const stillRolling = (deployment: V1Deployment, role: NovaRole, image: string): string | undefined => {
-  const containers = deployment.spec?.template?.spec?.containers ?? [];
-  const nova = containers.find((c) => c.name === novaContainerName(role)) ?? containers[0];
+  const nova = novaContainer(deployment, role);
   if (nova === undefined) return 'the pod template has no containers';
   if (nova.image !== image) return `container ${nova.name} runs ${nova.image ?? 'no image'}, not ${image}`;
   const generation = deployment.metadata?.generation;
@@ -55,6 +71,11 @@ const stillRolling = (deployment: V1Deployment, role: NovaRole, image: string): 
   const running = status.replicas ?? 0;
   if (running !== wanted) return `${running} replicas running, ${wanted} wanted: old pods are still there`;
   return undefined;
+};
+
+const rolledOutDetail = (deployment: V1Deployment, image: string): string => {
+  const replicas = deployment.spec?.replicas ?? 1;
+  return `rolled out: ${replicas} replica${replicas === 1 ? '' : 's'} on ${image}`;
 };
 
 const statusOf = (error: unknown): number | undefined => {
@@ -77,26 +98,49 @@ const messageOf = (error: unknown): string => {
   return String(message ?? error);
 };
 
-export class KubernetesWorkloads implements WorkloadPort {
+const fail = (verb: string, kind: string, namespace: string, name: string, error: unknown): WorkloadError => {
+  const status = statusOf(error);
+  const prefix = `cannot ${verb} ${kind} ${name} in ${namespace}`;
+  return status === undefined
+    ? new WorkloadError(`${prefix}: the Kubernetes API is unreachable: ${messageOf(error)}`, undefined)
+    : new WorkloadError(`${prefix}: HTTP ${status}: ${messageOf(error)}`, status);
+};
+
+/** Runs a read; a 404 is undefined. */
+const orAbsent = async <T>(read: () => Promise<T>, kind: string, namespace: string, name: string): Promise<T | undefined> => {
+  try {
+    return await read();
+  } catch (error) {
+    if (statusOf(error) === 404) return undefined;
+    throw fail('read', kind, namespace, name, error);
+  }
+};
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+export class KubernetesWorkloads implements RoleWorkloads {
   private readonly apps: AppsV1Api;
+  private readonly core: CoreV1Api;
+  private readonly policy: PolicyV1Api;
 
   constructor(options: KubernetesWorkloadsOptions) {
     this.apps = options.kubeConfig.makeApiClient(AppsV1Api);
+    this.core = options.kubeConfig.makeApiClient(CoreV1Api);
+    this.policy = options.kubeConfig.makeApiClient(PolicyV1Api);
   }
 
   async rollout(namespace: string, nova: string, role: NovaRole, image: string): Promise<RoleRollout> {
     const name = deploymentName(nova, role);
-    const deployment = await this.read(namespace, name);
+    const deployment = await this.readDeployment(namespace, name);
     if (deployment === undefined) return { role, deployment: name, present: false, rolledOut: false, detail: `no Deployment ${name} in ${namespace}` };
     const rolling = stillRolling(deployment, role, image);
     if (rolling !== undefined) return { role, deployment: name, present: true, rolledOut: false, detail: rolling };
-    const replicas = deployment.spec?.replicas ?? 1;
-    return { role, deployment: name, present: true, rolledOut: true, detail: `rolled out: ${replicas} replica${replicas === 1 ? '' : 's'} on ${image}` };
+    return { role, deployment: name, present: true, rolledOut: true, detail: rolledOutDetail(deployment, image) };
   }
 
   async stampInstalledRelease(namespace: string, nova: string, role: NovaRole, release: string): Promise<'stamped' | 'unchanged' | 'absent'> {
     const name = deploymentName(nova, role);
-    const deployment = await this.read(namespace, name);
+    const deployment = await this.readDeployment(namespace, name);
     if (deployment === undefined) return 'absent';
     if (deployment.spec?.template?.metadata?.annotations?.[INSTALLED_RELEASE_ANNOTATION] === release) return 'unchanged';
     const body = { spec: { template: { metadata: { annotations: { [INSTALLED_RELEASE_ANNOTATION]: release } } } } };
@@ -106,24 +150,105 @@ export class KubernetesWorkloads implements WorkloadPort {
     } catch (error) {
       // Deleted between the read and the patch: as absent as at the read.
       if (statusOf(error) === 404) return 'absent';
-      throw this.fail('patch', namespace, name, error);
+      throw fail('patch', 'Deployment', namespace, name, error);
     }
   }
 
-  private async read(namespace: string, name: string): Promise<V1Deployment | undefined> {
+  async ensure(namespace: string, nova: NovaOwner, role: NovaRole, template: RoleTemplate): Promise<RoleRollout> {
+    const name = deploymentName(nova.name, role);
+    let deployment = await this.readDeployment(namespace, name);
+    const body = deploymentBody(namespace, nova, role, template, deployment?.spec?.template?.metadata?.annotations ?? {});
+    if (deployment === undefined) {
+      await this.ensureConfigMap(namespace, nova, template);
+      try {
+        deployment = await this.apps.createNamespacedDeployment({ namespace, body });
+      } catch (error) {
+        throw fail('create', 'Deployment', namespace, name, error);
+      }
+    } else if (deployment.metadata?.annotations?.[TEMPLATE_HASH_ANNOTATION] !== template.templateHash || novaContainer(deployment, role)?.image !== template.image || (deployment.spec?.replicas ?? 1) !== template.replicas) {
+      await this.ensureConfigMap(namespace, nova, template);
+      try {
+        deployment = await this.apps.replaceNamespacedDeployment({ name, namespace, body: { ...body, metadata: { ...body.metadata, resourceVersion: deployment.metadata?.resourceVersion } } });
+      } catch (error) {
+        throw fail('replace', 'Deployment', namespace, name, error);
+      }
+    }
+    if (template.port !== undefined) await this.ensureService(namespace, serviceBody(namespace, nova, role, template.port));
+    if (template.podDisruptionBudget !== undefined) await this.ensurePodDisruptionBudget(namespace, podDisruptionBudgetBody(namespace, nova, role, template.podDisruptionBudget.maxUnavailable));
+    if (deployment.metadata?.annotations?.[TEMPLATE_HASH_ANNOTATION] !== template.templateHash) {
+      return { role, deployment: name, present: true, rolledOut: false, detail: `Deployment ${name} carries template ${deployment.metadata?.annotations?.[TEMPLATE_HASH_ANNOTATION] ?? 'none'}, not ${template.templateHash}` };
+    }
+    const rolling = stillRolling(deployment, role, template.image);
+    if (rolling !== undefined) return { role, deployment: name, present: true, rolledOut: false, detail: rolling };
+    return { role, deployment: name, present: true, rolledOut: true, detail: rolledOutDetail(deployment, template.image) };
+  }
+
+  async remove(namespace: string, nova: string, role: NovaRole): Promise<'removed' | 'absent'> {
+    const name = deploymentName(nova, role);
+    const deleted = await Promise.all([
+      this.deleteOne('Deployment', namespace, name, () => this.apps.deleteNamespacedDeployment({ name, namespace, propagationPolicy: 'Background' })),
+      this.deleteOne('Service', namespace, name, () => this.core.deleteNamespacedService({ name, namespace })),
+      this.deleteOne('PodDisruptionBudget', namespace, name, () => this.policy.deleteNamespacedPodDisruptionBudget({ name, namespace })),
+    ]);
+    return deleted.some(Boolean) ? 'removed' : 'absent';
+  }
+
+  async endpoint(namespace: string, nova: string): Promise<string | undefined> {
+    const name = deploymentName(nova, 'api');
+    const service = await orAbsent(() => this.core.readNamespacedService({ name, namespace }), 'Service', namespace, name);
+    if (service === undefined) return undefined;
+    return serviceURL(namespace, name, service.spec?.ports?.[0]?.port ?? ROLE_PORTS.api!);
+  }
+
+  private readDeployment(namespace: string, name: string): Promise<V1Deployment | undefined> {
+    return orAbsent(() => this.apps.readNamespacedDeployment({ name, namespace }), 'Deployment', namespace, name);
+  }
+
+  private async ensureConfigMap(namespace: string, nova: NovaOwner, template: RoleTemplate): Promise<void> {
     try {
-      return await this.apps.readNamespacedDeployment({ name, namespace });
+      await this.core.createNamespacedConfigMap({ namespace, body: configMapBody(namespace, nova, template) });
     } catch (error) {
-      if (statusOf(error) === 404) return undefined;
-      throw this.fail('read', namespace, name, error);
+      // content-addressed: a ConfigMap of that name holds these files already
+      if (statusOf(error) !== 409) throw fail('create', 'ConfigMap', namespace, template.config.name, error);
     }
   }
 
-  private fail(verb: string, namespace: string, name: string, error: unknown): WorkloadError {
-    const status = statusOf(error);
-    const prefix = `cannot ${verb} Deployment ${name} in ${namespace}`;
-    return status === undefined
-      ? new WorkloadError(`${prefix}: the Kubernetes API is unreachable: ${messageOf(error)}`, undefined)
-      : new WorkloadError(`${prefix}: HTTP ${status}: ${messageOf(error)}`, status);
+  private async ensureService(namespace: string, body: V1Service): Promise<void> {
+    const name = body.metadata!.name!;
+    const live = await orAbsent(() => this.core.readNamespacedService({ name, namespace }), 'Service', namespace, name);
+    try {
+      if (live === undefined) await this.core.createNamespacedService({ namespace, body });
+      else if (!sameJson(live.spec?.selector, body.spec?.selector) || !sameJson(live.spec?.ports?.map((p) => [p.port, p.targetPort]), body.spec?.ports?.map((p) => [p.port, p.targetPort]))) {
+        // the cluster IP is immutable: a replace carries the live one
+        const spec = { ...body.spec, ...(live.spec?.clusterIP ? { clusterIP: live.spec.clusterIP } : {}), ...(live.spec?.clusterIPs ? { clusterIPs: live.spec.clusterIPs } : {}) };
+        await this.core.replaceNamespacedService({ name, namespace, body: { ...body, metadata: { ...body.metadata, resourceVersion: live.metadata?.resourceVersion }, spec } });
+      }
+    } catch (error) {
+      throw fail(live === undefined ? 'create' : 'replace', 'Service', namespace, name, error);
+    }
+  }
+
+  private async ensurePodDisruptionBudget(namespace: string, body: V1PodDisruptionBudget): Promise<void> {
+    const name = body.metadata!.name!;
+    const live = await orAbsent(() => this.policy.readNamespacedPodDisruptionBudget({ name, namespace }), 'PodDisruptionBudget', namespace, name);
+    try {
+      if (live === undefined) await this.policy.createNamespacedPodDisruptionBudget({ namespace, body });
+      else if (!sameJson(live.spec?.maxUnavailable, body.spec?.maxUnavailable) || !sameJson(live.spec?.selector, body.spec?.selector) || live.spec?.minAvailable !== undefined) {
+        await this.policy.replaceNamespacedPodDisruptionBudget({ name, namespace, body: { ...body, metadata: { ...body.metadata, resourceVersion: live.metadata?.resourceVersion } } });
+      }
+    } catch (error) {
+      throw fail(live === undefined ? 'create' : 'replace', 'PodDisruptionBudget', namespace, name, error);
+    }
+  }
+
+  /** True when the object was there and is deleted now; absent is success. */
+  private async deleteOne(kind: string, namespace: string, name: string, remove: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await remove();
+      return true;
+    } catch (error) {
+      if (statusOf(error) === 404) return false;
+      throw fail('delete', kind, namespace, name, error);
+    }
   }
 }

@@ -314,6 +314,17 @@ export const NOVA_CLIENT_CALLS: Readonly<Record<string, { group: string; resourc
   'core.createNamespacedConfigMap': { group: '', resources: ['configmaps'], verb: 'create' },
   'apps.readNamespacedDeployment': { group: 'apps', resources: ['deployments'], verb: 'get' },
   'apps.patchNamespacedDeployment': { group: 'apps', resources: ['deployments'], verb: 'patch' },
+  'apps.createNamespacedDeployment': { group: 'apps', resources: ['deployments'], verb: 'create' },
+  'apps.replaceNamespacedDeployment': { group: 'apps', resources: ['deployments'], verb: 'update' },
+  'apps.deleteNamespacedDeployment': { group: 'apps', resources: ['deployments'], verb: 'delete' },
+  'core.readNamespacedService': { group: '', resources: ['services'], verb: 'get' },
+  'core.createNamespacedService': { group: '', resources: ['services'], verb: 'create' },
+  'core.replaceNamespacedService': { group: '', resources: ['services'], verb: 'update' },
+  'core.deleteNamespacedService': { group: '', resources: ['services'], verb: 'delete' },
+  'policy.readNamespacedPodDisruptionBudget': { group: 'policy', resources: ['poddisruptionbudgets'], verb: 'get' },
+  'policy.createNamespacedPodDisruptionBudget': { group: 'policy', resources: ['poddisruptionbudgets'], verb: 'create' },
+  'policy.replaceNamespacedPodDisruptionBudget': { group: 'policy', resources: ['poddisruptionbudgets'], verb: 'update' },
+  'policy.deleteNamespacedPodDisruptionBudget': { group: 'policy', resources: ['poddisruptionbudgets'], verb: 'delete' },
   'custom.getNamespacedCustomObject': { group: 'k8s.mariadb.com', resources: ['mariadbs', 'databases', 'users', 'grants'], verb: 'get' },
   'custom.createNamespacedCustomObject': { group: 'k8s.mariadb.com', resources: ['databases', 'users', 'grants'], verb: 'create' },
   'custom.patchNamespacedCustomObject': { group: 'k8s.mariadb.com', resources: ['databases', 'users', 'grants'], verb: 'patch' },
@@ -321,7 +332,7 @@ export const NOVA_CLIENT_CALLS: Readonly<Record<string, { group: string; resourc
 
 /** The client calls the Nova adapters' source makes, `<api>.<method>`. */
 export const novaClientCallsInAdapters = (): string[] =>
-  [...new Set(NOVA_ADAPTERS.flatMap((file) => [...src(file).matchAll(/\bthis\.(batch|core|apps|custom)\.(\w+)\(/g)].map((m) => `${m[1]!}.${m[2]!}`)))].sort();
+  [...new Set(NOVA_ADAPTERS.flatMap((file) => [...src(file).matchAll(/\bthis\.(batch|core|apps|policy|custom)\.(\w+)\(/g)].map((m) => `${m[1]!}.${m[2]!}`)))].sort();
 
 /** The Nova Role's grants, as derived from NOVA_CLIENT_CALLS. */
 export const expectedNovaGrants = (): string[] =>

@@ -3,8 +3,9 @@
  * writes (FakeApiServer serves it; see the hook API below). Namespaced kinds only:
  *
  *   batch/v1                  jobs, cronjobs
- *   v1 (core)                 pods, configmaps
+ *   v1 (core)                 pods, configmaps, services
  *   apps/v1                   deployments
+ *   policy/v1                 poddisruptionbudgets
  *   k8s.mariadb.com/v1alpha1  mariadbs, databases, users, grants
  *
  * Served with the API server's semantics, so an adapter bug shows as a test failure rather than as a fake
@@ -81,13 +82,15 @@ const TYPES: Readonly<Record<string, ResourceType>> = {
   pods: { prefix: '/api/v1', apiVersion: 'v1', kind: 'Pod', group: '', statusSubresource: true, defaultPropagation: 'Background' },
   configmaps: { prefix: '/api/v1', apiVersion: 'v1', kind: 'ConfigMap', group: '', statusSubresource: false, defaultPropagation: 'Background' },
   deployments: { prefix: '/apis/apps/v1', apiVersion: 'apps/v1', kind: 'Deployment', group: 'apps', statusSubresource: true, defaultPropagation: 'Background' },
+  services: { prefix: '/api/v1', apiVersion: 'v1', kind: 'Service', group: '', statusSubresource: true, defaultPropagation: 'Background' },
+  poddisruptionbudgets: { prefix: '/apis/policy/v1', apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', group: 'policy', statusSubresource: true, defaultPropagation: 'Background' },
   mariadbs: { prefix: '/apis/k8s.mariadb.com/v1alpha1', apiVersion: 'k8s.mariadb.com/v1alpha1', kind: 'MariaDB', group: 'k8s.mariadb.com', statusSubresource: true, defaultPropagation: 'Background' },
   databases: { prefix: '/apis/k8s.mariadb.com/v1alpha1', apiVersion: 'k8s.mariadb.com/v1alpha1', kind: 'Database', group: 'k8s.mariadb.com', statusSubresource: true, defaultPropagation: 'Background' },
   users: { prefix: '/apis/k8s.mariadb.com/v1alpha1', apiVersion: 'k8s.mariadb.com/v1alpha1', kind: 'User', group: 'k8s.mariadb.com', statusSubresource: true, defaultPropagation: 'Background' },
   grants: { prefix: '/apis/k8s.mariadb.com/v1alpha1', apiVersion: 'k8s.mariadb.com/v1alpha1', kind: 'Grant', group: 'k8s.mariadb.com', statusSubresource: true, defaultPropagation: 'Background' },
 };
 
-export type FakePlural = 'jobs' | 'cronjobs' | 'pods' | 'configmaps' | 'deployments' | 'mariadbs' | 'databases' | 'users' | 'grants';
+export type FakePlural = 'jobs' | 'cronjobs' | 'pods' | 'configmaps' | 'deployments' | 'services' | 'poddisruptionbudgets' | 'mariadbs' | 'databases' | 'users' | 'grants';
 
 export interface FakeDeletion {
   readonly path: string;
