@@ -10,7 +10,9 @@
  *                    └───┘                                                        │   after the backoff: re-sent
  *
  * W1 arm: a reconciler pass that carries the authority to delete — a deletion request, or a rule of the machine's own
- *    (L5's never-booted ERROR, LB8's name the spec no longer implies) — records the intent and deletes nothing.
+ *    (L5's never-booted ERROR, LB8's name the spec no longer implies) — records the intent and deletes nothing. Once
+ *    armed, a pass that finds another target under the name arms for that one instead; the pass that deletes it
+ *    needs the authority again.
  * W2 read back: only a later pass, finding the arm recorded in an earlier event, decides the delete, and only for a
  *    target that pass observes present: an arm is no authority over what a later pass does not see.
  * W3 confirm by absence: a pass that no longer observes the target ends the delete (deleted, or the next step); an
@@ -19,8 +21,9 @@
  *    the backoff since the last request has passed (DELETE_RETRY_BACKOFF: 15 s, doubling, at most 5 min). A refusal is
  *    recorded and waits out the same backoff. An answer a machine knows to mean "busy, nothing done" (Octavia's 409)
  *    may be re-sent at once (`atOnce`).
- * W5 the ledger: the requests decided for the current delete, the clock of the last, the last refusal; a new arm
- *    starts a new delete.
+ * W5 the ledger: the requests decided for the current delete, the clock of the last, the last refusal. One delete at
+ *    a time: a new arm, a target seen gone, or a delete of another target (the load balancer's cascade after its
+ *    floating IP's release) starts a new one.
  *
  * What each machine gives the protocol:
  *
@@ -32,11 +35,15 @@
  * | loadBalancer prunes (LB8, LB9) | the ids armed (what the spec no longer implies) | the name no longer implied | not observed | a refusal parks until a new generation |
  * | identityLifecycle (D1–D4) | its parts, one per pass: keypair, credential, user, project | deletionRequested, no dependents | nothing Regent created remains | no ledger |
  *
- * Where a machine still differs from W4 (stated, not hidden; changing it changes decisions and needs a version bump):
- * a prune Octavia dropped is sent again by the next pass that still sees it ACTIVE (its refusal parks in `failed`
- * instead); identityLifecycle keeps no ledger — every armed pass that still sees a part deletes it, a refused delete
- * included, paced only by its controller's yield (1 s). test/machines/write-ahead-delete.test.ts proves W1–W4 on every
- * path of each machine's audit graph, and names these two as pending.
+ * Where a machine still differs from W4 (stated, not hidden; changing either changes decisions, so a version bump):
+ * - loadBalancer prunes keep no ledger: a prune Octavia dropped is sent again by the next pass that still sees its
+ *   target ACTIVE. A refused one parks in `failed` until a new generation — but a spec rejected (its Region's external
+ *   network gone) or a deletion requested on the same generation leaves `failed`, and the next pass arms and sends
+ *   the refused prune again (LB12).
+ * - identityLifecycle keeps no ledger: every armed pass that still sees a part deletes it, a refused delete included,
+ *   paced only by its controller's yield (1 s).
+ * test/machines/write-ahead-delete.test.ts proves W1–W4 on every path of each machine's audit graph, with an observer
+ * that reads only the stream; these two are its pending tests.
  *
  * What this module gives them: the backoff and the ledger (W4, W5) as pure functions, the ledger's actions for the
  * contexts that keep it flat (`deleteAttempts`, `lastDeleteAt`, `deleteRefusal`: lifecycle and volume), the re-send
