@@ -168,6 +168,11 @@ describe('the ComputeConfig step', () => {
       expect(await secret(REMOTE)).to.equal(undefined);
     });
 
+    it('a contract that cannot be rendered outranks a remote wait: ComputeConfigError (the wait would not fix it)', async () => {
+      const report = await computeConfigStep.run(rig.pass(remoteSpec(), { ...upstreamValues(), transportURL: `${transportURL()}\n` }));
+      expect(report.conditions[0]).to.include({ status: 'False', reason: 'ComputeConfigError' });
+    });
+
     it('the block removed: the remote Secret this Nova controls is deleted and the reference cleared', async () => {
       await rig.source.secrets.put(NS, 'nova-bus-external', { url: EXTERNAL });
       await computeConfigStep.run(rig.pass(remoteSpec()));

@@ -124,7 +124,10 @@ describe('Nova config: the Kubernetes store', () => {
 
     const none: Array<[string, () => void]> = [
       ['nothing when there is no API Deployment', () => undefined],
-      ['nothing when the API Deployment mounts no config of this Nova\'s', () => apiDeployment('some-other-configmap')],
+      ['nothing when the API Deployment mounts no config of this Nova\'s (another ConfigMap is not a config)', () => {
+        fake.objects.put(fake.objects.path('configmaps', NS), { metadata: { name: 'some-other-configmap' }, data: { 'nova.conf': '[DEFAULT]\n' } });
+        apiDeployment('some-other-configmap');
+      }],
       ['nothing when the ConfigMap the API mounts is gone', () => apiDeployment(config(9).name)],
     ];
     for (const [title, arrange] of none) {

@@ -199,6 +199,10 @@ describe('Nova config: the renderer', () => {
     ];
     for (const [title, spec] of changes) it(`a change of any file makes a new name: ${title}`, () => expect(render(spec).name).to.not.equal(render(baseSpec()).name));
 
+    it('a change of the bytes alone makes a new name (two values of the same length)', () => {
+      expect(render(withExtra({ DEFAULT: { debug: 'aaaa' } })).name).to.not.equal(render(withExtra({ DEFAULT: { debug: 'bbbb' } })).name);
+    });
+
     it('a spec change that renders the same files keeps the name (the replicas, the image, the release are not config)', () => {
       const other = baseSpec((s) => {
         s.replicas = 3;
