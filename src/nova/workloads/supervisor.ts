@@ -187,6 +187,7 @@ export class Supervisor {
     clearTimeout(killer);
     // the workers of a forking server are in the group too: none may outlive the stop
     signalGroup(pid, 'SIGKILL');
+    for (let waited = 0; waited < 2_000 && groupAlive(pid); waited += 20) await new Promise((r) => setTimeout(r, 20));
   }
 
   private clearTimers(): void {
@@ -222,6 +223,16 @@ export class Supervisor {
     }
   }
 }
+
+/** Whether any process of the group is left (a zombie not yet reaped counts). */
+export const groupAlive = (pgid: number): boolean => {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
 
 /** Signals a process group; a group that is already gone is fine. */
 export const signalGroup = (pid: number, signal: NodeJS.Signals): void => {
