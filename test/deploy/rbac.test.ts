@@ -117,7 +117,8 @@ describe('deploy: RBAC least privilege', () => {
       for (const kind of HOLDS_NO_FINALIZER) {
         expect(servedKinds()).to.include(kind);
         const dir = join(ROOT, 'src/controllers', kind.toLowerCase());
-        const code = readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+        const files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts'));
+        const code = files.map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
         expect(code, kind).to.not.match(/addFinalizer\(/);
       }
     });
