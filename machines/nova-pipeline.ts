@@ -8,6 +8,7 @@
  *   NP2 a condition's `since` moves only when its status changes (its lastTransitionTime); a new reason or message
  *       with the same status is recorded without moving it.
  *   NP3 the same conditions again change nothing and are not stored: the stream holds transitions, not passes.
+ *       Where the lane ends is part of what a pass says: a pass ending at another step is recorded.
  *
  * The upgrade machine (machines/nova-upgrade.ts) stays the authority for the Database step and the phases, the
  * archive machine for DBArchive; this one decides nothing and declares no effect.
@@ -53,6 +54,8 @@ export interface NovaPipelineContext {
   conditions: Record<string, RecordedCondition>;
   /** The status fields last stamped (null: cleared). */
   stamps: PipelineStamps;
+  /** The step that ended the last recorded pass (null: every step ran); undefined before the first record. */
+  endedAt?: string | null;
 }
 
 /** NP1, NP2: the recorded conditions after a pass (pure; the machine's `record` action). */
@@ -70,14 +73,14 @@ const saysSomethingNew = (context: NovaPipelineContext, event: NovaPipelineStimu
   event.conditions.some((c) => {
     const before = context.conditions[c.type];
     return !before || before.status !== c.status || before.reason !== c.reason || before.message !== c.message;
-  }) || (Object.keys(event.stamps) as Array<keyof PipelineStamps>).some((k) => context.stamps[k] !== event.stamps[k]);
+  }) || (Object.keys(event.stamps) as Array<keyof PipelineStamps>).some((k) => context.stamps[k] !== event.stamps[k]) || context.endedAt !== event.endedAt;
 
 export const buildNovaPipelineMachine = () =>
   setup({
     types: {} as { context: NovaPipelineContext; events: NovaPipelineStimulus },
     actions: {
       outcome: declaredAction<{ name: string }>(),
-      record: assign(({ context, event }) => ({ decidedGeneration: event.generation, conditions: mergeLane(context.conditions, event), stamps: { ...context.stamps, ...event.stamps } })),
+      record: assign(({ context, event }) => ({ decidedGeneration: event.generation, conditions: mergeLane(context.conditions, event), stamps: { ...context.stamps, ...event.stamps }, endedAt: event.endedAt })),
       noteGeneration: assign(({ event }) => ({ decidedGeneration: event.generation })),
     },
     guards: {
@@ -117,7 +120,7 @@ const audit = (): MachineAudit => ({
   },
   stateKey: (snapshot) => {
     const c = snapshot.context as NovaPipelineContext;
-    return JSON.stringify([c.decidedGeneration, Object.values(c.conditions).map((x) => [x.type, x.status, x.reason])]);
+    return JSON.stringify([c.decidedGeneration, c.endedAt ?? null, Object.values(c.conditions).map((x) => [x.type, x.status, x.reason])]);
   },
   // a record of what the steps said, never an intent: nothing here arms, clears or parks
   intentOf: () => null,

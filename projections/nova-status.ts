@@ -1,21 +1,23 @@
 /**
- * A Nova's status from its streams: `nova-database-<uid>` (machines/nova-upgrade.ts) and `nova-db-archive-<uid>`
- * (machines/nova-db-archive.ts); the reference is docs/nova.md.
+ * A Nova's status from its three streams: `nova-pipeline-<uid>` (machines/nova-pipeline.ts: what each pass's steps
+ * said), `nova-database-<uid>` (machines/nova-upgrade.ts) and `nova-db-archive-<uid>` (machines/nova-db-archive.ts);
+ * the reference is docs/nova.md.
  *
  * | condition | from |
  * |---|---|
- * | DatabaseReady | the machine's decision: DatabaseSynced; ClusterNotReady, WaitingForDatabase (also for missing database credentials), WaitingForConfig, ImageReleaseMismatch, DBSyncInProgress/Failed, VersionParseError, DowngradeNotSupported, UpgradePathInvalid, UpgradeTargetChanged, Expand/Migrate/ContractInProgress, UpgradeRollingUpdate, Expand/Migrate/ContractFailed |
- * | SecretsReady | False / WaitingForDBCredentials (a block's credentials, or its TLS Secrets when its tls is enabled: the message names the spec.database.<block>.tls field) or WaitingForServiceUserCredentials while that Secret is missing; otherwise Unknown / NotImplemented (the service-user, metadata, messaging and secret-store gates are not built) |
- * | DBArchiveReady | DBArchiveScheduled, DBArchiveSuspended, DBArchiveJobFailed; Unknown / NotReached until the database is synced |
- * | every other sub-condition, ExtraConfigHealthy | Unknown / NotImplemented, naming the pipeline step that would set it |
- * | Ready | False / NotAllReady listing the sub-conditions that are not True (it cannot be True before every step is built) |
+ * | DatabaseReady | the upgrade machine's decision (DatabaseSynced; ClusterNotReady, WaitingForDatabase, WaitingForConfig, ImageReleaseMismatch, DBSync…, the phases); before the Database step ever ran: False / WaitingForDatabase naming the step the pipeline waits at |
+ * | DBArchiveReady | the archive machine (DBArchiveScheduled, DBArchiveSuspended, DBArchiveJobFailed); Unknown / NotReached until the database is synced |
+ * | every other sub-condition, ExtraConfigHealthy | what the step that owns it last recorded; Unknown / NotReached while no pass has reached that step |
+ * | Ready | True / AllReady exactly when the sixteen sub-conditions are True; otherwise False / NotAllReady listing those that are not (ExtraConfigHealthy is outside it) |
  *
- * `installedRelease`, `upgradePhase` and `cells` come from the database stream. observedGeneration is the
- * generation the last pass decided on.
+ * `installedRelease`, `upgradePhase` and `cells` come from the database stream; `endpoint`, `computeConfigSecretRef`
+ * and `remoteComputeConfigSecretRef` from the pipeline's stamps. observedGeneration is the generation the last pass
+ * decided on (the later of the pipeline's and the database's).
  */
 import type { NovaUpgradeContext } from '../machines/nova-upgrade.js';
 import { upgradePhaseOf } from '../machines/nova-upgrade.js';
 import type { NovaDBArchiveContext } from '../machines/nova-db-archive.js';
+import type { NovaPipelineContext } from '../machines/nova-pipeline.js';
 import { NOVA_READY_SUBCONDITIONS } from '../src/resources/nova.js';
 import { mergeConditions, type Condition, type ConditionInput } from './conditions.js';
 
@@ -26,10 +28,14 @@ export interface NovaResourceStatus {
   installedRelease?: string;
   upgradePhase?: string;
   cells?: Array<{ name: string; uuid: string }>;
+  endpoint?: string;
+  computeConfigSecretRef?: { name: string };
+  remoteComputeConfigSecretRef?: { name: string };
 }
 
-/** The pipeline step (nova-operator.md, "Pipeline") behind each condition Regent does not set yet. */
-const NOT_BUILT: Record<string, string> = {
+/** The pipeline step (nova-operator.md, "Pipeline") that sets each condition the pipeline stream records. */
+const STEP_OF: Record<string, string> = {
+  SecretsReady: 'Secrets',
   ComputeConfigReady: 'ComputeConfig',
   ConductorReady: 'Conductor',
   SchedulerReady: 'Scheduler',
@@ -46,20 +52,23 @@ const NOT_BUILT: Record<string, string> = {
   ExtraConfigHealthy: 'Config',
 };
 
-const notBuilt = (type: string): ConditionInput => ({ type, status: 'Unknown', reason: 'NotImplemented', message: `Regent does not run the ${NOT_BUILT[type]} step yet (nova-operator.md, "Pipeline"); nothing sets this condition` });
+const waitsAt = (p: NovaPipelineContext | undefined, endedAt: string | null | undefined): string =>
+  p === undefined ? 'no pass of the pipeline has been recorded yet' : endedAt ? `the pipeline ends at the ${endedAt} step for now` : 'no pass has reached it yet';
 
-const databaseReady = (c: NovaUpgradeContext | undefined): ConditionInput => {
-  if (!c?.condition) return { type: 'DatabaseReady', status: 'False', reason: 'WaitingForDatabase', message: 'not reconciled yet' };
+/** What the step that owns `type` last recorded, or Unknown / NotReached. */
+const recorded = (type: string, p: NovaPipelineContext | undefined, endedAt: string | null | undefined): ConditionInput => {
+  const r = p?.conditions[type];
+  if (r) return { type, status: r.status, reason: r.reason, message: r.message };
+  return { type, status: 'Unknown', reason: 'NotReached', message: `the ${STEP_OF[type]} step has not set it: ${waitsAt(p, endedAt)}` };
+};
+
+const databaseReady = (c: NovaUpgradeContext | undefined, p: NovaPipelineContext | undefined, endedAt: string | null | undefined): ConditionInput => {
+  if (!c?.condition) return { type: 'DatabaseReady', status: 'False', reason: 'WaitingForDatabase', message: `the Database step has not run: ${waitsAt(p, endedAt)}` };
   const { status, reason, message } = c.condition;
   // the credentials gate belongs to SecretsReady; the Database step waits on it
   const shown = reason === 'WaitingForDBCredentials' ? 'WaitingForDatabase' : reason === 'WaitingForServiceUserCredentials' ? 'WaitingForConfig' : reason;
   return { type: 'DatabaseReady', status, reason: shown, message };
 };
-
-const secretsReady = (c: NovaUpgradeContext | undefined): ConditionInput =>
-  c?.condition?.reason === 'WaitingForDBCredentials' || c?.condition?.reason === 'WaitingForServiceUserCredentials'
-    ? { type: 'SecretsReady', status: 'False', reason: c.condition.reason, message: c.condition.message }
-    : { type: 'SecretsReady', status: 'Unknown', reason: 'NotImplemented', message: 'the database credentials and the service-user password are checked by the Database step; the secret-store, metadata shared secret and messaging gates are not built yet' };
 
 const archiveReady = (a: NovaDBArchiveContext | undefined): ConditionInput =>
   a?.condition ? { type: 'DBArchiveReady', ...a.condition } : { type: 'DBArchiveReady', status: 'Unknown', reason: 'NotReached', message: 'the DBArchive step runs once DatabaseReady is True' };
@@ -67,31 +76,38 @@ const archiveReady = (a: NovaDBArchiveContext | undefined): ConditionInput =>
 const FAILED = new Set(['NamespaceNotServed', 'DBSyncFailed', 'ExpandFailed', 'MigrateFailed', 'ContractFailed', 'ImageReleaseMismatch', 'VersionParseError', 'DowngradeNotSupported', 'UpgradePathInvalid', 'UpgradeTargetChanged']);
 
 export const renderNovaResource = (input: {
+  pipeline?: NovaPipelineContext | undefined;
   database: { state: unknown; context: NovaUpgradeContext } | undefined;
   archive: NovaDBArchiveContext | undefined;
   at: string;
   previous?: { conditions?: Condition[] };
 }): NovaResourceStatus => {
   const c = input.database?.context;
+  const p = input.pipeline;
+  const endedAt = p?.endedAt;
   const phase = upgradePhaseOf(input.database?.state);
   const subconditions: ConditionInput[] = NOVA_READY_SUBCONDITIONS.map((type) => {
-    if (type === 'DatabaseReady') return databaseReady(c);
-    if (type === 'SecretsReady') return secretsReady(c);
+    if (type === 'DatabaseReady') return databaseReady(c, p, endedAt);
     if (type === 'DBArchiveReady') return archiveReady(input.archive);
-    return notBuilt(type);
+    return recorded(type, p, endedAt);
   });
   const notTrue = subconditions.filter((s) => s.status !== 'True').map((s) => s.type);
   const ready: ConditionInput = notTrue.length === 0
     ? { type: 'Ready', status: 'True', reason: 'AllReady', message: 'every sub-condition is True' }
     : { type: 'Ready', status: 'False', reason: 'NotAllReady', message: `not True: ${notTrue.join(', ')}` };
-  const observedGeneration = c?.decidedGeneration ?? 0;
+  const observedGeneration = Math.max(c?.decidedGeneration ?? 0, p?.decidedGeneration ?? 0);
+  const failed = c?.condition && FAILED.has(c.condition.reason);
   const status: NovaResourceStatus = {
     observedGeneration,
-    phase: phase ? 'Upgrading' : c?.condition && FAILED.has(c.condition.reason) ? 'Error' : 'Provisioning',
-    conditions: mergeConditions(input.previous?.conditions, [ready, ...subconditions, notBuilt('ExtraConfigHealthy')], observedGeneration, input.at),
+    phase: phase ? 'Upgrading' : failed ? 'Error' : notTrue.length === 0 ? 'Ready' : 'Provisioning',
+    conditions: mergeConditions(input.previous?.conditions, [ready, ...subconditions, recorded('ExtraConfigHealthy', p, endedAt)], observedGeneration, input.at),
   };
   if (c?.installedRelease) status.installedRelease = c.installedRelease;
   if (phase) status.upgradePhase = phase;
   if (c?.cells) status.cells = c.cells;
+  const stamps = p?.stamps ?? {};
+  if (typeof stamps.endpoint === 'string') status.endpoint = stamps.endpoint;
+  if (typeof stamps.computeConfigSecretRef === 'string') status.computeConfigSecretRef = { name: stamps.computeConfigSecretRef };
+  if (typeof stamps.remoteComputeConfigSecretRef === 'string') status.remoteComputeConfigSecretRef = { name: stamps.remoteComputeConfigSecretRef };
   return status;
 };

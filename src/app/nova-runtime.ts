@@ -6,7 +6,10 @@
  * | schemas, users, grants | plain SQL (src/nova/database/sql.ts) on the MariaDB the Secret `mariadb-<clusterRef>` describes | mariadb-operator CRs |
  * | Nova's DSNs point at | that Secret's `host`/`port` | the MariaDB Service `<clusterRef>.<namespace>.svc:3306` |
  * | Jobs and the archive CronJob | child processes of this host (src/nova/jobs/local.ts), nova-manage from `REGENT_NOVA_BIN_DIR` or PATH; spec.image is not pulled | batch/v1 Jobs and CronJobs |
- * | the roles' Deployments | none: the embedded default runs no Nova role, so an upgrade waits in RollingUpdate | apps/v1 Deployments |
+ * | the rendered config | files under `<dataDir>/nova` (src/nova/config/local.ts) | immutable content-addressed ConfigMaps |
+ * | the roles | one supervised process of the installed Nova per role on loopback ports (src/nova/workloads/local.ts), started by `REGENT_NOVA_PYTHON` (default /usr/bin/python3, which imports Debian's python3-nova) | apps/v1 Deployments, Services, the API's PodDisruptionBudget |
+ * | the selected secret store | Regent's own store stands for it | a namespaced SecretStore by its Ready condition (a ClusterSecretStore is refused) |
+ * | the cloud the roles join | `REGENT_NOVA_KEYSTONE_URL`, `REGENT_NOVA_REGION` (unset: those keys are left to spec.extraConfig) | the same |
  * | namespaces | any | the install namespace only (the RBAC of deploy/manifests); elsewhere NamespaceNotServed |
  */
 import { accessSync, constants } from 'node:fs';
@@ -18,7 +21,10 @@ import { EmbeddedResourceSource } from '../kube/embedded/store.js';
 import { SqlDatabaseProvisioner } from '../nova/database/sql.js';
 import { resolveClusterFromSecrets } from '../nova/database/cluster-secret.js';
 import { LocalJobRunner } from '../nova/jobs/local.js';
-import { noWorkloads } from '../nova/workloads/port.js';
+import { LocalWorkloads } from '../nova/workloads/local.js';
+import { novaLauncher } from '../nova/workloads/nova-launcher.js';
+import { LocalConfigStore } from '../nova/config/local.js';
+import type { NovaConfigSettings } from '../nova/config/settings.js';
 import type { NovaRuntime } from '../controllers/nova/runtime.js';
 
 export type { NovaRuntime };
@@ -40,6 +46,12 @@ export const findNovaManage = (env: NodeJS.ProcessEnv): { binDir: string | undef
   return { binDir: onPath, found: onPath !== undefined };
 };
 
+/** The cloud the roles join, from the environment (unset keys are not rendered: spec.extraConfig may set them). */
+export const novaCloudSettings = (env: NodeJS.ProcessEnv): Partial<NovaConfigSettings> => ({
+  ...(env.REGENT_NOVA_KEYSTONE_URL ? { keystoneURL: env.REGENT_NOVA_KEYSTONE_URL } : {}),
+  ...(env.REGENT_NOVA_REGION ? { regionName: env.REGENT_NOVA_REGION } : {}),
+});
+
 export const openNovaRuntime = async (source: ResourceSource, options: { dataDir: string; env: NodeJS.ProcessEnv; logger: Logger; installNamespace: string }): Promise<NovaRuntime> => {
   if (source instanceof EmbeddedResourceSource) {
     const resolve = resolveClusterFromSecrets(source.secrets);
@@ -50,8 +62,12 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
       readSecret: async (namespace, name, key) => (await source.secrets.get(namespace, name))?.data[key],
       ...(nova.binDir ? { binDir: nova.binDir } : {}),
     });
+    const readSecret = async (namespace: string, name: string, key: string) => (await source.secrets.get(namespace, name))?.data[key];
+    const python = options.env.REGENT_NOVA_PYTHON;
+    const workloads = new LocalWorkloads({ dir: join(options.dataDir, 'nova'), readSecret, launcher: novaLauncher(python ? { python } : {}) });
+    const configs = new LocalConfigStore({ dir: join(options.dataDir, 'nova'), settings: novaCloudSettings(options.env), liveConfig: (namespace, name) => workloads.liveConfig(namespace, name) });
     return {
-      description: `embedded: SQL provisioning, local Jobs (${nova.found ? `nova-manage in ${nova.binDir}` : 'no nova-manage found'}), no role Deployments`,
+      description: `embedded: SQL provisioning, local Jobs (${nova.found ? `nova-manage in ${nova.binDir}` : 'no nova-manage found'}), the roles as local processes (${python ?? '/usr/bin/python3'})`,
       provisioner,
       databaseEndpoint: async (namespace, clusterRef) => {
         try {
@@ -62,7 +78,8 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
         }
       },
       jobs,
-      workloads: noWorkloads,
+      workloads,
+      configs,
       jobsUnavailable: () =>
         findNovaManage(options.env).found
           ? null
@@ -71,6 +88,7 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
       stop: () => jobs.stop(),
       close: async () => {
         jobs.stop();
+        await workloads.close();
         await provisioner.close?.();
       },
     };
@@ -80,6 +98,7 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
   const { KubernetesJobRunner } = await import('../nova/jobs/kubernetes.js');
   const { MariaDbOperatorProvisioner } = await import('../nova/database/mariadb-operator.js');
   const { KubernetesWorkloads } = await import('../nova/workloads/kubernetes.js');
+  const { KubernetesConfigStore } = await import('../nova/config/kubernetes.js');
   const kubeConfig = source.kubeConfig;
   return {
     description: `kubernetes: mariadb-operator CRs, batch/v1 Jobs, apps/v1 Deployments, for Novas in ${options.installNamespace}`,
@@ -92,6 +111,7 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
     databaseEndpoint: async (namespace, clusterRef) => ({ host: `${clusterRef}.${namespace}.svc`, port: 3306 }),
     jobs: new KubernetesJobRunner({ kubeConfig }),
     workloads: new KubernetesWorkloads({ kubeConfig }),
+    configs: new KubernetesConfigStore({ kubeConfig, settings: novaCloudSettings(options.env) }),
     start: () => undefined,
     stop: () => undefined,
     close: async () => undefined,

@@ -97,7 +97,7 @@ describe('issue 14 end to end: the Nova Database step on the embedded default (s
     writeFakeNova(bin, state);
     provisioner = new RecordingProvisioner();
     unavailable = null;
-    rig = await openNovaRig({ name: NAME, provisioner, databaseEndpoint: async () => ({ host: '10.0.0.4', port: 3306 }), binDir: bin, jobsUnavailable: () => unavailable });
+    rig = await openNovaRig({ name: NAME, provisioner, databaseEndpoint: async () => ({ host: '10.0.0.4', port: 3306 }), binDir: bin, jobsUnavailable: () => unavailable, settings: { keystoneURL: 'http://127.0.0.1:5000/v3', regionName: 'RegionOne' } });
   });
   afterEach(async () => {
     await rig.close();
@@ -105,7 +105,7 @@ describe('issue 14 end to end: the Nova Database step on the embedded default (s
     rmSync(state, { recursive: true, force: true });
   });
 
-  it('without its Secrets the Nova waits on SecretsReady=WaitingForDBCredentials, provisions nothing and runs no Job; the steps not built say NotImplemented and Ready is False', async () => {
+  it('without its Secrets the Nova waits on SecretsReady=WaitingForDBCredentials, provisions nothing, runs no Job and starts no role; the steps behind the gate say NotReached and Ready is False', async () => {
     await rig.apply(spec('2025.1'));
     await rig.pass();
     const s = await rig.status();
@@ -113,35 +113,39 @@ describe('issue 14 end to end: the Nova Database step on the embedded default (s
     expect(cond(s, 'SecretsReady')?.message).to.contain('nova-api-db');
     expect(cond(s, 'DatabaseReady')).to.include({ status: 'False', reason: 'WaitingForDatabase' });
     expect(cond(s, 'Ready')).to.include({ status: 'False', reason: 'NotAllReady' });
-    for (const type of ['ConductorReady', 'DeploymentReady', 'NovaAPIReady', 'HTTPRouteReady', 'ExtraConfigHealthy']) expect(cond(s, type), type).to.include({ status: 'Unknown', reason: 'NotImplemented' });
+    expect(cond(s, 'DatabaseReady')?.message).to.contain('the pipeline ends at the Secrets step');
+    for (const type of ['ConductorReady', 'DeploymentReady', 'NovaAPIReady', 'HTTPRouteReady', 'ExtraConfigHealthy']) expect(cond(s, type), type).to.include({ status: 'Unknown', reason: 'NotReached' });
+    expect(rig.roleStarts(), 'no role started').to.deep.equal([]);
     expect(cond(s, 'DBArchiveReady')).to.include({ status: 'Unknown', reason: 'NotReached' });
     expect(s.installedRelease).to.equal(undefined);
     expect(provisioner.plans).to.deep.equal([]);
     expect(await rig.jobs.get('default', `${NAME}-db-sync`)).to.equal(undefined);
   });
 
-  it('the gates in order: the service-user password, then the MariaDB cluster, then the transport URL, then a runner that can run nova-manage', async () => {
+  it('the gates in order: the service-user password, then the transport URL, then the MariaDB cluster, then a runner that can run nova-manage', async () => {
     await rig.apply(spec('2025.1'));
     await putSecrets(['api', 'cell']);
     await rig.pass();
     expect(cond(await rig.status(), 'SecretsReady')).to.include({ status: 'False', reason: 'WaitingForServiceUserCredentials' });
     await putSecrets(['service']);
+    await rig.pass();
+    const messaging = cond(await rig.status(), 'SecretsReady');
+    expect(messaging).to.include({ status: 'False', reason: 'WaitingForMessagingCredentials' });
+    expect(messaging?.message).to.contain('rabbitmq-rabbitmq');
+    await putSecrets(['rabbit']);
     provisioner.answer = { kind: 'clusterNotReady', message: 'no Secret "default/mariadb-mariadb" describes it' };
     await rig.pass();
+    expect(cond(await rig.status(), 'SecretsReady')).to.include({ status: 'True', reason: 'SecretsAvailable' });
     expect(cond(await rig.status(), 'DatabaseReady')).to.deep.include({ status: 'False', reason: 'ClusterNotReady', message: 'no Secret "default/mariadb-mariadb" describes it' });
     provisioner.answer = { kind: 'waiting', message: 'Database nova-cell0 is not Ready: creating' };
     await rig.pass();
     expect(reasonOf(await rig.status())).to.equal('WaitingForDatabase');
     provisioner.answer = { kind: 'ready' };
-    await rig.pass();
-    const waiting = cond(await rig.status(), 'DatabaseReady');
-    expect(waiting).to.include({ reason: 'WaitingForConfig' });
-    expect(waiting?.message).to.contain('rabbitmq-rabbitmq');
-    await putSecrets(['rabbit']);
     unavailable = 'found no nova-manage on PATH';
     await rig.pass();
     expect(cond(await rig.status(), 'DatabaseReady')).to.include({ reason: 'WaitingForConfig', message: 'found no nova-manage on PATH' });
     expect(await rig.jobs.get('default', `${NAME}-db-sync`), 'no Job while any gate is closed').to.equal(undefined);
+    expect(rig.roleStarts(), 'no role starts before the database is synced').to.deep.equal([]);
     // the plan the provisioner was handed: nova_api under nova-api, the cell block with cell0 under nova
     expect(provisioner.plans.map((p) => `${p.instance}:${p.steps.map((s) => s.kind).join(',')}`)).to.include.members(['nova-api:Database,User,Grant', 'nova:Database,Database,User,Grant,Grant']);
   });
@@ -195,22 +199,44 @@ describe('issue 14 end to end: the Nova Database step on the embedded default (s
       await rig.until(synced);
     });
 
-    it('expand and migrate run; RollingUpdate then waits, saying the embedded default runs no role Deployments; abort deletes the phase Jobs and clears the phase', async () => {
+    it('expand and migrate run with the roles untouched; RollingUpdate rolls conductor, scheduler, metadata, console proxy, then the API onto the new image; contract runs only after; installedRelease promoted', async () => {
+      await rig.until((v) => cond(v, 'Ready')?.status === 'True');
+      const before = rig.roleStarts().length;
+      expect(before, 'the synced Nova runs its five roles').to.equal(5);
       await rig.apply(spec('2025.2'));
-      const rolling = await rig.until((v) => reasonOf(v) === 'UpgradeRollingUpdate' && (cond(v, 'DatabaseReady')?.message ?? '').includes('waiting for'));
-      expect(rolling.upgradePhase).to.equal('RollingUpdate');
+      const rolling = await rig.until((v) => v.upgradePhase === 'RollingUpdate');
       expect(rolling.installedRelease).to.equal('2025.1');
-      expect(cond(rolling, 'DatabaseReady')?.message).to.contain('no Deployment nova-conductor');
       expect(calls()).to.include.members(['nova-status upgrade check', 'cell_v2 list_cells']);
       expect(await events()).to.include('Normal UpgradeStarted');
-      expect((await rig.jobs.get('default', `${NAME}-db-contract`)), 'no contract before every role rolled out').to.equal(undefined);
-      // abort: the spec back at the installed release
+      expect(rig.roleStarts().length, 'expand and migrate restart no role').to.equal(before);
+      const done = await rig.until((v) => v.installedRelease === '2025.2' && v.upgradePhase === undefined && cond(v, 'Ready')?.status === 'True');
+      expect(cond(done, 'DatabaseReady')).to.include({ status: 'True', reason: 'DatabaseSynced' });
+      // each role restarted onto the new image in the upgrade order, the API last, then the installed-release stamp
+      // rolls the four non-API roles once more after the contract
+      const restarts = rig.roleStarts().slice(before).map((l) => l.split(' ')[0]);
+      expect(restarts.slice(0, 5)).to.deep.equal(['nova-conductor', 'nova-scheduler', 'nova-api-metadata', 'nova-novncproxy', 'nova-api-os-compute']);
+      expect(restarts.slice(5)).to.have.members(['nova-conductor', 'nova-scheduler', 'nova-api-metadata', 'nova-novncproxy']);
+      // the contract Job was decided only after the pass that saw every role rolled out
+      const history = await rig.store.readStream(`nova-database-${(await rig.source.get('Nova', 'default', NAME))!.metadata.uid}`);
+      const flip = history.findIndex((e) => e.metadata.from === 'rollingUpdate' && e.metadata.to === 'contracting');
+      const contractJob = history.findIndex((e) => e.metadata.effects.some((f) => f.type === 'nova.createJob' && (f as { job?: string }).job === 'contract'));
+      expect(flip, 'the RollingUpdate → Contracting flip is recorded').to.be.greaterThan(-1);
+      expect(contractJob, 'the contract Job is decided after the flip').to.be.greaterThan(flip);
+    });
+
+    it('abort in RollingUpdate: the spec back at the installed release deletes the phase Jobs, clears the phase, and the roles go back to the installed image', async () => {
+      await rig.apply(spec('2025.2'));
+      await rig.until((v) => v.upgradePhase === 'RollingUpdate');
       await rig.apply(spec('2025.1'));
       const aborted = await rig.until((v) => v.upgradePhase === undefined);
       expect(aborted.installedRelease).to.equal('2025.1');
       for (const job of ['db-expand', 'db-migrate']) expect(await rig.jobs.get('default', `${NAME}-${job}`), job).to.equal(undefined);
       expect(await events()).to.include('Normal UpgradeAborted');
-      expect(cond(await rig.until(synced), 'DatabaseReady')).to.include({ status: 'True', reason: 'DatabaseSynced' });
+      const back = await rig.until((v) => cond(v, 'Ready')?.status === 'True');
+      expect(cond(back, 'DatabaseReady')).to.include({ status: 'True', reason: 'DatabaseSynced' });
+      for (const role of ['conductor', 'scheduler', 'metadata', 'novncproxy', 'api'] as const) {
+        expect((await rig.roles!.rollout('default', NAME, role, 'ghcr.io/c5c3/nova:2025.1')).rolledOut, role).to.equal(true);
+      }
     });
 
     it('a failed upgrade check (nova-status exit 2) keeps Expanding as ExpandFailed with one Warning; a warning (exit 1) goes on', async () => {

@@ -15,7 +15,8 @@ import { novaJobName, type NovaJob } from '../../../machines/nova-upgrade.js';
 import { renderArchiveCronJob, renderNovaJob } from '../../nova/jobs/render.js';
 import { JobRunnerError } from '../../nova/jobs/port.js';
 import { NON_API_ROLES } from '../../nova/workloads/port.js';
-import { novaOfStream, novaRenderOptions, type NovaControllerDeps } from './reconcile.js';
+import type { NovaControllerDeps } from './deps.js';
+import { novaOfStream, novaRenderOptions } from './render-options.js';
 
 type Deps = Pick<NovaControllerDeps, 'source' | 'jobs' | 'workloads' | 'renderOptions' | 'logger'>;
 

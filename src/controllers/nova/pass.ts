@@ -7,12 +7,14 @@
  *   DBConnectionSecrets  digests (api-db-connection-hash, db-connection-hash)
  *   TransportURLSecret   transportURL, brokerPort; digests (transport-url-hash)
  *   Config               config (the content-addressed ConfigMap's name, its hash, the rendered files)
- *   Database … Deployment read them; HealthCheck reads endpoint
+ *   Database             databaseSynced (DBArchive reads it)
+ *   Deployment           endpoint (HealthCheck probes it; status.endpoint)
+ *   Conductor … Deployment read the credentials' digests and config
  */
 import type { Nova } from '../../resources/nova.js';
 import type { NovaRef } from '../../nova/jobs/render.js';
 import type { BlockCredentials } from '../../nova/connection-secrets.js';
-import type { NovaControllerDeps } from './reconcile.js';
+import type { NovaControllerDeps } from './deps.js';
 
 /** The rendered configuration the roles and Jobs mount (the Config step's output). */
 export interface RenderedNovaConfig {
@@ -47,6 +49,8 @@ export interface NovaPassValues {
    * records it here, so the SecretsAvailable step after it does not cover that False with a True (steps/secrets-available.ts).
    */
   secretsNotReady?: { reason: string; message: string };
+  /** Database: the schemas are synced at the requested release (the DBArchive step runs only then). */
+  databaseSynced?: boolean;
   /**
    * ComputeConfig: status.computeConfigSecretRef's name, once `{name}-compute-config` is published (also while a
    * refused fragment leaves it as it was); absent: the step stamped nothing (the last stamp stays).

@@ -3,9 +3,9 @@
  * workload port of the runtime the control plane opened (embedded: SQL and local Jobs; Kubernetes: CRs and Jobs;
  * src/app/nova-runtime.ts opens it).
  */
-import type { NovaControllerDeps } from './reconcile.js';
+import type { NovaControllerDeps } from './deps.js';
 
-export type NovaRuntime = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndpoint' | 'jobs' | 'workloads' | 'jobsUnavailable' | 'namespaceRefused'> & {
+export type NovaRuntime = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndpoint' | 'jobs' | 'workloads' | 'jobsUnavailable' | 'namespaceRefused' | 'configs' | 'secretStoreGate' | 'healthProbe'> & {
   description: string;
   /** Starts what runs in the background (the local runner's CronJob scheduler). */
   start(): void;

@@ -1,9 +1,10 @@
 /**
- * The Nova kind as the control plane runs it (src/controllers/kind.ts): its Database and DBArchive steps (two
- * machines, two streams), woken by its own spec; its Job effects; the runtime's background scheduler while leading.
+ * The Nova kind as the control plane runs it (src/controllers/kind.ts): its pipeline (./pipeline.ts), recorded on
+ * three streams (the pipeline's conditions, the Database step's upgrade machine, the DBArchive step's), woken by its own spec; its Job effects; the runtime's background scheduler while leading.
  */
 import { novaDatabaseStream } from '../../../machines/nova-upgrade.js';
 import { novaDBArchiveStream } from '../../../machines/nova-db-archive.js';
+import { novaPipelineStream } from '../../../machines/nova-pipeline.js';
 import { keyOf, keyParts, type KindWiring } from '../kind.js';
 import { novaEffectHandlers } from './effects.js';
 import { reconcileNova } from './reconcile.js';
@@ -14,6 +15,7 @@ export const novaWiring: KindWiring = {
   streams: [
     { prefix: novaDatabaseStream(''), kind: 'Nova', key: 'uid' },
     { prefix: novaDBArchiveStream(''), kind: 'Nova', key: 'uid' },
+    { prefix: novaPipelineStream(''), kind: 'Nova', key: 'uid' },
   ],
   status: novaStatus,
   wakes: [{ from: 'Nova', on: 'spec', why: 'its own spec changed, or its deletion was requested', keys: (o) => [keyOf(o)] }],

@@ -4,7 +4,7 @@
  * Nova as `npm start` does. The provisioner and the workloads are the caller's: the SQL adapter against a real
  * MariaDB in the real-cloud suite, a recording fake where no MariaDB runs (npm test).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -18,7 +18,12 @@ import { MemoryCheckpoint } from '../../../src/status/checkpoint.js';
 import { reconcileNova, type NovaControllerDeps } from '../../../src/controllers/nova/reconcile.js';
 import { novaEffectHandlers } from '../../../src/controllers/nova/effects.js';
 import { LocalJobRunner } from '../../../src/nova/jobs/local.js';
-import { noWorkloads, type WorkloadPort } from '../../../src/nova/workloads/port.js';
+import type { WorkloadPort } from '../../../src/nova/workloads/port.js';
+import { LocalWorkloads } from '../../../src/nova/workloads/local.js';
+import { novaLauncher } from '../../../src/nova/workloads/nova-launcher.js';
+import { LocalConfigStore } from '../../../src/nova/config/local.js';
+import type { NovaConfigSettings } from '../../../src/nova/config/settings.js';
+import { writeFakeNovaPython } from './fake-nova-roles.js';
 import type { DatabaseProvisioner } from '../../../src/nova/database/port.js';
 import type { DatabaseEndpoint } from '../../../src/nova/connection-secrets.js';
 import type { Disposition } from '../../../src/controllers/disposition.js';
@@ -33,6 +38,7 @@ export interface Condition {
 }
 export interface NovaStatusView {
   installedRelease?: string;
+  endpoint?: string;
   upgradePhase?: string;
   cells?: Array<{ name: string; uuid: string }>;
   phase?: string;
@@ -46,6 +52,10 @@ export interface NovaRig {
   jobs: LocalJobRunner;
   dir: string;
   logLines: string[];
+  /** The local workloads when the rig runs them (no `workloads` option). */
+  roles: LocalWorkloads | undefined;
+  /** `<role> <pid>` per start of a stand-in role. */
+  roleStarts(): string[];
   /** Creates or replaces the Nova `name` with this spec. */
   apply(spec: NovaSpec): Promise<void>;
   pass(): Promise<Disposition>;
@@ -63,7 +73,14 @@ export interface NovaRigOptions {
   databaseEndpoint: (namespace: string, clusterRef: string) => Promise<DatabaseEndpoint | undefined>;
   /** Where nova-manage and nova-status are (a scripted fake, or the sandbox's real ones). */
   binDir: string;
+  /**
+   * Where the roles run: the caller's port, else the local workloads with the stand-in roles of ./fake-nova-roles.ts
+   * (`python` names another interpreter, e.g. /usr/bin/python3 for the installed Nova in the real suite).
+   */
   workloads?: WorkloadPort;
+  python?: string;
+  /** The cloud the rendered config names (keystoneURL, regionName). */
+  settings?: Partial<NovaConfigSettings>;
   jobsUnavailable?: () => string | null;
 }
 
@@ -78,6 +95,18 @@ export const openNovaRig = async (options: NovaRigOptions): Promise<NovaRig> => 
   const logger = winston.createLogger({ level: 'debug', format: winston.format.json(), transports: [new winston.transports.Stream({ stream: new Writable({ write: (c: Buffer, _e, done) => (logLines.push(c.toString()), done()) }) })] });
   const jobs = new LocalJobRunner({ dir: join(dir, 'jobs'), binDir: options.binDir, readSecret: async (ns, name, key) => (await source.secrets.get(ns, name))?.data[key] });
   const engine = new Engine({ store, registry: createProductRegistry(), logger });
+  const starts = join(dir, 'role-starts');
+  const local = options.workloads
+    ? undefined
+    : new LocalWorkloads({
+        dir: join(dir, 'nova'),
+        readSecret: async (ns, name, key) => (await source.secrets.get(ns, name))?.data[key],
+        launcher: novaLauncher({ python: options.python ?? writeFakeNovaPython(dir, { startsFile: starts }) }),
+        readyAfterMs: options.python ? 5_000 : 200,
+        probeIntervalMs: options.python ? 1_000 : 100,
+        graceMs: 3_000,
+      });
+  const configs = new LocalConfigStore({ dir: join(dir, 'nova'), ...(options.settings ? { settings: options.settings } : {}), ...(local ? { liveConfig: (ns, name) => local.liveConfig(ns, name) } : {}) });
   const deps: NovaControllerDeps = {
     engine,
     source,
@@ -86,7 +115,8 @@ export const openNovaRig = async (options: NovaRigOptions): Promise<NovaRig> => 
     provisioner: options.provisioner,
     databaseEndpoint: options.databaseEndpoint,
     jobs,
-    workloads: options.workloads ?? noWorkloads,
+    workloads: options.workloads ?? local!,
+    configs,
     ...(options.jobsUnavailable ? { jobsUnavailable: options.jobsUnavailable } : {}),
   };
   for (const [type, handler] of Object.entries(novaEffectHandlers(deps))) engine.handle(type, handler);
@@ -105,6 +135,8 @@ export const openNovaRig = async (options: NovaRigOptions): Promise<NovaRig> => 
     jobs,
     dir,
     logLines,
+    roles: local,
+    roleStarts: () => (existsSync(starts) ? readFileSync(starts, 'utf8').trim().split('\n').filter(Boolean) : []),
     async apply(spec) {
       const current = await source.get('Nova', namespace, options.name);
       const object = { apiVersion: 'regent.dev/v1alpha1', kind: 'Nova', metadata: { name: options.name, namespace }, spec } as never;
@@ -126,6 +158,7 @@ export const openNovaRig = async (options: NovaRigOptions): Promise<NovaRig> => 
     },
     async close() {
       jobs.stop();
+      await local?.close();
       await jobs.close?.();
       await options.provisioner.close?.();
       await source.close();

@@ -21,7 +21,7 @@ import { describeOverrides, type OwnedKeyOverride } from '../../../nova/config/r
 import { resolveNovaConfig } from '../../../nova/config/resolve.js';
 import { continueLane, type NovaStep } from '../lane.js';
 import type { NovaLanePass } from '../pass.js';
-import type { NovaControllerDeps } from '../reconcile.js';
+import type { NovaControllerDeps } from '../deps.js';
 
 /** What the lead adds to NovaControllerDeps for this step and ComputeConfig. */
 export interface ConfigStepDeps {

@@ -19,7 +19,7 @@ import { PROBE_RETRY_MS, sharedHealthProbes, type HealthProbeCache, type ProbeVe
 import type { ConditionInput } from '../../../../projections/conditions.js';
 import { continueLane, requeue, type NovaStep, type StepReport } from '../lane.js';
 import type { NovaLanePass } from '../pass.js';
-import type { NovaControllerDeps } from '../reconcile.js';
+import type { NovaControllerDeps } from '../deps.js';
 
 /** RequeueDeploymentPolling: how soon a pass looks again for an endpoint. */
 export const ENDPOINT_POLLING_MS = 10_000;

@@ -29,7 +29,7 @@ import { stampDigest } from '../../../nova/digests.js';
 import { embeddedSecretStoreGate, selectedSecretStore, type SecretStoreGate } from '../../../nova/secret-store.js';
 import { continueLane, requeue, type NovaStep, type StepReport } from '../lane.js';
 import { DIGEST_ANNOTATIONS, type NovaLanePass } from '../pass.js';
-import type { NovaControllerDeps } from '../reconcile.js';
+import type { NovaControllerDeps } from '../deps.js';
 
 /** RequeueSecretPolling: the secret-store and credential gates, both DB-connection halves, the transport-URL step. */
 export const SECRET_POLLING_MS = 15_000;

@@ -1,0 +1,57 @@
+/**
+ * What the Nova controller runs with (its ports, from the plane and the Nova runtime: src/controllers/nova/runtime.ts)
+ * and the spec's requeue intervals. The steps of ./steps/ read both through the pass (./pass.ts).
+ */
+import type { Engine } from '../../engine/engine.js';
+import type { ResourceSource } from '../../kube/port.js';
+import type { SecretStore } from '../../kube/secrets.js';
+import type { Logger } from '../../log/logger.js';
+import type { NovaJob } from '../../../machines/nova-upgrade.js';
+import type { DatabaseProvisioner } from '../../nova/database/port.js';
+import type { DatabaseEndpoint } from '../../nova/connection-secrets.js';
+import type { NovaRef, RenderOptions } from '../../nova/jobs/render.js';
+import type { JobRunner } from '../../nova/jobs/port.js';
+import type { WorkloadPort } from '../../nova/workloads/port.js';
+import type { ConfigPort } from '../../nova/config/port.js';
+import type { SecretStoreGate } from '../../nova/secret-store.js';
+import type { HealthProbeCache } from '../../nova/health-probe.js';
+
+/** nova-operator.md, "Requeue semantics". */
+export const NOVA_REQUEUE_MS = {
+  /** RequeueNextPass: after the RollingUpdate to Contracting flip (and every other phase change). */
+  nextPass: 1_000,
+  /** RequeueDeploymentPolling: the rollout wait of every workload during an upgrade. */
+  deploymentPolling: 10_000,
+  /** RequeueDatabaseWait: the MariaDB gate, the db-sync wait, the config wait. */
+  databaseWait: 30_000,
+  /** RequeueUpgradeWait: the expand, migrate and contract phase Jobs. */
+  upgradeWait: 30_000,
+  /** RequeueSecretPolling: a secret-store or credential gate, a DB-connection half, the transport URL. */
+  secretPolling: 15_000,
+  /** Synced: the archive's runs, the Jobs and the roles are read again (Regent watches none of them). */
+  synced: 60_000,
+} as const;
+
+export interface NovaControllerDeps {
+  engine: Engine;
+  source: ResourceSource;
+  secrets: SecretStore;
+  logger: Logger;
+  provisioner: DatabaseProvisioner;
+  /** Where Nova's own DSNs point for a MariaDB cluster (undefined: not known yet). */
+  databaseEndpoint: (namespace: string, clusterRef: string) => Promise<DatabaseEndpoint | undefined>;
+  jobs: JobRunner;
+  workloads: WorkloadPort;
+  /** The local runner renders the cells report into a file of the Job's own. */
+  renderOptions?: (nova: NovaRef, job: NovaJob) => RenderOptions;
+  /** Why Jobs cannot run here at all (e.g. no nova-manage for the local runner), or null. */
+  jobsUnavailable?: () => string | null;
+  /** Why a Nova in this namespace is not reconciled (on Kubernetes: outside the install namespace), or null. */
+  namespaceRefused?: (namespace: string) => string | null;
+  /** Where the rendered config is published: src/nova/config/local.ts (embedded) or kubernetes.ts. */
+  configs?: ConfigPort;
+  /** The selected secret store's gate (absent: Regent's own store stands in: src/nova/secret-store.ts). */
+  secretStoreGate?: SecretStoreGate;
+  /** The HealthCheck step's probe cache (absent: the process's shared one). */
+  healthProbe?: HealthProbeCache;
+}
