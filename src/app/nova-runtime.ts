@@ -25,6 +25,7 @@ import { LocalWorkloads } from '../nova/workloads/local.js';
 import { novaLauncher } from '../nova/workloads/nova-launcher.js';
 import { LocalConfigStore } from '../nova/config/local.js';
 import type { NovaConfigSettings } from '../nova/config/settings.js';
+import { namespacedSecretStoreGate } from '../nova/secret-store.js';
 import type { NovaRuntime } from '../controllers/nova/runtime.js';
 
 export type { NovaRuntime };
@@ -99,6 +100,7 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
   const { MariaDbOperatorProvisioner } = await import('../nova/database/mariadb-operator.js');
   const { KubernetesWorkloads } = await import('../nova/workloads/kubernetes.js');
   const { KubernetesConfigStore } = await import('../nova/config/kubernetes.js');
+  const { kubernetesSecretStoreReader } = await import('../nova/secret-store-kubernetes.js');
   const kubeConfig = source.kubeConfig;
   return {
     description: `kubernetes: mariadb-operator CRs, batch/v1 Jobs, apps/v1 Deployments, for Novas in ${options.installNamespace}`,
@@ -112,6 +114,7 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
     jobs: new KubernetesJobRunner({ kubeConfig }),
     workloads: new KubernetesWorkloads({ kubeConfig }),
     configs: new KubernetesConfigStore({ kubeConfig, settings: novaCloudSettings(options.env) }),
+    secretStoreGate: namespacedSecretStoreGate(kubernetesSecretStoreReader(kubeConfig)),
     start: () => undefined,
     stop: () => undefined,
     close: async () => undefined,

@@ -45,6 +45,8 @@ import {
 import { KubernetesJobRunner } from '../../src/nova/jobs/kubernetes.js';
 import { MariaDbOperatorProvisioner } from '../../src/nova/database/mariadb-operator.js';
 import { KubernetesWorkloads } from '../../src/nova/workloads/kubernetes.js';
+import { kubernetesSecretStoreReader } from '../../src/nova/secret-store-kubernetes.js';
+import { namespacedSecretStoreGate } from '../../src/nova/secret-store.js';
 import { renderArchiveCronJob, renderNovaJob } from '../../src/nova/jobs/render.js';
 import { planDatabases } from '../../src/nova/database/plan.js';
 import { validateNova } from '../../src/resources/nova.js';
@@ -123,7 +125,7 @@ describe('deploy: RBAC least privilege', () => {
       }
     });
 
-    it('NOVA_CLIENT_CALLS names exactly the client calls the Nova adapters make (jobs, mariadb-operator, workloads)', () => {
+    it('NOVA_CLIENT_CALLS names exactly the client calls the Nova adapters make (jobs, mariadb-operator, workloads, secret store)', () => {
       expect(novaClientCallsInAdapters()).to.deep.equal(sorted(Object.keys(NOVA_CLIENT_CALLS)));
     });
 
@@ -159,6 +161,7 @@ describe('deploy: RBAC least privilege', () => {
         ...['get', 'create', 'update', 'delete'].map((verb) => triple('policy', 'poddisruptionbudgets', verb)),
         triple('k8s.mariadb.com', 'mariadbs', 'get'),
         ...['databases', 'users', 'grants'].flatMap((r) => ['get', 'create', 'patch'].map((verb) => triple('k8s.mariadb.com', r, verb))),
+        triple('external-secrets.io', 'secretstores', 'get'),
       ]));
     });
   });
@@ -340,6 +343,10 @@ describe('deploy: RBAC least privilege', () => {
         await provisioner.provision(namespace, apiPlan, async () => undefined); // grants get, create
         fake.objects.mutate(fake.objects.path('grants', namespace, 'nova-api'), (o) => void ((o.spec as Record<string, unknown>).privileges = ['SELECT']));
         await provisioner.provision(namespace, apiPlan, async () => undefined); // grants patch
+        // The Secrets step's gate on the SecretStore a Nova selects (src/nova/secret-store-kubernetes.ts)
+        fake.objects.put(fake.objects.path('secretstores', namespace), { metadata: { name: 'openbao' }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Valid', message: 'store validated' }] } });
+        const storeGate = namespacedSecretStoreGate(kubernetesSecretStoreReader(kubeConfig));
+        expect((await storeGate.check(namespace, { name: 'openbao', kind: 'SecretStore' })).kind).to.equal('ready'); // secretstores get
         requests = [...fake.requests];
         unexpected = [...fake.unexpected];
       } finally {

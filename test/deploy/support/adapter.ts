@@ -299,10 +299,19 @@ export const expectedGrants = (plurals: { all: readonly string[]; served: readon
 // ---------------------------------------------------------------------------------------------
 // The Nova adapters (issue 14): their own client calls, granted by the Nova Role in the install namespace.
 
-export const NOVA_ADAPTERS = ['src/nova/jobs/kubernetes.ts', 'src/nova/database/mariadb-operator.ts', 'src/nova/workloads/kubernetes.ts'];
+export const NOVA_ADAPTERS = ['src/nova/jobs/kubernetes.ts', 'src/nova/database/mariadb-operator.ts', 'src/nova/workloads/kubernetes.ts', 'src/nova/secret-store-kubernetes.ts'];
 
-/** Every `this.<api>.<method>(` the Nova adapters make, and the (group, resources, verb) it needs. */
-export const NOVA_CLIENT_CALLS: Readonly<Record<string, { group: string; resources: readonly string[]; verb: string }>> = {
+export interface NovaGrant {
+  readonly group: string;
+  readonly resources: readonly string[];
+  readonly verb: string;
+}
+
+/**
+ * Every `this.<api>.<method>(` the Nova adapters make, and the (group, resources, verb) it needs; a call several
+ * adapters make on different groups (CustomObjectsApi) lists one grant per group.
+ */
+export const NOVA_CLIENT_CALLS: Readonly<Record<string, NovaGrant | readonly NovaGrant[]>> = {
   'batch.readNamespacedJob': { group: 'batch', resources: ['jobs'], verb: 'get' },
   'batch.createNamespacedJob': { group: 'batch', resources: ['jobs'], verb: 'create' },
   'batch.deleteNamespacedJob': { group: 'batch', resources: ['jobs'], verb: 'delete' },
@@ -325,7 +334,11 @@ export const NOVA_CLIENT_CALLS: Readonly<Record<string, { group: string; resourc
   'policy.createNamespacedPodDisruptionBudget': { group: 'policy', resources: ['poddisruptionbudgets'], verb: 'create' },
   'policy.replaceNamespacedPodDisruptionBudget': { group: 'policy', resources: ['poddisruptionbudgets'], verb: 'update' },
   'policy.deleteNamespacedPodDisruptionBudget': { group: 'policy', resources: ['poddisruptionbudgets'], verb: 'delete' },
-  'custom.getNamespacedCustomObject': { group: 'k8s.mariadb.com', resources: ['mariadbs', 'databases', 'users', 'grants'], verb: 'get' },
+  'custom.getNamespacedCustomObject': [
+    { group: 'k8s.mariadb.com', resources: ['mariadbs', 'databases', 'users', 'grants'], verb: 'get' },
+    // src/nova/secret-store-kubernetes.ts: the SecretStore a Nova selects, read by the Secrets step's gate
+    { group: 'external-secrets.io', resources: ['secretstores'], verb: 'get' },
+  ],
   'custom.createNamespacedCustomObject': { group: 'k8s.mariadb.com', resources: ['databases', 'users', 'grants'], verb: 'create' },
   'custom.patchNamespacedCustomObject': { group: 'k8s.mariadb.com', resources: ['databases', 'users', 'grants'], verb: 'patch' },
 };
@@ -336,4 +349,4 @@ export const novaClientCallsInAdapters = (): string[] =>
 
 /** The Nova Role's grants, as derived from NOVA_CLIENT_CALLS. */
 export const expectedNovaGrants = (): string[] =>
-  [...new Set(Object.values(NOVA_CLIENT_CALLS).flatMap((c) => c.resources.map((resource) => triple(c.group, resource, c.verb))))].sort();
+  [...new Set(Object.values(NOVA_CLIENT_CALLS).flatMap((c) => [c].flat().flatMap((g) => g.resources.map((resource) => triple(g.group, resource, g.verb)))))].sort();

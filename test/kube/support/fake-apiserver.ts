@@ -5,7 +5,8 @@
  * in memory (Secrets with the API server's semantics: resourceVersion, 409 on a stale replace, 404,
  * base64 data, name/key/size validation as 422, label selectors), and it records every request so tests can assert the exact paths, query parameters, content types and
  * bodies. Built-in and foreign kinds (batch/v1 jobs and cronjobs, core/v1 pods and configmaps, apps/v1
- * deployments, k8s.mariadb.com/v1alpha1 mariadbs, databases, users, grants) live in a generic in-memory
+ * deployments, k8s.mariadb.com/v1alpha1 mariadbs, databases, users, grants, external-secrets.io/v1beta1
+ * secretstores) live in a generic in-memory
  * store, `fake.objects` (./fake-objects.ts: its header documents the semantics and the test hooks, e.g.
  * `fake.objects.put(fake.objects.path('jobs', ns), job)`, `completeJob`, `failJob`, `addJobPod`,
  * `addCronJobRun`, and `deletions` with the propagation policy of every DELETE). A request it does not recognise is answered 404 and recorded in `unexpected`: tests check

@@ -7,6 +7,7 @@
  *   apps/v1                   deployments
  *   policy/v1                 poddisruptionbudgets
  *   k8s.mariadb.com/v1alpha1  mariadbs, databases, users, grants
+ *   external-secrets.io/v1beta1  secretstores (seeded with put: Regent only reads them)
  *
  * Served with the API server's semantics, so an adapter bug shows as a test failure rather than as a fake
  * that agrees with anything:
@@ -88,9 +89,10 @@ const TYPES: Readonly<Record<string, ResourceType>> = {
   databases: { prefix: '/apis/k8s.mariadb.com/v1alpha1', apiVersion: 'k8s.mariadb.com/v1alpha1', kind: 'Database', group: 'k8s.mariadb.com', statusSubresource: true, defaultPropagation: 'Background' },
   users: { prefix: '/apis/k8s.mariadb.com/v1alpha1', apiVersion: 'k8s.mariadb.com/v1alpha1', kind: 'User', group: 'k8s.mariadb.com', statusSubresource: true, defaultPropagation: 'Background' },
   grants: { prefix: '/apis/k8s.mariadb.com/v1alpha1', apiVersion: 'k8s.mariadb.com/v1alpha1', kind: 'Grant', group: 'k8s.mariadb.com', statusSubresource: true, defaultPropagation: 'Background' },
+  secretstores: { prefix: '/apis/external-secrets.io/v1beta1', apiVersion: 'external-secrets.io/v1beta1', kind: 'SecretStore', group: 'external-secrets.io', statusSubresource: true, defaultPropagation: 'Background' },
 };
 
-export type FakePlural = 'jobs' | 'cronjobs' | 'pods' | 'configmaps' | 'deployments' | 'services' | 'poddisruptionbudgets' | 'mariadbs' | 'databases' | 'users' | 'grants';
+export type FakePlural = 'jobs' | 'cronjobs' | 'pods' | 'configmaps' | 'deployments' | 'services' | 'poddisruptionbudgets' | 'mariadbs' | 'databases' | 'users' | 'grants' | 'secretstores';
 
 export interface FakeDeletion {
   readonly path: string;
