@@ -46,6 +46,8 @@ import { KubernetesJobRunner } from '../../src/nova/jobs/kubernetes.js';
 import { MariaDbOperatorProvisioner } from '../../src/nova/database/mariadb-operator.js';
 import { KubernetesWorkloads } from '../../src/nova/workloads/kubernetes.js';
 import { kubernetesSecretStoreReader } from '../../src/nova/secret-store-kubernetes.js';
+import { KubernetesConfigStore } from '../../src/nova/config/kubernetes.js';
+import { configHash, configName, type RenderedConfig } from '../../src/nova/config/render.js';
 import { namespacedSecretStoreGate } from '../../src/nova/secret-store.js';
 import { renderArchiveCronJob, renderNovaJob } from '../../src/nova/jobs/render.js';
 import { planDatabases } from '../../src/nova/database/plan.js';
@@ -125,7 +127,7 @@ describe('deploy: RBAC least privilege', () => {
       }
     });
 
-    it('NOVA_CLIENT_CALLS names exactly the client calls the Nova adapters make (jobs, mariadb-operator, workloads, secret store)', () => {
+    it('NOVA_CLIENT_CALLS names exactly the client calls the Nova adapters make (jobs, mariadb-operator, workloads, secret store, config store)', () => {
       expect(novaClientCallsInAdapters()).to.deep.equal(sorted(Object.keys(NOVA_CLIENT_CALLS)));
     });
 
@@ -155,7 +157,7 @@ describe('deploy: RBAC least privilege', () => {
         ...['get', 'list', 'create', 'delete'].map((verb) => triple('batch', 'jobs', verb)),
         ...['get', 'create', 'update'].map((verb) => triple('batch', 'cronjobs', verb)),
         triple('', 'pods', 'list'),
-        triple('', 'configmaps', 'create'),
+        ...['get', 'list', 'create', 'patch', 'delete'].map((verb) => triple('', 'configmaps', verb)),
         ...['get', 'patch', 'create', 'update', 'delete'].map((verb) => triple('apps', 'deployments', verb)),
         ...['get', 'create', 'update', 'delete'].map((verb) => triple('', 'services', verb)),
         ...['get', 'create', 'update', 'delete'].map((verb) => triple('policy', 'poddisruptionbudgets', verb)),
@@ -326,6 +328,18 @@ describe('deploy: RBAC least privilege', () => {
         await workloads.ensure(namespace, { name: 'nova', uid: 'uid-nova' }, 'api', api('a', 8774, 1)); // deployments, services, poddisruptionbudgets get, create
         await workloads.ensure(namespace, { name: 'nova', uid: 'uid-nova' }, 'api', api('b', 8775, 2)); // deployments, services, poddisruptionbudgets get, update
         await workloads.remove(namespace, 'nova', 'api'); // deployments, services, poddisruptionbudgets delete
+        // The Config step's store (src/nova/config/kubernetes.ts): content-addressed ConfigMaps, the history rule
+        const configs = new KubernetesConfigStore({ kubeConfig });
+        const rendered = (n: number): RenderedConfig => {
+          const files = { 'nova.conf': `[DEFAULT]\ndebug = v${n}\n` };
+          const hash = configHash(files);
+          return { name: configName('nova', hash), hash, files };
+        };
+        for (const n of [1, 2, 3]) await configs.publish(nova, rendered(n)); // configmaps list, create
+        await configs.publish(nova, rendered(1)); // configmaps list, patch (an earlier config published again)
+        fake.objects.put(fake.objects.path('deployments', namespace), { metadata: { name: 'nova-api', generation: 1 }, spec: { replicas: 1, template: { spec: { containers: [{ name: 'nova-api', image: example.value.spec.image }], volumes: [{ name: 'nova-config', configMap: { name: rendered(1).name } }] } } }, status: {} });
+        expect(await configs.publish(nova, rendered(4))).to.deep.equal({ created: true, pruned: [rendered(2).name] }); // configmaps list, create; deployments get, configmaps delete
+        expect((await configs.current(namespace, 'nova'))?.name).to.equal(rendered(1).name); // deployments get, configmaps get
         fake.objects.put(fake.objects.path('mariadbs', namespace), { metadata: { name: 'mariadb' }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Running', message: 'Running' }] } });
         const plan = planDatabases(example.value, { api: { username: 'nova_api' }, cell: { username: 'nova' } });
         if (!plan.ok) throw new Error(plan.problems.join('; '));

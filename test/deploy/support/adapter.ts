@@ -299,7 +299,7 @@ export const expectedGrants = (plurals: { all: readonly string[]; served: readon
 // ---------------------------------------------------------------------------------------------
 // The Nova adapters (issue 14): their own client calls, granted by the Nova Role in the install namespace.
 
-export const NOVA_ADAPTERS = ['src/nova/jobs/kubernetes.ts', 'src/nova/database/mariadb-operator.ts', 'src/nova/workloads/kubernetes.ts', 'src/nova/secret-store-kubernetes.ts'];
+export const NOVA_ADAPTERS = ['src/nova/jobs/kubernetes.ts', 'src/nova/database/mariadb-operator.ts', 'src/nova/workloads/kubernetes.ts', 'src/nova/secret-store-kubernetes.ts', 'src/nova/config/kubernetes.ts'];
 
 export interface NovaGrant {
   readonly group: string;
@@ -320,7 +320,14 @@ export const NOVA_CLIENT_CALLS: Readonly<Record<string, NovaGrant | readonly Nov
   'batch.createNamespacedCronJob': { group: 'batch', resources: ['cronjobs'], verb: 'create' },
   'batch.replaceNamespacedCronJob': { group: 'batch', resources: ['cronjobs'], verb: 'update' },
   'core.listNamespacedPod': { group: '', resources: ['pods'], verb: 'list' },
+  // the Jobs' and the roles' config (jobs/, workloads/), and the Config step's store (config/kubernetes.ts): publish
+  // lists a Nova's configs, creates one, patches the label and publish time (adoption, republish), deletes beyond
+  // the history; current reads the one the API Deployment mounts
   'core.createNamespacedConfigMap': { group: '', resources: ['configmaps'], verb: 'create' },
+  'core.readNamespacedConfigMap': { group: '', resources: ['configmaps'], verb: 'get' },
+  'core.listNamespacedConfigMap': { group: '', resources: ['configmaps'], verb: 'list' },
+  'core.patchNamespacedConfigMap': { group: '', resources: ['configmaps'], verb: 'patch' },
+  'core.deleteNamespacedConfigMap': { group: '', resources: ['configmaps'], verb: 'delete' },
   'apps.readNamespacedDeployment': { group: 'apps', resources: ['deployments'], verb: 'get' },
   'apps.patchNamespacedDeployment': { group: 'apps', resources: ['deployments'], verb: 'patch' },
   'apps.createNamespacedDeployment': { group: 'apps', resources: ['deployments'], verb: 'create' },
