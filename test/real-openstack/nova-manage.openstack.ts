@@ -7,9 +7,9 @@
  *     `nova-manage cell_v2 list_cells` shows;
  *   - a second db-sync (a changed spec, so a new Job) leaves exactly one cell1;
  *   - a release bump runs the expand Job (nova-status upgrade check, then both syncs), the migrate Job, waits in
- *     RollingUpdate for the roles (reported rolled out by the test's WorkloadPort: the embedded default has no
- *     Deployments) and runs the contract Job (online_data_migrations for the cell schema and cell0), then
- *     promotes installedRelease;
+ *     RollingUpdate for the roles (the rig's stand-in role processes: the roles' own real test is
+ *     nova-pipeline.openstack.ts) and runs the contract Job (online_data_migrations for the cell schema and cell0),
+ *     then promotes installedRelease;
  *   - the archive script runs for real (nothing to archive: exit 0), with and without a retention window.
  * Everything scratch is dropped in after().
  */
@@ -23,7 +23,6 @@ import mysql from 'mysql2/promise';
 import { SqlDatabaseProvisioner } from '../../src/nova/database/sql.js';
 import { resolveClusterFromSecrets } from '../../src/nova/database/cluster-secret.js';
 import type { NovaSpec } from '../../src/resources/nova.js';
-import type { WorkloadPort } from '../../src/nova/workloads/port.js';
 import { openNovaRig, type NovaRig } from '../nova/support/nova-rig.js';
 
 const SANDBOX = process.env.SANDBOX_HOME ?? '/var/tmp/regent-openstack';
@@ -34,12 +33,6 @@ const NAME = `nova-t${id}`;
 const API_DB = `regent_t${id}_api`;
 const CELL_DB = `regent_t${id}`;
 const USERS = [`regent_t${id}_a`, `regent_t${id}_c`];
-
-/** The roles, as a cluster would report them once rolled: the embedded default has no Deployments to read. */
-const rolledOut: WorkloadPort = {
-  rollout: async (_ns, nova, role, image) => ({ role, deployment: `${nova}-${role}`, present: true, rolledOut: true, detail: `runs ${image} (reported by the test)` }),
-  stampInstalledRelease: async () => 'stamped',
-};
 
 const spec = (release: string, extra: Partial<NovaSpec> = {}): NovaSpec => ({
   image: `ghcr.io/c5c3/nova:${release}`,
@@ -93,7 +86,6 @@ describe('issue 14 against real nova-manage: the Database step on scratch schema
       provisioner: new SqlDatabaseProvisioner(resolveClusterFromSecrets({ get: (ns: string, n: string) => rig.source.secrets.get(ns, n) } as never)),
       databaseEndpoint: async () => ({ host: '127.0.0.1', port: 3306 }),
       binDir,
-      workloads: rolledOut,
     });
     secrets.api = randomBytes(12).toString('base64url');
     secrets.cell = randomBytes(12).toString('base64url');
