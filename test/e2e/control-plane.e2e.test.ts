@@ -156,16 +156,20 @@ describe('e2e: the control plane on the embedded stores', function () {
     expect(after?.serverID).to.equal(before.serverID);
   });
 
-  it('the example Nova is served (issue 14): without its Secrets its status says what the Database step waits for, and the steps not built say so', async () => {
+  it('the example Nova is served (issues 14, 26): without its Secrets its status names the gate it waits on (the Secret), and every step behind the gate says it was not reached', async () => {
     const plane = await start();
     await until('leadership', async () => plane.isLeader());
     await applyManifests(plane.source, readFileSync('examples/nova.yaml', 'utf8'));
     const secrets = await until('nova status', async () => condition(await statusOf(plane, 'Nova', 'nova'), 'SecretsReady'));
     expect(secrets).to.include({ status: 'False', reason: 'WaitingForDBCredentials' });
+    expect(secrets?.message).to.contain('nova-api-db');
     const status = await statusOf(plane, 'Nova', 'nova');
     expect(condition(status, 'DatabaseReady')).to.include({ status: 'False', reason: 'WaitingForDatabase' });
     expect(condition(status, 'Ready')).to.include({ status: 'False', reason: 'NotAllReady' });
-    expect(condition(status, 'ConductorReady')).to.include({ status: 'Unknown', reason: 'NotImplemented' });
+    for (const type of ['ConductorReady', 'DeploymentReady', 'NovaAPIReady', 'NetworkPolicyReady']) {
+      expect(condition(status, type), type).to.include({ status: 'Unknown', reason: 'NotReached' });
+      expect(condition(status, type)?.message, type).to.contain('the pipeline ends at the Secrets step');
+    }
     expect(condition(status, 'Available'), 'no NoController status on a served kind').to.equal(undefined);
   });
 

@@ -206,7 +206,7 @@ describe('issue 26 against the real Nova: the local roles on scratch schemas and
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('the conductor and the scheduler start, pass readiness and register: both are up in the cell schema's services table', async function () {
+  it('the conductor and the scheduler start, pass readiness and register: both are up in the services table of the cell schema', async function () {
     this.timeout(300_000);
     for (const role of ['conductor', 'scheduler'] as const) expect((await ensure(role)).present).to.equal(true);
     for (const role of ['conductor', 'scheduler'] as const) figures[role] = { startupMs: await untilRolledOut(role), rssMiB: 0 };
