@@ -20,7 +20,7 @@ import { networkManifest as network, planeOptions, reconciledOnce, serverManifes
 
 const server = (image: string) => serverManifest('web-1', image);
 
-type Status = { phase?: string; provisioningStatus?: string; serverID?: string; rebuild?: unknown; auditURL?: string; conditions?: Array<{ type: string; status: string; reason: string }> };
+type Status = { phase?: string; provisioningStatus?: string; serverID?: string; rebuild?: unknown; auditURL?: string; conditions?: Array<{ type: string; status: string; reason: string; message?: string }> };
 
 describe('e2e: the control plane on the embedded stores', function () {
   this.timeout(90_000);
