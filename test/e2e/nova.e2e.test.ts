@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { BlockPlan, DatabaseProvisioner, ProvisionOutcome } from '../../src/nova/database/port.js';
 import type { NovaSpec } from '../../src/resources/nova.js';
 import { openNovaRig, type NovaRig, type NovaStatusView } from '../nova/support/nova-rig.js';
+import { WorkloadError, type NovaRole } from '../../src/nova/workloads/port.js';
 
 const NAME = 'nova';
 const CELL1 = '5d3b0a52-3a6e-4c55-9d0e-2f1b6c7a8e91';
@@ -190,6 +191,36 @@ describe('issue 14 end to end: the Nova Database step on the embedded default (s
     await rig.pass();
     expect((await rig.jobs.get('default', `${NAME}-db-sync`))?.uid, 'the same failed Job: no re-create').to.equal(uid);
     expect((await events()).filter((e) => e === 'Warning DBSyncFailed'), 'one Warning, polling emits no more').to.have.length(1);
+  });
+
+  it('a step that fails ends the pass with its error, and what the lane said is recorded first: ConductorReady False with the port\'s message, nothing behind it touched', async () => {
+    await rig.close();
+    const failing = {
+      rollout: async (_ns: string, nova: string, role: NovaRole) => ({ role, deployment: `${nova}-${role}`, present: false, rolledOut: false, detail: 'absent' }),
+      stampInstalledRelease: async () => 'absent' as const,
+      ensure: async () => {
+        throw new WorkloadError('the workload port refused the conductor: quota exceeded', 403);
+      },
+      remove: async () => 'absent' as const,
+      endpoint: async () => undefined,
+    };
+    rig = await openNovaRig({ name: NAME, provisioner, databaseEndpoint: async () => ({ host: '10.0.0.4', port: 3306 }), binDir: bin, workloads: failing, settings: { keystoneURL: 'http://127.0.0.1:5000/v3', regionName: 'RegionOne' } });
+    await rig.apply(spec('2025.1'));
+    await putSecrets();
+    let error: unknown;
+    let s: NovaStatusView = {};
+    for (let i = 0; i < 100 && !(error instanceof WorkloadError); i++) {
+      error = undefined;
+      await rig.pass().catch((e: unknown) => (error = e));
+      s = await rig.status();
+      if (!(error instanceof WorkloadError)) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(error, 'the pass rethrows the step\'s error').to.be.instanceOf(WorkloadError);
+    expect(cond(s, 'ConductorReady')).to.include({ status: 'False', reason: 'WaitingForConductor', message: 'the workload port refused the conductor: quota exceeded' });
+    expect(cond(s, 'DatabaseReady')).to.include({ status: 'True', reason: 'DatabaseSynced' });
+    expect(cond(s, 'SecretsReady')).to.include({ status: 'True', reason: 'SecretsAvailable' });
+    for (const type of ['SchedulerReady', 'DeploymentReady', 'NovaAPIReady']) expect(cond(s, type), type).to.include({ status: 'Unknown', reason: 'NotReached' });
+    expect(cond(s, 'SchedulerReady')?.message).to.contain('the pipeline ends at the Conductor step');
   });
 
   describe('a release upgrade on the embedded default', () => {

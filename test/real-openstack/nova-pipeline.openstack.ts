@@ -10,6 +10,7 @@
  *     [keystone_authtoken]);
  *   - a release bump: expand and migrate run with the roles untouched, RollingUpdate restarts the real processes in
  *     the spec's order, contract runs after, installedRelease is promoted, and Ready comes back True;
+ *   - an abort mid-upgrade: the phase Jobs deleted, the phase cleared, Ready again on the installed release;
  *   - the figures: the time to Ready, each role's memory (RSS of its process group), and the upgrade's duration.
  * Credentials reach the processes as environment only: no secret value is in a file under the data directory.
  */
@@ -229,6 +230,20 @@ describe('issue 26 against the real Nova: the pipeline on the embedded default, 
     expect(order, `the lane waited on the roles in order:\n${describe.join('\n')}`).to.deep.equal([...order].sort((a, b) => a - b));
     expect(order.every((i) => i >= 0), 'each role held the lane during RollingUpdate').to.equal(true);
     console.log(`      the pipeline's record: ${describe.slice(-3).join(' / ')}`);
+  });
+
+  it('an abort: a bump to the next release, then the spec back at the installed one mid-upgrade, deletes the phase Jobs, clears the phase and leaves every real role running the installed image', async function () {
+    this.timeout(600_000);
+    await rig.apply(spec('2026.1'));
+    const started = await rig.until((s) => s.upgradePhase !== undefined, { pollMs: 500, maxPasses: 120 });
+    figures.push(`abort from ${started.upgradePhase}`);
+    await rig.apply(spec('2025.2'));
+    const back = await untilReady('Ready after the abort');
+    expect(back.upgradePhase).to.equal(undefined);
+    expect(back.installedRelease).to.equal('2025.2');
+    expect(cond(back, 'Ready'), notTrue(back).join('\n')).to.include({ status: 'True', reason: 'AllReady' });
+    for (const job of ['db-expand', 'db-migrate', 'db-contract']) expect(await rig.jobs.get('default', `${NAME}-${job}`), job).to.equal(undefined);
+    for (const role of UPGRADE_ROLE_ORDER) expect((await rig.roles!.rollout('default', NAME, role, 'ghcr.io/c5c3/nova:2025.2')).rolledOut, role).to.equal(true);
   });
 
   it('no secret value is in any file under the data directory', () => {
