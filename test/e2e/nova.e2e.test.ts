@@ -13,6 +13,7 @@ import type { BlockPlan, DatabaseProvisioner, ProvisionOutcome } from '../../src
 import type { NovaSpec } from '../../src/resources/nova.js';
 import { openNovaRig, type NovaRig, type NovaStatusView } from '../nova/support/nova-rig.js';
 import { WorkloadError, type NovaRole } from '../../src/nova/workloads/port.js';
+import type { Disposition } from '../../src/controllers/disposition.js';
 
 const NAME = 'nova';
 const CELL1 = '5d3b0a52-3a6e-4c55-9d0e-2f1b6c7a8e91';
@@ -191,6 +192,25 @@ describe('issue 14 end to end: the Nova Database step on the embedded default (s
     await rig.pass();
     expect((await rig.jobs.get('default', `${NAME}-db-sync`))?.uid, 'the same failed Job: no re-create').to.equal(uid);
     expect((await events()).filter((e) => e === 'Warning DBSyncFailed'), 'one Warning, polling emits no more').to.have.length(1);
+  });
+
+  it('outside an upgrade a role still starting does not end the lane: the API step runs in the same pass, and the pass comes back in 10 s (not the 60 s synced poll) until every role is ready', async () => {
+    await rig.apply(spec('2025.1'));
+    await putSecrets();
+    let disposition: Disposition | undefined;
+    let s: NovaStatusView = {};
+    for (let i = 0; i < 100 && (cond(s, 'ConductorReady')?.reason ?? 'NotReached') === 'NotReached'; i++) {
+      disposition = await rig.pass();
+      s = await rig.status();
+    }
+    // the pass that first started the roles: each is still starting, none ended the lane, the API step ran too
+    expect(cond(s, 'ConductorReady')).to.include({ status: 'False', reason: 'WaitingForConductor' });
+    expect(cond(s, 'DeploymentReady')).to.include({ status: 'False', reason: 'WaitingForDeployment' });
+    expect(s.endpoint, 'the Deployment step ran in the same pass').to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(disposition).to.deep.include({ kind: 'yield', afterMs: 10_000 });
+    const ready = await rig.until((v) => cond(v, 'Ready')?.status === 'True');
+    expect(cond(ready, 'Ready')).to.include({ reason: 'AllReady' });
+    expect(await rig.pass()).to.deep.include({ kind: 'yield', afterMs: 60_000 });
   });
 
   it('a step that fails ends the pass with its error, and what the lane said is recorded first: ConductorReady False with the port\'s message, nothing behind it touched', async () => {

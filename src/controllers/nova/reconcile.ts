@@ -7,8 +7,9 @@
  * from the three.
  *
  * Requeues as the spec's table (docs/nova.md): 15 s for a secret wait, 30 s for the database, config and Job waits,
- * 10 s for a rollout wait during an upgrade, 1 s after a phase flip, 60 s when every step passed (the archive's runs,
- * the Jobs and the roles are read again).
+ * 10 s for a rollout wait (during an upgrade the role's step ends the lane; outside one the pass completes and comes
+ * back in 10 s while any role is still starting), 1 s after a phase flip, 60 s when every step passed (the archive's
+ * runs, the Jobs and the roles are read again).
  */
 import type { Stimulus } from '../../../machines/definition.js';
 import { novaDatabaseStream } from '../../../machines/nova-upgrade.js';
@@ -22,11 +23,15 @@ import { runLane, type LaneResult } from './lane.js';
 import type { NovaLanePass } from './pass.js';
 import { NOVA_GROUP, NOVA_LANE, runGroup } from './pipeline.js';
 import { rememberNova } from './render-options.js';
+import { ROLE_STEPS } from './steps/roles.js';
 
 export { NOVA_REQUEUE_MS, type NovaControllerDeps } from './deps.js';
 export { novaOfStream, novaRenderOptions, renderedRoles, rememberConfig } from './render-options.js';
 
 const actor = 'reconciler/nova';
+
+/** The conditions of the five workload steps. */
+const ROLE_CONDITIONS = new Set(ROLE_STEPS.flatMap((s) => s.conditions));
 
 /** Whether an upgrade is in flight (Expanding … Contracting): the workload steps then wait for each rollout. */
 const upgrading = async (deps: NovaControllerDeps, ref: NovaRef): Promise<boolean> => {
@@ -81,5 +86,9 @@ export const reconcileNova = async (deps: NovaControllerDeps, namespace: string,
   const outcome = lane.endedAt !== null ? lane.outcome : group!.outcome;
   if (outcome.kind === 'error') throw outcome.error;
   if (outcome.kind === 'requeue') return yieldFor(outcome.afterMs, `${lane.endedAt ?? group?.endedAt}: ${outcome.why}`);
+  // outside an upgrade a role still starting does not end the lane; Regent watches no Deployment or process, so the
+  // pass comes back at the rollout poll to see it ready (the spec's Owns(Deployment) re-enqueue)
+  const rolling = lane.conditions.filter((c) => ROLE_CONDITIONS.has(c.type) && c.status !== 'True');
+  if (rolling.length > 0) return yieldFor(NOVA_REQUEUE_MS.deploymentPolling, `still rolling out: ${rolling.map((c) => `${c.type} ${c.message}`).join('; ')}`);
   return yieldFor(NOVA_REQUEUE_MS.synced, 'every step passed; the archive, the Jobs and the roles are read again in a minute');
 };
