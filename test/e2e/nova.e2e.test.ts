@@ -13,7 +13,8 @@ import type { BlockPlan, DatabaseProvisioner, ProvisionOutcome } from '../../src
 import type { NovaSpec } from '../../src/resources/nova.js';
 import { openNovaRig, type NovaRig, type NovaStatusView } from '../nova/support/nova-rig.js';
 import { WorkloadError, type NovaRole } from '../../src/nova/workloads/port.js';
-import type { Disposition } from '../../src/controllers/disposition.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 const NAME = 'nova';
 const CELL1 = '5d3b0a52-3a6e-4c55-9d0e-2f1b6c7a8e91';
@@ -194,23 +195,38 @@ describe('issue 14 end to end: the Nova Database step on the embedded default (s
     expect((await events()).filter((e) => e === 'Warning DBSyncFailed'), 'one Warning, polling emits no more').to.have.length(1);
   });
 
-  it('outside an upgrade a role still starting does not end the lane: the API step runs in the same pass, and the pass comes back in 10 s (not the 60 s synced poll) until every role is ready', async () => {
-    await rig.apply(spec('2025.1'));
-    await putSecrets();
-    let disposition: Disposition | undefined;
-    let s: NovaStatusView = {};
-    for (let i = 0; i < 100 && (cond(s, 'ConductorReady')?.reason ?? 'NotReached') === 'NotReached'; i++) {
-      disposition = await rig.pass();
-      s = await rig.status();
+  it('outside an upgrade a role still starting does not end the lane: the API step runs in the same pass, and the pass comes back in 10 s (not the 60 s synced poll) while it starts', async () => {
+    // a workload port whose conductor never finishes starting, every other role rolled out, and a healthy API
+    const api = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"versions":[]}'));
+    await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
+    const endpoint = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+    let conductorReady = false;
+    const rolled = (role: NovaRole, nova: string) => ({ role, deployment: `${nova}-${role}`, present: true, rolledOut: role !== 'conductor' || conductorReady, detail: role === 'conductor' && !conductorReady ? 'the conductor is still starting' : 'rolled out' });
+    const port = {
+      rollout: async (_ns: string, nova: string, role: NovaRole) => rolled(role, nova),
+      stampInstalledRelease: async () => 'stamped' as const,
+      ensure: async (_ns: string, nova: { name: string }, role: NovaRole) => rolled(role, nova.name),
+      remove: async () => 'absent' as const,
+      endpoint: async () => endpoint,
+    };
+    try {
+      await rig.close();
+      rig = await openNovaRig({ name: NAME, provisioner, databaseEndpoint: async () => ({ host: '10.0.0.4', port: 3306 }), binDir: bin, workloads: port, settings: { keystoneURL: 'http://127.0.0.1:5000/v3', regionName: 'RegionOne' } });
+      await rig.apply(spec('2025.1'));
+      await putSecrets();
+      const waiting = await rig.until((v) => cond(v, 'NovaAPIReady')?.status === 'True');
+      expect(cond(waiting, 'ConductorReady')).to.include({ status: 'False', reason: 'WaitingForConductor', message: 'the conductor is still starting' });
+      expect(cond(waiting, 'DeploymentReady'), 'the API step ran behind the starting conductor').to.include({ status: 'True' });
+      const disposition = await rig.pass();
+      expect(disposition).to.deep.include({ kind: 'yield', afterMs: 10_000 });
+      expect((disposition as { why: string }).why).to.contain('ConductorReady');
+      conductorReady = true;
+      await rig.pass();
+      expect(cond(await rig.status(), 'Ready')).to.include({ status: 'True', reason: 'AllReady' });
+      expect(await rig.pass(), 'every role ready: the synced poll').to.deep.include({ kind: 'yield', afterMs: 60_000 });
+    } finally {
+      api.close();
     }
-    // the pass that first started the roles: each is still starting, none ended the lane, the API step ran too
-    expect(cond(s, 'ConductorReady')).to.include({ status: 'False', reason: 'WaitingForConductor' });
-    expect(cond(s, 'DeploymentReady')).to.include({ status: 'False', reason: 'WaitingForDeployment' });
-    expect(s.endpoint, 'the Deployment step ran in the same pass').to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(disposition).to.deep.include({ kind: 'yield', afterMs: 10_000 });
-    const ready = await rig.until((v) => cond(v, 'Ready')?.status === 'True');
-    expect(cond(ready, 'Ready')).to.include({ reason: 'AllReady' });
-    expect(await rig.pass()).to.deep.include({ kind: 'yield', afterMs: 60_000 });
   });
 
   it('a step that fails ends the pass with its error, and what the lane said is recorded first: ConductorReady False with the port\'s message, nothing behind it touched', async () => {

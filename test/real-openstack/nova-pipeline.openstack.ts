@@ -122,7 +122,7 @@ describe('issue 26 against the real Nova: the pipeline on the embedded default, 
         const path = join(rig.dir, 'nova', 'default', NAME, `${role}.log`);
         return existsSync(path) ? `--- ${role}.log\n${readFileSync(path, 'utf8').split('\n').slice(-15).join('\n')}` : `--- ${role}: no log`;
       });
-      throw new Error(`${what}: ${(error as Error).message.slice(0, 3000)}\n${logs.join('\n')}`);
+      throw new Error(`${what}: ${(error as Error).message.slice(0, 3000)}\n${logs.join('\n')}`, { cause: error });
     }
   };
 
