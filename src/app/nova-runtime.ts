@@ -81,6 +81,7 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
       jobs,
       workloads,
       configs,
+      released: (namespace, name) => workloads.removeAll(namespace, name),
       jobsUnavailable: () =>
         findNovaManage(options.env).found
           ? null

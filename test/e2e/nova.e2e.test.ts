@@ -229,6 +229,26 @@ describe('issue 14 end to end: the Nova Database step on the embedded default (s
     }
   });
 
+  it('a deleted Nova (no finalizer yet) leaves no role process running: the pass that finds it gone stops every role', async () => {
+    await rig.apply(spec('2025.1'));
+    await putSecrets();
+    await rig.until((v) => cond(v, 'Ready')?.status === 'True');
+    const pids = (['conductor', 'scheduler', 'metadata', 'novncproxy', 'api'] as const).map((role) => rig.roles!.pid('default', NAME, role));
+    expect(pids.every((p) => typeof p === 'number'), 'five roles run').to.equal(true);
+    await rig.source.delete('Nova', 'default', NAME);
+    expect(await rig.pass()).to.deep.include({ kind: 'done', why: 'gone' });
+    for (const role of ['conductor', 'scheduler', 'metadata', 'novncproxy', 'api'] as const) expect(rig.roles!.pid('default', NAME, role), role).to.equal(undefined);
+    const alive = pids.filter((pid) => {
+      try {
+        process.kill(pid!, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    expect(alive, 'no process of a role is left').to.deep.equal([]);
+  });
+
   it('a step that fails ends the pass with its error, and what the lane said is recorded first: ConductorReady False with the port\'s message, nothing behind it touched', async () => {
     await rig.close();
     const failing = {

@@ -54,4 +54,9 @@ export interface NovaControllerDeps {
   secretStoreGate?: SecretStoreGate;
   /** The HealthCheck step's probe cache (absent: the process's shared one). */
   healthProbe?: HealthProbeCache;
+  /**
+   * What a Nova that is gone leaves running here and nothing else would stop (the embedded default: its role
+   * processes); absent on Kubernetes, where the roles' owner references let the garbage collector remove them.
+   */
+  released?: (namespace: string, name: string) => Promise<void>;
 }

@@ -65,7 +65,11 @@ const record = async (deps: NovaControllerDeps, pass: NovaLanePass, lane: LaneRe
 
 export const reconcileNova = async (deps: NovaControllerDeps, namespace: string, name: string, now: () => Date = () => new Date()): Promise<Disposition> => {
   const object = (await deps.source.get('Nova', namespace, name)) as Nova | undefined;
-  if (!object) return done('gone');
+  if (!object) {
+    // no finalizer holds a Nova yet: once it is gone, what runs here for it is stopped (its schemas stay)
+    await deps.released?.(namespace, name);
+    return done('gone');
+  }
   const ref: NovaRef = { namespace, name, uid: object.metadata.uid };
   rememberNova(ref);
   if (isDeleting(object)) return done('being deleted: Regent holds no finalizer on a Nova yet (the MariaDB cleanup and the roles\' removal are not built)');

@@ -42,7 +42,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, w
 import { dirname, join, resolve } from 'node:path';
 import type { JobEnv } from '../jobs/port.js';
 import { novaLauncher, type RoleLauncher } from './nova-launcher.js';
-import { WorkloadError, deploymentName, type NovaOwner, type NovaRole, type RoleRollout, type RoleTemplate, type RoleWorkloads } from './port.js';
+import { UPGRADE_ROLE_ORDER, WorkloadError, deploymentName, type NovaOwner, type NovaRole, type RoleRollout, type RoleTemplate, type RoleWorkloads } from './port.js';
 import { DEFAULT_BACKOFF, Supervisor, signalGroup, type Backoff, type SpawnSpec } from './supervisor.js';
 
 export interface LocalWorkloadsOptions {
@@ -219,6 +219,11 @@ export class LocalWorkloads implements RoleWorkloads {
       rmSync(dir, { recursive: true, force: true });
       return existed ? 'removed' : 'absent';
     });
+  }
+
+  /** Removes every role of a Nova (the controller's `released`, once the Nova is gone). */
+  async removeAll(namespace: string, nova: string): Promise<void> {
+    for (const role of UPGRADE_ROLE_ORDER) await this.remove(namespace, nova, role);
   }
 
   /** The rendered config the API process runs (the local ConfigPort's `liveConfig` hook), undefined while none runs. */

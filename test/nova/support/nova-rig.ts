@@ -117,6 +117,7 @@ export const openNovaRig = async (options: NovaRigOptions): Promise<NovaRig> => 
     jobs,
     workloads: options.workloads ?? local!,
     configs,
+    ...(local ? { released: (ns: string, name: string) => local.removeAll(ns, name) } : {}),
     ...(options.jobsUnavailable ? { jobsUnavailable: options.jobsUnavailable } : {}),
   };
   for (const [type, handler] of Object.entries(novaEffectHandlers(deps))) engine.handle(type, handler);
