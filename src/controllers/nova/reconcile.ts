@@ -12,7 +12,7 @@
  * runs, the Jobs and the roles are read again).
  */
 import type { Stimulus } from '../../../machines/definition.js';
-import { novaDatabaseStream } from '../../../machines/nova-upgrade.js';
+import { novaDatabaseStream, novaUpgradeDefinition } from '../../../machines/nova-upgrade.js';
 import { novaPipelineStream, type NovaPipelineStimulus } from '../../../machines/nova-pipeline.js';
 import { isDeleting } from '../../kube/object.js';
 import type { Nova } from '../../resources/nova.js';
@@ -35,8 +35,8 @@ const ROLE_CONDITIONS = new Set(ROLE_STEPS.flatMap((s) => s.conditions));
 
 /** Whether an upgrade is in flight (Expanding … Contracting): the workload steps then wait for each rollout. */
 const upgrading = async (deps: NovaControllerDeps, ref: NovaRef): Promise<boolean> => {
-  const state = (await deps.engine.load(novaDatabaseStream(ref.uid))).snapshot.value;
-  return state !== 'steady' && state !== undefined;
+  const { value } = await deps.engine.load(novaUpgradeDefinition, novaDatabaseStream(ref.uid));
+  return value !== 'steady' && value !== undefined;
 };
 
 /** The status fields the steps stamp in this pass (absent: the step did not run; the last stamp stays). */

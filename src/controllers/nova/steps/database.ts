@@ -23,9 +23,9 @@
  *   any other wait or failure  requeue 30 s (RequeueDatabaseWait / RequeueUpgradeWait): the roles are not touched, so
  *                              an upgrade never rolls a role before its expand and migrate phases succeeded
  */
-import type { Decision } from '../../../engine/engine.js';
+import { contextOf, type Decision } from '../../../engine/engine.js';
 import type { Stimulus } from '../../../../machines/definition.js';
-import { NOVA_JOBS, novaDatabaseStream, novaJobName, type BlockedReason, type NovaJob, type NovaPass, type NovaUpgradeContext, type ObservedNovaJob } from '../../../../machines/nova-upgrade.js';
+import { NOVA_JOBS, novaDatabaseStream, novaJobName, novaUpgradeDefinition, type BlockedReason, type NovaJob, type NovaPass, type NovaUpgradeContext, type ObservedNovaJob } from '../../../../machines/nova-upgrade.js';
 import { planDatabases } from '../../../nova/database/plan.js';
 import { renderNovaJob } from '../../../nova/jobs/render.js';
 import type { ObservedJob } from '../../../nova/jobs/port.js';
@@ -120,9 +120,9 @@ export const databaseStep: NovaStep<NovaLanePass> = {
     const hashes = Object.fromEntries(NOVA_JOBS.map((job) => [job, 'ready' in opened ? renderNovaJob(ref, nova.spec, job, renderFor(job)).templateHash : ''])) as Record<NovaJob, string>;
     const observed = Object.fromEntries(await Promise.all(NOVA_JOBS.map(async (job) => [job, await deps.jobs.get(namespace, novaJobName(name, job))] as const))) as Record<NovaJob, ObservedJob | undefined>;
     const stream = novaDatabaseStream(ref.uid);
-    const before = await deps.engine.load(stream);
+    const before = await deps.engine.load(novaUpgradeDefinition, stream);
     const rollout =
-      before.snapshot.value === 'rollingUpdate' && 'ready' in opened
+      before.value === 'rollingUpdate' && 'ready' in opened
         ? await Promise.all(renderedRoles(nova).map(async (role) => {
             const r = await deps.workloads.rollout(namespace, name, role, nova.spec.image);
             return { role: r.role, rolledOut: r.rolledOut, detail: r.detail };
@@ -142,8 +142,8 @@ export const databaseStep: NovaStep<NovaLanePass> = {
     };
     const decisions = await deps.engine.dispatch(stream, { stimulus: stimulus as unknown as Stimulus, actor });
     await recordNovaEvents(deps.source, nova, decisions, deps.logger);
-    const first = decisions[0] as Decision;
-    const context = (decisions.at(-1)?.snapshot.context ?? first.snapshot.context) as NovaUpgradeContext;
+    const first = decisions[0]!;
+    const context = contextOf(novaUpgradeDefinition, (decisions.at(-1) ?? first).snapshot);
     const { outcome, synced } = databaseOutcome(first, context);
     values.databaseSynced = synced;
     return { conditions: [], outcome };
