@@ -11,6 +11,7 @@
  */
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { ObservedSecretStore } from './secret-store.js';
+import { apiCodeOf, describeApiError } from './kube-api-error.js';
 
 export const SECRET_STORE_GROUP = 'external-secrets.io';
 export const SECRET_STORE_VERSION = 'v1beta1';
@@ -27,31 +28,9 @@ export class SecretStoreReadError extends Error {
   }
 }
 
-const codeOf = (error: unknown): number | undefined => {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'number' ? code : undefined;
-};
-
-const statusOf = (body: unknown): { reason?: unknown; message?: unknown } => {
-  if (typeof body === 'string') {
-    try {
-      return JSON.parse(body) as { reason?: unknown; message?: unknown };
-    } catch {
-      return {};
-    }
-  }
-  return typeof body === 'object' && body !== null ? (body as { reason?: unknown; message?: unknown }) : {};
-};
-
 const readError = (error: unknown, what: string): SecretStoreReadError => {
-  const code = codeOf(error);
-  if (code !== undefined) {
-    const status = statusOf((error as { body?: unknown }).body);
-    const reason = typeof status.reason === 'string' && /^[A-Za-z]+$/.test(status.reason) ? ` ${status.reason}` : '';
-    const message = typeof status.message === 'string' && status.message !== '' ? `: ${status.message.slice(0, 300)}` : '';
-    return new SecretStoreReadError(`${what}: the API server answered ${code}${reason}${message}`, code);
-  }
-  return new SecretStoreReadError(`${what}: cannot reach the Kubernetes API`);
+  const { message, code } = describeApiError(error, what);
+  return new SecretStoreReadError(message, code);
 };
 
 type Condition = NonNullable<ObservedSecretStore['conditions']>[number];
@@ -79,7 +58,7 @@ class SecretStoreReader {
     try {
       object = await this.custom.getNamespacedCustomObject({ group: SECRET_STORE_GROUP, version: SECRET_STORE_VERSION, namespace, plural: SECRET_STORE_PLURAL, name });
     } catch (error) {
-      if (codeOf(error) === 404) return undefined;
+      if (apiCodeOf(error) === 404) return undefined;
       throw readError(error, `reading SecretStore ${namespace}/${name} (${SECRET_STORE_GROUP}/${SECRET_STORE_VERSION})`);
     }
     const conditions = conditionsOf(object);

@@ -22,6 +22,7 @@ import { deploymentName } from '../workloads/port.js';
 import { CONFIG_HISTORY, CONFIG_LABEL, ConfigStoreError, PUBLISHED_AT_ANNOTATION, type ConfigPort, type PublishResult } from './port.js';
 import { configHash, configNamePattern, type RenderedConfig } from './render.js';
 import { podSettings, type NovaConfigSettings } from './settings.js';
+import { apiCodeOf, describeApiError } from '../kube-api-error.js';
 
 const MERGE_PATCH = setHeaderOptions('Content-Type', 'application/merge-patch+json');
 const NOVA_API_VERSION = 'regent.dev/v1alpha1';
@@ -33,31 +34,9 @@ export interface KubernetesConfigStoreOptions {
   readonly now?: () => Date;
 }
 
-const codeOf = (error: unknown): number | undefined => {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'number' ? code : undefined;
-};
-
-const statusOf = (body: unknown): { reason?: unknown; message?: unknown } => {
-  if (typeof body === 'string') {
-    try {
-      return JSON.parse(body) as { reason?: unknown; message?: unknown };
-    } catch {
-      return {};
-    }
-  }
-  return typeof body === 'object' && body !== null ? (body as { reason?: unknown; message?: unknown }) : {};
-};
-
 const storeError = (error: unknown, what: string): ConfigStoreError => {
-  const code = codeOf(error);
-  if (code !== undefined) {
-    const status = statusOf((error as { body?: unknown }).body);
-    const reason = typeof status.reason === 'string' && /^[A-Za-z]+$/.test(status.reason) ? ` ${status.reason}` : '';
-    const message = typeof status.message === 'string' && status.message !== '' ? `: ${status.message.slice(0, 300)}` : '';
-    return new ConfigStoreError(`${what}: the API server answered ${code}${reason}${message}`, code);
-  }
-  return new ConfigStoreError(`${what}: cannot reach the Kubernetes API`);
+  const { message, code } = describeApiError(error, what);
+  return new ConfigStoreError(message, code);
 };
 
 const publishedAt = (configMap: V1ConfigMap): string => configMap.metadata?.annotations?.[PUBLISHED_AT_ANNOTATION] ?? new Date(configMap.metadata?.creationTimestamp ?? 0).toISOString();
@@ -117,7 +96,7 @@ export class KubernetesConfigStore implements ConfigPort {
     try {
       configMap = await this.core.readNamespacedConfigMap({ namespace, name });
     } catch (error) {
-      if (codeOf(error) === 404) return undefined;
+      if (apiCodeOf(error) === 404) return undefined;
       throw storeError(error, `reading ConfigMap ${namespace}/${name}`);
     }
     const files = { ...(configMap.data ?? {}) };
@@ -132,7 +111,7 @@ export class KubernetesConfigStore implements ConfigPort {
       const pattern = configNamePattern(nova);
       return (deployment.spec?.template?.spec?.volumes ?? []).map((v) => v.configMap?.name).find((n): n is string => n !== undefined && pattern.test(n));
     } catch (error) {
-      if (codeOf(error) === 404) return undefined;
+      if (apiCodeOf(error) === 404) return undefined;
       throw storeError(error, `reading Deployment ${namespace}/${name}`);
     }
   }
@@ -152,7 +131,7 @@ export class KubernetesConfigStore implements ConfigPort {
       await this.core.createNamespacedConfigMap({ namespace: nova.namespace, body: configMapBody(nova, config, at) });
       return true;
     } catch (error) {
-      if (codeOf(error) !== 409) throw storeError(error, `creating ConfigMap ${nova.namespace}/${config.name}`);
+      if (apiCodeOf(error) !== 409) throw storeError(error, `creating ConfigMap ${nova.namespace}/${config.name}`);
     }
     await this.stamp(nova, config.name, at);
     return false;
@@ -180,7 +159,7 @@ export class KubernetesConfigStore implements ConfigPort {
       try {
         await this.core.deleteNamespacedConfigMap({ namespace: nova.namespace, name });
       } catch (error) {
-        if (codeOf(error) !== 404) throw storeError(error, `deleting ConfigMap ${nova.namespace}/${name}`);
+        if (apiCodeOf(error) !== 404) throw storeError(error, `deleting ConfigMap ${nova.namespace}/${name}`);
       }
     }
     return doomed;
