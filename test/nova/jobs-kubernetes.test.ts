@@ -208,11 +208,15 @@ describe('nova jobs: the Kubernetes JobRunner', () => {
       expect(await runner.get(NS, 'nova-db-sync')).to.deep.equal({ namespace: NS, name: 'nova-db-sync', uid, templateHash: 'aaaaaaaaaaaaaaaa', state: 'running' });
     });
 
-    it('Complete=True is succeeded, finishedAt the completionTime', async () => {
+    it('Complete=True is succeeded, startedAt the status.startTime, finishedAt the completionTime', async () => {
       await runner.create(jobSpec());
       fake.objects.completeJob(NS, 'nova-db-sync', { at: '2025-01-02T03:04:05Z' });
+      fake.objects.mutate(jobPath(), (j) => {
+        (j.status as Record<string, unknown>).startTime = '2025-01-02T03:01:00Z';
+      });
       const job = await runner.get(NS, 'nova-db-sync');
       expect(job?.state).to.equal('succeeded');
+      expect(job?.startedAt).to.equal('2025-01-02T03:01:00.000Z');
       expect(job?.finishedAt).to.equal('2025-01-02T03:04:05.000Z');
       expect(job?.failureMessage).to.equal(undefined);
     });
@@ -224,6 +228,9 @@ describe('nova jobs: the Kubernetes JobRunner', () => {
       expect(job?.state).to.equal('failed');
       expect(job?.failureMessage).to.equal('BackoffLimitExceeded: Job has reached the specified backoff limit');
       expect(job?.finishedAt).to.equal('2025-01-02T03:04:05.000Z');
+      // the fake starts the Job at its creationTimestamp
+      const created = (fake.objects.get(jobPath())!.metadata as { creationTimestamp: string }).creationTimestamp;
+      expect(job?.startedAt).to.equal(new Date(created).toISOString());
     });
 
     it('FailureTarget alone is still running: the pods are terminating, the Job is not terminal yet', async () => {

@@ -127,6 +127,9 @@ describe('nova jobs: the local JobRunner', () => {
       expect(job.uid).to.equal(jobJson().uid);
       expect(job.templateHash).to.equal('aaaaaaaaaaaaaaaa');
       expect(job.finishedAt).to.be.a('string');
+      // startedAt: when the runner spawned the child (the mtime of `started`), never after it finished
+      expect(job.startedAt).to.equal(statSync(join(dir, 'jobs', NS, 'nova-db-sync', 'started')).mtime.toISOString());
+      expect(Date.parse(job.startedAt!)).to.be.at.most(Date.parse(job.finishedAt!));
       expect(await runner.terminationMessage(job)).to.equal('cell0=00000000-0000-0000-0000-000000000000\ncell1=11111111-1111-1111-1111-111111111111\n');
       expect(readFileSync(runner.outputPath(NS, 'nova-db-sync'), 'utf8')).to.equal('migrating\n');
     });

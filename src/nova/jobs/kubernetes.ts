@@ -8,7 +8,9 @@
  *   the Nova collects it. The ConfigMap is owned by the Nova too, not by the Job: two Jobs may share one
  *   content-addressed ConfigMap, and a Job-owned one could be collected between a re-created Job's 409 and its
  *   pod's mount.
- * - get: the state from the Job's conditions, only the terminal ones (Complete → succeeded, Failed → failed with
+ * - get: startedAt from status.startTime, finishedAt from completionTime or the Failed condition's
+ *   lastTransitionTime — all written by the Job controller, one clock, so their difference is the Job's duration.
+ *   The state from the Job's conditions, only the terminal ones (Complete → succeeded, Failed → failed with
  *   reason and message; FailureTarget/SuccessCriteriaMet alone still count as running, the pods are still
  *   terminating). A Job with a deletionTimestamp is reported as `running` with its hash: it still holds the name
  *   (a create would be refused 409), and its result is not one to act on, so the caller waits until it is gone.
@@ -145,7 +147,8 @@ const iso = (t: Date | string | undefined): string | undefined => (t === undefin
 /** The port's view of a Job object. */
 export const observeJob = (job: V1Job): ObservedJob => {
   const metadata: V1ObjectMeta = job.metadata ?? {};
-  const base = { namespace: metadata.namespace ?? '', name: metadata.name ?? '', uid: metadata.uid ?? '', templateHash: metadata.annotations?.[TEMPLATE_HASH_ANNOTATION] ?? null };
+  const startedAt = iso(job.status?.startTime);
+  const base = { namespace: metadata.namespace ?? '', name: metadata.name ?? '', uid: metadata.uid ?? '', templateHash: metadata.annotations?.[TEMPLATE_HASH_ANNOTATION] ?? null, ...(startedAt ? { startedAt } : {}) };
   if (metadata.deletionTimestamp !== undefined) return { ...base, state: 'running' };
   const conditions = job.status?.conditions ?? [];
   const complete = conditions.find((c) => c.type === 'Complete' && c.status === 'True');

@@ -10,6 +10,7 @@
  *     output.log       stdout and stderr, capped at `outputLimitBytes` (a marker line says so); output.tail the
  *                      last 20 lines, written when the script ends
  *     termination-log  what the script wrote to /dev/termination-log (see below), read by terminationMessage
+ *     started          empty; written just before the child is spawned: its mtime is the Job's startedAt
  *     exit             the exit code, written by a small sh wrapper after the script and the output end
  *     failure          the runner's own verdict, when it made one (deadline exceeded, process lost)
  *   <dir>/cronjobs/<namespace>/<name>/cronjob.json   the CronJob spec, its uid and lastScheduleTime
@@ -27,6 +28,9 @@
  * not a zombie) → running, unless its activeDeadlineSeconds since createdAt have passed: then the runner kills
  * the process group and writes `failure` (DeadlineExceeded) — a restarted Regent enforces it on its first read;
  * no exit and the pid gone → failed, "the runner lost the process" (written to `failure`, so it stays so).
+ * startedAt is the mtime of `started`, finishedAt the mtime of `exit` or `failure`: both this host's file clock (not
+ * the `now` option), so their difference is the Job's duration and a restarted Regent reads the same times. A Job
+ * folder from before `started` existed, and a run that could not be started, have no startedAt.
  *
  * The termination log: every `/dev/termination-log` in the script is replaced with the absolute path of the
  * Job's own `termination-log` file (also exported as $TERMINATION_LOG), so the caller renders one script for
@@ -409,6 +413,8 @@ export class LocalJobRunner implements JobRunner {
       writeFileSync(join(dir, 'output.log'), '', { mode: 0o600 });
       writeFileSync(join(dir, 'termination-log'), '', { mode: 0o600 });
       const terminationLog = join(dir, 'termination-log');
+      // Before the spawn, not after: a quick script's `exit` must never be older than `started`.
+      writeFileSync(join(dir, 'started'), '', { mode: 0o600 });
       const script = spec.script.split(TERMINATION_LOG).join(terminationLog);
       const child = spawn(this.shell, ['-c', WRAPPER, 'regent-job', script, dir, String(this.outputLimit), String(record.backoffLimit), this.shell], {
         cwd: dir,
@@ -504,7 +510,7 @@ export class LocalJobRunner implements JobRunner {
     if (!existsSync(dir)) return undefined;
     const record = this.record(dir);
     if (!record) return { namespace, name, uid: '', templateHash: null, state: 'failed', failureMessage: 'the runner lost the Job record (job.json is missing or unreadable)' };
-    const base = { namespace, name, uid: record.uid, templateHash: record.templateHash };
+    const base = { namespace, name, uid: record.uid, templateHash: record.templateHash, ...started(join(dir, 'started')) };
     const verdict = (): ObservedJob | undefined => {
       const failure = readText(join(dir, 'failure'));
       if (failure !== undefined) return { ...base, state: 'failed', failureMessage: failure.trim(), ...finished(join(dir, 'failure')) };
@@ -709,6 +715,11 @@ export class LocalJobRunner implements JobRunner {
     }
   }
 }
+
+const started = (path: string): { startedAt?: string } => {
+  const at = mtime(path);
+  return at === undefined ? {} : { startedAt: at };
+};
 
 const finished = (path: string): { finishedAt?: string } => {
   const at = mtime(path);

@@ -70,6 +70,11 @@ export interface ObservedJob {
   /** The hash annotation the Job was created with; null when it carries none (not ours, or older). */
   templateHash: string | null;
   state: JobState;
+  /**
+   * ISO time the Job started, when known (Kubernetes: status.startTime; local: when the runner spawned the child).
+   * With finishedAt it gives the Job's duration (src/observability/nova-metrics.ts); both come from one clock per runner.
+   */
+  startedAt?: string;
   /** ISO time the Job reached its terminal state, when it has. */
   finishedAt?: string;
   /** Why it failed, in words (reason + message of the Failed condition, or the exit code), when it failed. */
