@@ -49,7 +49,8 @@ export const novaContainerName = (role: NovaRole): string => `nova-${role}`;
 export const selectorLabels = (nova: string, role: NovaRole): Record<string, string> => ({ 'app.kubernetes.io/name': 'nova', 'app.kubernetes.io/instance': nova, 'app.kubernetes.io/component': role });
 const labels = (nova: string, role: NovaRole): Record<string, string> => ({ ...selectorLabels(nova, role), 'app.kubernetes.io/managed-by': 'regent', 'regent.dev/nova': nova });
 
-const ownerReference = (nova: NovaOwner) => ({ apiVersion: NOVA_API_VERSION, kind: 'Nova', name: nova.name, uid: nova.uid, controller: true, blockOwnerDeletion: true });
+/** The Nova's controller owner reference, on every object Regent writes for it (the roles', the parallel group's). */
+export const ownerReference = (nova: NovaOwner) => ({ apiVersion: NOVA_API_VERSION, kind: 'Nova', name: nova.name, uid: nova.uid, controller: true, blockOwnerDeletion: true });
 
 const envVar = (env: JobEnv): V1EnvVar => ('secretKeyRef' in env ? { name: env.name, valueFrom: { secretKeyRef: { name: env.secretKeyRef.name, key: env.secretKeyRef.key } } } : { name: env.name, value: env.value });
 

@@ -8,6 +8,10 @@
  *   policy/v1                 poddisruptionbudgets
  *   k8s.mariadb.com/v1alpha1  mariadbs, databases, users, grants
  *   external-secrets.io/v1beta1  secretstores (seeded with put: Regent only reads them)
+ *   autoscaling/v2            horizontalpodautoscalers
+ *   autoscaling.k8s.io/v1     verticalpodautoscalers (a CRD: the group can be switched off, see uninstall)
+ *   networking.k8s.io/v1      networkpolicies
+ *   gateway.networking.k8s.io/v1  httproutes, gateways (CRDs: likewise)
  *
  * Served with the API server's semantics, so an adapter bug shows as a test failure rather than as a fake
  * that agrees with anything:
@@ -27,6 +31,9 @@
  *   merge keys: an adapter relying on them must be tested another way); apply creates a missing object.
  *   `application/json-patch+json` is 415. A `metadata.resourceVersion` in the patch is a precondition (409).
  * - `/status` subresource: GET, PUT (status only), PATCH (merge).
+ * - Discovery: GET `/apis/<group>/<version>` answers the APIResourceList of the plurals of that group/version the fake
+ *   serves (each with its `/status` when it has one). A group/version the fake serves none of is not ours (404,
+ *   `unexpected`).
  * - DELETE: DeleteOptions from the query (`propagationPolicy`, as client-node sends it) or the body
  *   (`propagationPolicy`, `preconditions.uid/resourceVersion`, 409 on a mismatch). Every delete is recorded in
  *   `deletions` with the policy sent and the policy applied. The default policy is the API server's: Orphan
@@ -60,6 +67,13 @@
  *       a Job as the CronJob controller spawns it: the jobTemplate's labels and spec, a controller
  *       ownerReference to the CronJob's UID; state running (default), succeeded or failed
  *   fake.objects.deletions                   [{ path, propagationPolicy (as sent), applied }]
+ *   fake.objects.uninstall(groupVersion)     e.g. 'gateway.networking.k8s.io/v1': the cluster lacks the CRDs; its
+ *                                            discovery and every request under /apis/<groupVersion>/ answer 404
+ *                                            NotFound "the server could not find the requested resource", as the
+ *                                            API server does (served, not `unexpected`)
+ *   fake.objects.failDiscovery(groupVersion, status)  the discovery GET of that group/version answers `status`
+ *                                            (403 Forbidden, 500 InternalError, 503 ServiceUnavailable, …) from
+ *                                            now on; its objects are still served
  */
 import { randomUUID } from 'node:crypto';
 import { applyMergePatch } from '../../../src/kube/merge-patch.js';
@@ -75,6 +89,8 @@ interface ResourceType {
   readonly group: string;
   readonly statusSubresource: boolean;
   readonly defaultPropagation: 'Orphan' | 'Background';
+  /** A built-in kind whose group has a dot (networking.k8s.io); otherwise a dotted group is a CRD's. */
+  readonly builtIn?: true;
 }
 
 const TYPES: Readonly<Record<string, ResourceType>> = {
@@ -90,9 +106,32 @@ const TYPES: Readonly<Record<string, ResourceType>> = {
   users: { prefix: '/apis/k8s.mariadb.com/v1alpha1', apiVersion: 'k8s.mariadb.com/v1alpha1', kind: 'User', group: 'k8s.mariadb.com', statusSubresource: true, defaultPropagation: 'Background' },
   grants: { prefix: '/apis/k8s.mariadb.com/v1alpha1', apiVersion: 'k8s.mariadb.com/v1alpha1', kind: 'Grant', group: 'k8s.mariadb.com', statusSubresource: true, defaultPropagation: 'Background' },
   secretstores: { prefix: '/apis/external-secrets.io/v1beta1', apiVersion: 'external-secrets.io/v1beta1', kind: 'SecretStore', group: 'external-secrets.io', statusSubresource: true, defaultPropagation: 'Background' },
+  horizontalpodautoscalers: { prefix: '/apis/autoscaling/v2', apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', group: 'autoscaling', statusSubresource: true, defaultPropagation: 'Background' },
+  verticalpodautoscalers: { prefix: '/apis/autoscaling.k8s.io/v1', apiVersion: 'autoscaling.k8s.io/v1', kind: 'VerticalPodAutoscaler', group: 'autoscaling.k8s.io', statusSubresource: true, defaultPropagation: 'Background' },
+  // built in despite the dot in its group: a DELETE answers a Status, not the object
+  networkpolicies: { prefix: '/apis/networking.k8s.io/v1', apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', group: 'networking.k8s.io', statusSubresource: false, defaultPropagation: 'Background', builtIn: true },
+  httproutes: { prefix: '/apis/gateway.networking.k8s.io/v1', apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', group: 'gateway.networking.k8s.io', statusSubresource: true, defaultPropagation: 'Background' },
+  gateways: { prefix: '/apis/gateway.networking.k8s.io/v1', apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', group: 'gateway.networking.k8s.io', statusSubresource: true, defaultPropagation: 'Background' },
 };
 
-export type FakePlural = 'jobs' | 'cronjobs' | 'pods' | 'configmaps' | 'deployments' | 'services' | 'poddisruptionbudgets' | 'mariadbs' | 'databases' | 'users' | 'grants' | 'secretstores';
+export type FakePlural =
+  | 'jobs'
+  | 'cronjobs'
+  | 'pods'
+  | 'configmaps'
+  | 'deployments'
+  | 'services'
+  | 'poddisruptionbudgets'
+  | 'mariadbs'
+  | 'databases'
+  | 'users'
+  | 'grants'
+  | 'secretstores'
+  | 'horizontalpodautoscalers'
+  | 'verticalpodautoscalers'
+  | 'networkpolicies'
+  | 'httproutes'
+  | 'gateways';
 
 export interface FakeDeletion {
   readonly path: string;
@@ -119,6 +158,11 @@ export interface FakeRequest {
 }
 
 type Send = (code: number, payload: unknown) => void;
+
+/** `/apis/<group>/<version>` itself (discovery), or anything under it. */
+const DISCOVERY = /^\/apis\/([^/]+\/[^/]+)\/?$/;
+const GROUP_VERSION = /^\/apis\/([^/]+\/[^/]+)(?:\/|$)/;
+const REASONS: Readonly<Record<number, string>> = { 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable', 504: 'Timeout' };
 
 const PATH = /^(\/api\/v1|\/apis\/[^/]+\/[^/]+)(?:\/namespaces\/([^/]+))?\/([a-z]+)(?:\/([^/]+))?(\/status)?$/;
 
@@ -155,6 +199,8 @@ class HttpError extends Error {
 export class FakeObjects {
   readonly deletions: FakeDeletion[] = [];
   private readonly items = new Map<string, Json>();
+  private readonly uninstalled = new Set<string>();
+  private readonly discoveryFaults = new Map<string, number>();
   private version = 9000;
 
   /** The API path of a collection (no name) or of one object. */
@@ -189,6 +235,16 @@ export class FakeObjects {
     };
     this.items.set(key, stored);
     return clone(stored);
+  }
+
+  /** The cluster does not serve `groupVersion` (its CRDs are not installed): discovery and every request 404. */
+  uninstall(groupVersion: string): void {
+    this.uninstalled.add(groupVersion);
+  }
+
+  /** The discovery GET of `groupVersion` answers `status` from now on. */
+  failDiscovery(groupVersion: string, status: number): void {
+    this.discoveryFaults.set(groupVersion, status);
   }
 
   get(path: string): Json | undefined {
@@ -311,6 +367,13 @@ export class FakeObjects {
 
   /** Serves the request when its path is one of the kinds above; false when it is not ours (or a watch). */
   serve(r: FakeRequest, send: Send): boolean {
+    const groupVersion = GROUP_VERSION.exec(r.path)?.[1];
+    if (groupVersion !== undefined && this.uninstalled.has(groupVersion)) {
+      send(404, statusBody(404, 'NotFound', 'the server could not find the requested resource'));
+      return true;
+    }
+    const discovered = DISCOVERY.exec(r.path)?.[1];
+    if (discovered !== undefined && r.method === 'GET') return this.serveDiscovery(discovered, send);
     const p = parse(r.path);
     if (!p) return false;
     try {
@@ -322,6 +385,24 @@ export class FakeObjects {
       }
       throw error;
     }
+  }
+
+  private serveDiscovery(groupVersion: string, send: Send): boolean {
+    const plurals = Object.entries(TYPES).filter(([, t]) => t.prefix === `/apis/${groupVersion}`);
+    if (plurals.length === 0) return false;
+    const fault = this.discoveryFaults.get(groupVersion);
+    if (fault !== undefined) {
+      const reason = REASONS[fault] ?? 'Unknown';
+      send(fault, statusBody(fault, reason, `injected ${fault} ${reason} on the discovery of ${groupVersion}`));
+      return true;
+    }
+    const verbs = ['create', 'delete', 'get', 'list', 'patch', 'update'];
+    const resources = plurals.flatMap(([plural, t]) => [
+      { name: plural, singularName: t.kind.toLowerCase(), namespaced: true, kind: t.kind, verbs },
+      ...(t.statusSubresource ? [{ name: `${plural}/status`, singularName: '', namespaced: true, kind: t.kind, verbs: ['get', 'patch', 'update'] }] : []),
+    ]);
+    send(200, { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources });
+    return true;
   }
 
   private route(p: Parsed, r: FakeRequest, send: Send): boolean {
@@ -499,7 +580,7 @@ export class FakeObjects {
       return;
     }
     this.destroy(p, current, applied);
-    const isCustom = p.type.group.includes('.');
+    const isCustom = p.type.group.includes('.') && p.type.builtIn !== true;
     send(200, isCustom ? clone(current) : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: p.type.group, kind: p.plural, uid: meta(current).uid } });
   }
 
