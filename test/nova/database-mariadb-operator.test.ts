@@ -3,11 +3,18 @@
  * the exact CR bodies, the order (nothing is applied before the step ahead of it is Ready), the cluster gate,
  * the waiting/ready outcomes, updates of a drifted spec, a settled pass that only reads, and errors.
  * The fake plays the mariadb-operator: a test marks a CR Ready by setting its status.
+ *
+ * Deprovisioning (the Nova finalizer's half, nova-operator.md "Rotation and deletion"): every CR read before the
+ * first DELETE, the names per block (cell0 under the cell key), liveness as observed before the DELETE (a CR the
+ * mariadb-operator's finalizer keeps is marked, and marked is not live), the uid precondition, and a CR of the same
+ * name that is not this Nova's left alone.
  */
 import { expect } from 'chai';
 import { FakeApiServer, type RecordedRequest } from '../kube/support/fake-apiserver.js';
 import { MariaDbOperatorProvisioner } from '../../src/nova/database/mariadb-operator.js';
-import { ProvisioningError, type BlockPlan, type ProvisionOutcome } from '../../src/nova/database/port.js';
+import { planDatabases } from '../../src/nova/database/plan.js';
+import { ProvisioningError, type BlockPlan, type DeprovisionOutcome, type ProvisionOutcome } from '../../src/nova/database/port.js';
+import type { NovaSpec } from '../../src/resources/nova.js';
 
 const NS = 'openstack';
 const API = `/apis/k8s.mariadb.com/v1alpha1/namespaces/${NS}`;
@@ -28,6 +35,23 @@ const cellPlan = (maxUserConnections = 60): BlockPlan => ({
     { kind: 'Grant', name: 'nova-cell0', username: 'nova', database: 'nova_cell0' },
   ],
 });
+
+/** Both blocks of Nova `nova` as planDatabases names them: nova_api under nova-api, the cell block under nova. */
+const novaPlans = (): readonly [BlockPlan, BlockPlan] => {
+  const spec: NovaSpec = {
+    image: 'registry.example/nova:2025.2',
+    openStackRelease: '2025.2',
+    database: {
+      api: { clusterRef: { name: 'mariadb' }, database: 'nova_api', secretRef: { name: 'nova-db-api' } },
+      cell: { clusterRef: { name: 'mariadb' }, database: 'nova', secretRef: { name: 'nova-db-cell' } },
+    },
+    messaging: { clusterRef: { name: 'rabbitmq' } },
+    serviceUser: { secretRef: { name: 'nova-service-user' } },
+  };
+  const plan = planDatabases({ metadata: { name: 'nova' }, spec }, { api: { username: 'nova_api' }, cell: { username: 'nova' } });
+  if (!plan.ok) throw new Error(plan.problems.join('; '));
+  return plan.blocks;
+};
 
 const READY = { conditions: [{ type: 'Ready', status: 'True', reason: 'Created', message: 'Created' }] };
 const notReady = (message: string) => ({ conditions: [{ type: 'Ready', status: 'False', reason: 'Failed', message }] });
@@ -310,6 +334,122 @@ describe('nova database provisioning: mariadb-operator CRs', () => {
       expect(error).to.be.instanceOf(ProvisioningError);
       expect(error.message).to.match(new RegExp(`^cannot read MariaDB mariadb in ${NS}: the Kubernetes API is unreachable: `));
       expect(error.message).to.not.match(/HTTP \d/);
+    });
+  });
+  describe('deprovisioning: the Nova finalizer deletes the CRs by the names they were provisioned with', () => {
+    const deprovision = (plan: BlockPlan = cellPlan()): Promise<DeprovisionOutcome> => provisioner.deprovision(NS, plan, [], password);
+    const CELL_CRS = [`databases/nova`, `databases/nova-cell0`, `users/nova`, `grants/nova`, `grants/nova-cell0`];
+    const withFinalizer = (plural: 'databases' | 'users' | 'grants', name: string): void =>
+      void fake.objects.mutate(path(plural, name), (o) => {
+        (o.metadata as Record<string, unknown>).finalizers = [`${plural.slice(0, -1)}.k8s.mariadb.com/finalizer`];
+      });
+
+    it('absent() answers [] and sends nothing: the CRs are named per Nova and labelled, which is their ownership', async () => {
+      expect(await provisioner.absent(NS, cellPlan(), password)).to.deep.equal([]);
+      expect(fake.requests).to.deep.equal([]);
+    });
+
+    it('every CR of the block is read before the first DELETE; the live ones are deleted Grants first, each with its uid as a precondition; live', async () => {
+      seedCluster();
+      await settle();
+      const uids = Object.fromEntries(CELL_CRS.map((cr) => [cr, (fake.objects.get(`${API}/${cr}`)!.metadata as { uid: string }).uid]));
+      fake.clearRequests();
+      expect(await deprovision()).to.deep.equal({ live: true, message: 'deleted Database nova, Database nova-cell0, User nova, Grant nova, Grant nova-cell0' });
+      expect(fake.requests.map(line)).to.deep.equal([...CELL_CRS.map((cr) => `GET ${API}/${cr}`), ...[...CELL_CRS].reverse().map((cr) => `DELETE ${API}/${cr}`)]);
+      for (const r of fake.requests.filter((q) => q.method === 'DELETE')) {
+        expect((r.body as { preconditions?: unknown }).preconditions, r.path).to.deep.equal({ uid: uids[r.path.slice(API.length + 1)] });
+      }
+      for (const cr of CELL_CRS) expect(fake.objects.get(`${API}/${cr}`), cr).to.equal(undefined);
+      // The MariaDB cluster is never read: the CRs go whether it serves or not.
+      expect(fake.requests.some((r) => r.path.includes('/mariadbs/'))).to.equal(false);
+    });
+
+    it('a second call after the CRs are gone: not live, only reads, says none is left', async () => {
+      seedCluster();
+      await settle();
+      await deprovision();
+      fake.clearRequests();
+      expect(await deprovision()).to.deep.equal({ live: false, message: 'no live CR of nova is left' });
+      expect(writes(fake)).to.deep.equal([]);
+    });
+
+    it('the names per block: nova_api under {name}-api; the cell block under {name}, cell0 under {name}-cell0 through the cell key (planDatabases\' plans)', async () => {
+      seedCluster();
+      const [api, cell] = novaPlans();
+      await settle(api);
+      await settle(cell);
+      fake.clearRequests();
+      expect(await deprovision(api)).to.deep.include({ live: true });
+      expect(writes(fake)).to.deep.equal([`DELETE ${API}/grants/nova-api`, `DELETE ${API}/users/nova-api`, `DELETE ${API}/databases/nova-api`]);
+      expect(fake.objects.get(path('databases', 'nova')), 'the api block leaves the cell block alone').to.not.equal(undefined);
+      fake.clearRequests();
+      expect(await deprovision(cell)).to.deep.include({ live: true });
+      expect(writes(fake)).to.deep.equal([`DELETE ${API}/grants/nova-cell0`, `DELETE ${API}/grants/nova`, `DELETE ${API}/users/nova`, `DELETE ${API}/databases/nova-cell0`, `DELETE ${API}/databases/nova`]);
+    });
+
+    it('liveness is observed before the DELETE: CRs the mariadb-operator\'s finalizer keeps are only marked; the first call is live, the second is not (marked is not live) and deletes nothing again', async () => {
+      seedCluster();
+      await settle();
+      for (const cr of CELL_CRS) withFinalizer(cr.split('/')[0] as 'databases', cr.split('/')[1]!);
+      expect(await deprovision()).to.deep.include({ live: true });
+      // Still there, marked: a liveness check after the DELETE would have found none live.
+      for (const cr of CELL_CRS) expect((fake.objects.get(`${API}/${cr}`)!.metadata as { deletionTimestamp?: string }).deletionTimestamp, cr).to.be.a('string');
+      fake.clearRequests();
+      expect(await deprovision()).to.deep.equal({ live: false, message: 'no live CR of nova is left; Database nova, Database nova-cell0, User nova, Grant nova, Grant nova-cell0 already being deleted' });
+      expect(writes(fake)).to.deep.equal([]);
+    });
+
+    it('the second call is live again only while a live CR remains: one re-created between the passes is the only one deleted', async () => {
+      seedCluster();
+      await settle();
+      withFinalizer('databases', 'nova');
+      await deprovision();
+      fake.objects.put(path('users', 'nova'), { metadata: { name: 'nova', labels: LABELS }, spec: { name: 'nova' } });
+      fake.clearRequests();
+      expect(await deprovision()).to.deep.equal({ live: true, message: 'deleted User nova; Database nova already being deleted' });
+      expect(writes(fake)).to.deep.equal([`DELETE ${API}/users/nova`]);
+      fake.clearRequests();
+      expect(await deprovision()).to.deep.equal({ live: false, message: 'no live CR of nova is left; Database nova already being deleted' });
+      expect(writes(fake)).to.deep.equal([]);
+    });
+
+    it('a CR of the same name that is not this Nova\'s (no regent.dev/nova label, or another Nova\'s) is never deleted and does not hold the finalizer; the message says it was left', async () => {
+      fake.objects.put(path('databases', 'nova'), { metadata: { name: 'nova', labels: { 'example.com/team': 'db' } }, spec: { name: 'nova' } });
+      fake.objects.put(path('users', 'nova'), { metadata: { name: 'nova', labels: { ...LABELS, 'regent.dev/nova': 'other' } }, spec: { name: 'nova' } });
+      fake.objects.put(path('grants', 'nova'), { metadata: { name: 'nova', labels: LABELS }, spec: {} });
+      expect(await deprovision()).to.deep.equal({
+        live: true,
+        message: 'deleted Grant nova; left Database nova: it has no label regent.dev/nova, so it is not this Nova\'s; left User nova: it is labelled regent.dev/nova=other, so it is not this Nova\'s',
+      });
+      expect(writes(fake)).to.deep.equal([`DELETE ${API}/grants/nova`]);
+      expect(fake.objects.get(path('databases', 'nova'))).to.not.equal(undefined);
+      expect(fake.objects.get(path('users', 'nova'))).to.not.equal(undefined);
+      fake.clearRequests();
+      expect(await deprovision()).to.deep.include({ live: false });
+      expect(writes(fake)).to.deep.equal([]);
+    });
+
+    it('a CR replaced under its name between the read and the DELETE (the uid precondition\'s 409) is not reached and stays live for the next pass; a 404 is success', async () => {
+      seedCluster();
+      await settle();
+      fake.failNext('DELETE', `${API}/users/nova`, 409, 'Conflict', 'Operation cannot be fulfilled on users.k8s.mariadb.com "nova": Precondition failed');
+      fake.failNext('DELETE', `${API}/grants/nova`, 404, 'NotFound', 'grants.k8s.mariadb.com "nova" not found');
+      expect(await deprovision()).to.deep.equal({ live: true, message: 'deleted Database nova, Database nova-cell0, Grant nova, Grant nova-cell0; User nova changed since it was read; read again on the next pass' });
+      expect(fake.objects.get(path('users', 'nova'))).to.not.equal(undefined);
+    });
+
+    it('a refused DELETE is a ProvisioningError naming the verb, the CR and the HTTP status', async () => {
+      seedCluster();
+      await settle();
+      fake.failNext('DELETE', `${API}/grants/nova-cell0`, 403, 'Forbidden', 'grants.k8s.mariadb.com "nova-cell0" is forbidden');
+      let error: unknown;
+      try {
+        await deprovision();
+      } catch (e) {
+        error = e;
+      }
+      expect(error).to.be.instanceOf(ProvisioningError);
+      expect((error as Error).message).to.equal(`cannot delete Grant nova-cell0 in ${NS}: HTTP 403: grants.k8s.mariadb.com "nova-cell0" is forbidden`);
     });
   });
 });

@@ -11,6 +11,11 @@
  * Scratch names only: every schema and user is `regent_t_<random>…`, recorded as it is planned, and dropped
  * after each case; a drop of anything else is refused by the cleanup itself. The sandbox's own schemas (nova,
  * nova_api, nova_cell0, keystone, …) and users (openstack, root) are read by nothing and touched by nothing here.
+ *
+ * Deprovisioning (the Nova finalizer's half): absent() before and after a provision, and deprovision dropping
+ * exactly the owned schemas and users of its plan — a schema of the plan that existed before Regent, an owned
+ * name of no plan, an unrelated schema and user, a differently-cased schema all stay — with live observed before
+ * the drops and a second call that finds nothing and writes nothing.
  */
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
@@ -20,7 +25,7 @@ import type { Context } from 'mocha';
 import type { SecretStore, StoredSecret } from '../../src/kube/secrets.js';
 import { clusterSecretName, resolveClusterFromSecrets } from '../../src/nova/database/cluster-secret.js';
 import { planDatabases } from '../../src/nova/database/plan.js';
-import { ProvisioningError, type BlockPlan, type ProvisionOutcome } from '../../src/nova/database/port.js';
+import { ProvisioningError, ServerNotReadyError, type BlockPlan, type ProvisionedObject, type ProvisionOutcome } from '../../src/nova/database/port.js';
 import { SqlDatabaseProvisioner, nativePasswordHash, type MariaDBServer } from '../../src/nova/database/sql.js';
 import type { NovaSpec } from '../../src/resources/nova.js';
 
@@ -142,6 +147,13 @@ const maxConnectionsOf = async (root: Connection, user: string): Promise<number 
   const [rows] = await root.query<RowDataPacket[]>('SELECT max_user_connections AS n FROM mysql.user WHERE User = ? AND Host = ?', [user, '%']);
   return rows[0] === undefined ? undefined : Number(rows[0].n);
 };
+
+const schemaExists = async (root: Connection, name: string): Promise<boolean> => {
+  const [rows] = await root.query<RowDataPacket[]>('SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [name]);
+  return rows.some((r) => r.name === name);
+};
+
+const userExists = async (root: Connection, user: string): Promise<boolean> => (await maxConnectionsOf(root, user)) !== undefined;
 
 const provisionBoth = async (adapter: SqlDatabaseProvisioner, s: Scratch, over: Partial<NovaSpec> = {}): Promise<ProvisionOutcome[]> => {
   const outcomes: ProvisionOutcome[] = [];
@@ -319,6 +331,102 @@ export const sqlAdapterCases = (options: { whenUnreachable: 'skip' | 'fail' }): 
     expect(outcome.kind === 'clusterNotReady' && outcome.message).to.contain('"elsewhere"');
   });
 
+  describe('deprovisioning: only what Regent created', () => {
+    const database = (name: string): ProvisionedObject => ({ kind: 'database', name });
+    const user = (name: string): ProvisionedObject => ({ kind: 'user', name });
+
+    it('absent() before provisioning names every schema and user of each plan, in plan order; after it, none; it writes nothing', async () => {
+      const [api, cell] = s.plans();
+      expect(await adapter.absent(NAMESPACE, api, s.password)).to.deep.equal([database(s.apiSchema), user(s.apiUser)]);
+      expect(await adapter.absent(NAMESPACE, cell, s.password)).to.deep.equal([database(s.cellSchema), database(s.cell0Schema), user(s.cellUser)]);
+      expect(s.statements).to.deep.equal([]);
+      await provisionBoth(adapter, s);
+      const written = s.statements.length;
+      expect(await adapter.absent(NAMESPACE, api, s.password)).to.deep.equal([]);
+      expect(await adapter.absent(NAMESPACE, cell, s.password)).to.deep.equal([]);
+      expect(s.statements.slice(written)).to.deep.equal([]);
+    });
+
+    it('absent() leaves out a schema of the plan that existed before Regent: it is never claimed', async () => {
+      await root.query(`CREATE DATABASE ${mysql.escapeId(s.cellSchema)}`);
+      expect(await adapter.absent(NAMESPACE, s.plans()[1], s.password)).to.deep.equal([database(s.cell0Schema), user(s.cellUser)]);
+    });
+
+    it('deprovision drops exactly the owned schemas and users of its plan (users first), observing live before the drops; a pre-existing schema of the plan, an owned name of no plan, an unrelated schema and user stay; the second call is not live and writes nothing', async () => {
+      const [api, cell] = s.plans();
+      // Someone else's, on the same server: a schema of the cell plan made before Regent, and an unrelated schema and user.
+      const other = `${s.id}_other`;
+      await root.query(`CREATE DATABASE ${mysql.escapeId(s.cellSchema)}`);
+      await root.query(`CREATE DATABASE ${mysql.escapeId(other)}`);
+      await root.query(`CREATE USER ${mysql.escape(other)}@'%' IDENTIFIED BY 'x'`);
+      // The ledger: the write-ahead claims of both blocks, and (as a corrupt ledger might) a name no plan has.
+      const claims = [...(await adapter.absent(NAMESPACE, api, s.password)), ...(await adapter.absent(NAMESPACE, cell, s.password)), database(other), user(other)];
+      expect(claims).to.not.deep.include(database(s.cellSchema));
+      expect(await provisionBoth(adapter, s)).to.deep.equal([{ kind: 'ready' }, { kind: 'ready' }]);
+      const written = s.statements.length;
+
+      expect(await adapter.deprovision(NAMESPACE, api, claims, s.password)).to.deep.equal({ live: true, message: `dropped schema "${s.apiSchema}" and user "${s.apiUser}"` });
+      expect(await adapter.deprovision(NAMESPACE, cell, claims, s.password)).to.deep.equal({
+        live: true,
+        message: `dropped schema "${s.cell0Schema}" and user "${s.cellUser}"; left schema "${s.cellSchema}": Regent did not create it`,
+      });
+      expect(s.statements.slice(written)).to.deep.equal([
+        `DROP USER IF EXISTS '${s.apiUser}'@'%'`,
+        `DROP DATABASE IF EXISTS \`${s.apiSchema}\``,
+        `DROP USER IF EXISTS '${s.cellUser}'@'%'`,
+        `DROP DATABASE IF EXISTS \`${s.cell0Schema}\``,
+      ]);
+      for (const name of [s.apiSchema, s.cell0Schema]) expect(await schemaExists(root, name), name).to.equal(false);
+      for (const name of [s.apiUser, s.cellUser]) expect(await userExists(root, name), name).to.equal(false);
+      expect(await schemaExists(root, s.cellSchema), 'the schema Regent did not create').to.equal(true);
+      expect(await schemaExists(root, other), 'the unrelated schema').to.equal(true);
+      expect(await userExists(root, other), 'the unrelated user').to.equal(true);
+
+      const dropped = s.statements.length;
+      expect(await adapter.deprovision(NAMESPACE, api, claims, s.password)).to.deep.equal({ live: false, message: `no schema or user Regent created for "${api.instance}" is left` });
+      expect(await adapter.deprovision(NAMESPACE, cell, claims, s.password)).to.deep.equal({
+        live: false,
+        message: `no schema or user Regent created for "${cell.instance}" is left; left schema "${s.cellSchema}": Regent did not create it`,
+      });
+      expect(s.statements.slice(dropped)).to.deep.equal([]);
+      expect(await schemaExists(root, s.cellSchema)).to.equal(true);
+    });
+
+    it('owned schemas that are gone while a differently-cased one stands (lower_case_table_names 0): not live, never dropped', async function (this: Context) {
+      const [rows] = await root.query<RowDataPacket[]>('SELECT @@lower_case_table_names AS folds');
+      if (Number(rows[0]?.folds) !== 0) this.skip();
+      const [, cell] = s.plans();
+      const upper = `${s.id}_CELL0`;
+      await root.query(`CREATE DATABASE ${mysql.escapeId(upper)}`);
+      // Two names: MariaDB answers `IN (a, b)` on SCHEMATA case-insensitively (one name is looked up as `=`, exactly).
+      expect(await adapter.deprovision(NAMESPACE, cell, [database(s.cellSchema), database(s.cell0Schema)], s.password)).to.deep.equal({
+        live: false,
+        message: `no schema or user Regent created for "${cell.instance}" is left; left user "${s.cellUser}": Regent did not create it`,
+      });
+      expect(s.statements).to.deep.equal([]);
+      expect(await schemaExists(root, upper)).to.equal(true);
+    });
+
+    it('an unreachable server or an unknown cluster: absent() and deprovision() throw ServerNotReadyError carrying the clusterNotReady provision answers', async () => {
+      const gone = new SqlDatabaseProvisioner(async () => ({ ...server, admin: { socketPath: `/tmp/${s.id}/no-such.sock`, user: 'root' } }), { connectTimeoutMs: 2_000 });
+      try {
+        const [api] = s.plans();
+        for (const run of [() => gone.absent(NAMESPACE, api, s.password), () => gone.deprovision(NAMESPACE, api, [database(s.apiSchema)], s.password)]) {
+          const error = await rejectionOf(run());
+          expect(error).to.be.instanceOf(ServerNotReadyError);
+          expect((error as ServerNotReadyError).outcome.kind).to.equal('clusterNotReady');
+          expect((error as Error).message).to.contain('no-such.sock').and.contain('ENOENT');
+        }
+      } finally {
+        await gone.close();
+      }
+      const elsewhere = { ...s.plans()[0], clusterRef: 'elsewhere' };
+      const error = await rejectionOf(adapter.absent(NAMESPACE, elsewhere, s.password));
+      expect(error).to.be.instanceOf(ServerNotReadyError);
+      expect((error as Error).message).to.contain('"elsewhere"');
+    });
+  });
+
   it('through the cluster Secret: mariadb-<clusterRef> with adminSocket provisions over the socket', async () => {
     const store = secretStore({ [`${NAMESPACE}/${clusterSecretName('sandbox')}`]: { host: server.host, port: String(server.port), adminUser: 'root', adminSocket: server.admin.socketPath! } });
     const viaSecret = new SqlDatabaseProvisioner(resolveClusterFromSecrets(store));
@@ -380,6 +488,20 @@ describe('nova database: what the SQL adapter refuses or reports without a serve
       const steps = plan().steps.map((step) => (step.kind === 'User' ? { ...step, maxUserConnections: n } : step));
       expect(await rejectionOf(unused.provision(NAMESPACE, { ...plan(), steps }, password))).to.be.instanceOf(ProvisioningError);
     }
+  });
+
+  it('deprovision with nothing of the plan owned connects to nothing (the resolver is not called) and drops nothing: not live, everything left as not Regent\'s', async () => {
+    const owned = [{ kind: 'database', name: 'nova_api' }, { kind: 'user', name: 'nova_api' }] as const;
+    expect(await unused.deprovision(NAMESPACE, plan(), owned, password)).to.deep.equal({
+      live: false,
+      message: 'Regent created nothing of "nova"; it drops nothing; left schemas "nova", "nova_cell0" and user "nova": Regent did not create them',
+    });
+  });
+
+  it('deprovision and absent refuse a plan the adapter would not provision (a ProvisioningError before anything)', async () => {
+    const steps = plan().steps.map((step) => (step.kind === 'Database' && step.database === 'nova_cell0' ? { ...step, database: 'x`; DROP DATABASE nova; --' } : step));
+    expect(await rejectionOf(unused.deprovision(NAMESPACE, { ...plan(), steps }, [{ kind: 'database', name: 'x`; DROP DATABASE nova; --' }], password))).to.be.instanceOf(ProvisioningError);
+    expect(await rejectionOf(unused.absent(NAMESPACE, { ...plan(), steps }, password))).to.be.instanceOf(ProvisioningError);
   });
 
   it('nativePasswordHash is what MariaDB stores for mysql_native_password (PASSWORD("pw"))', () => {

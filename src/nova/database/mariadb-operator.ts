@@ -21,18 +21,46 @@
  * spec the mariadb-operator has not applied yet.
  *
  * Every CR is labelled `app.kubernetes.io/managed-by: regent` and `regent.dev/nova: <plan.nova>`. It carries
- * no owner reference: deleting the CRs is the Nova finalizer's job (issue 14's finalizer, not built yet), by
- * the same names this adapter provisions. The password is never read: the User CR names the credentials Secret
- * and the mariadb-operator reads it.
+ * no owner reference: deleting the CRs is the Nova finalizer's job, by the same names this adapter provisions
+ * (`deprovision`, below). The password is never read: the User CR names the credentials Secret and the
+ * mariadb-operator reads it.
+ *
+ * Deprovisioning (nova-operator.md, "Rotation and deletion"), one call per block and pass:
+ * 1. every step's CR, under the name it was provisioned with (the block's Database, cell0's additional Database
+ *    `{name}-cell0`, the User, the Grant(s)), is read FIRST, before anything is deleted: a Delete flips the
+ *    deletion timestamp, so liveness read after it would always be none and release the finalizer at once;
+ * 2. live = it exists, carries `regent.dev/nova: <plan.nova>` and has no deletionTimestamp. One already being
+ *    deleted is not live and is not deleted again (the mariadb-operator's finalizer is dropping it);
+ * 3. every live CR is deleted, in the reverse of the plan's order (the Grants before the User and the schemas,
+ *    as the mariadb-operator would revoke before it drops), with the uid read in step 1 as a precondition, so
+ *    the Delete can only reach the object that was observed. Already gone (404) is success; replaced since the
+ *    read (409) is read again on the next pass, and the answer stays live;
+ * 4. `live` is whether any was live in step 1, so the finalizer holds one more pass and the next call confirms.
+ * A CR of the same name without the label, or labelled for another Nova, is someone else's: it is never
+ * deleted, does not hold the finalizer, and the message says it was left. `absent()` answers [] and `owned` is
+ * ignored: the name and the label are the ownership. The MariaDB cluster is not read: the CRs are deleted
+ * whether it serves or not (the mariadb-operator's own finalizers wait on it).
  *
  * Client failures become ProvisioningError naming the verb, the CR and the HTTP status; an unreachable API
  * server says so.
  *
  * Caveat: older mariadb-operator releases mark User.spec.maxUserConnections immutable in their webhook; there
  * the resize patch is refused and surfaces as a ProvisioningError carrying the webhook's 4xx.
+ * Caveat: `provision` patches missing labels back onto a CR it finds under a step's name (label drift), so a CR
+ * someone else made under that name becomes this Nova's once a pass settles it, and the finalizer deletes it.
+ * Only a CR that no pass of this Nova has touched is left by `deprovision`.
  */
 import { CustomObjectsApi, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
-import { ProvisioningError, type BlockPlan, type DatabaseProvisioner, type ProvisionOutcome, type ProvisionStep } from './port.js';
+import {
+  ProvisioningError,
+  type BlockPlan,
+  type DatabaseProvisioner,
+  type DeprovisionOutcome,
+  type ProvisionedObject,
+  type ProvisionOutcome,
+  type ProvisionStep,
+  type SecretReader,
+} from './port.js';
 
 export const MARIADB_GROUP = 'k8s.mariadb.com';
 export const MARIADB_VERSION = 'v1alpha1';
@@ -75,7 +103,7 @@ export interface MariaDbResource {
 
 /** A CR as the API server returns it (only what is read). */
 interface StoredResource {
-  metadata: { name: string; labels?: Record<string, string>; generation?: number; deletionTimestamp?: string };
+  metadata: { name: string; uid?: string; labels?: Record<string, string>; generation?: number; deletionTimestamp?: string };
   spec?: Record<string, unknown>;
   status?: { conditions?: Condition[] };
 }
@@ -148,6 +176,25 @@ const failureOf = (error: unknown): { status?: number; message: string } => {
 
 const waiting = (kind: CrKind, name: string, why: string): ProvisionOutcome => ({ kind: 'waiting', message: `${kind} ${name} is not Ready: ${why}` });
 
+/** What a deprovisioning read found of one step's CR. */
+type Observed =
+  | { kind: 'gone' }
+  /** Someone else's object of the same name: never deleted, never holding the finalizer. */
+  | { kind: 'foreign'; why: string }
+  | { kind: 'beingDeleted' }
+  | { kind: 'live'; uid: string | undefined };
+
+/** A step's CR, observed before any delete. */
+const observe = (stored: StoredResource | undefined, nova: string): Observed => {
+  if (stored === undefined) return { kind: 'gone' };
+  const label = stored.metadata.labels?.[NOVA_LABEL];
+  if (label !== nova) return { kind: 'foreign', why: label === undefined ? `it has no label ${NOVA_LABEL}` : `it is labelled ${NOVA_LABEL}=${label}` };
+  if (stored.metadata.deletionTimestamp !== undefined) return { kind: 'beingDeleted' };
+  return { kind: 'live', uid: stored.metadata.uid };
+};
+
+const named = (step: ProvisionStep): string => `${step.kind} ${step.name}`;
+
 export class MariaDbOperatorProvisioner implements DatabaseProvisioner {
   private readonly custom: CustomObjectsApi;
 
@@ -181,6 +228,39 @@ export class MariaDbOperatorProvisioner implements DatabaseProvisioner {
     return { kind: 'ready' };
   }
 
+  /** [] always: the CRs are named per Nova and labelled with it, which is their ownership (see the header). */
+  async absent(_namespace: string, _plan: BlockPlan, _secrets: SecretReader): Promise<ProvisionedObject[]> {
+    return [];
+  }
+
+  async deprovision(namespace: string, plan: BlockPlan, _owned: readonly ProvisionedObject[], _secrets: SecretReader): Promise<DeprovisionOutcome> {
+    // Every read before the first delete: liveness must be what it was before this pass touched anything.
+    const observed: { step: ProvisionStep; seen: Observed }[] = [];
+    for (const step of plan.steps) observed.push({ step, seen: observe(await this.read(step.kind, namespace, step.name), plan.nova) });
+
+    const deleted: string[] = [];
+    const replaced: string[] = [];
+    for (const { step, seen } of [...observed].reverse()) {
+      if (seen.kind !== 'live') continue;
+      if (await this.delete(step.kind, namespace, step.name, seen.uid)) deleted.push(named(step));
+      else replaced.push(named(step));
+    }
+    deleted.reverse();
+    replaced.reverse();
+
+    const beingDeleted = observed.filter(({ seen }) => seen.kind === 'beingDeleted').map(({ step }) => named(step));
+    const foreign = observed.flatMap(({ step, seen }) => (seen.kind === 'foreign' ? [`left ${named(step)}: ${seen.why}, so it is not this Nova's`] : []));
+    const live = deleted.length > 0 || replaced.length > 0;
+    const parts = [
+      ...(deleted.length > 0 ? [`deleted ${deleted.join(', ')}`] : []),
+      ...(replaced.length > 0 ? [`${replaced.join(', ')} changed since it was read; read again on the next pass`] : []),
+      ...(beingDeleted.length > 0 ? [`${beingDeleted.join(', ')} already being deleted`] : []),
+      ...foreign,
+    ];
+    const none = `no live CR of ${plan.instance} is left`;
+    return { live, message: live ? parts.join('; ') : [none, ...parts].join('; ') };
+  }
+
   private coordinates(kind: CrKind, namespace: string) {
     return { group: MARIADB_GROUP, version: MARIADB_VERSION, plural: PLURALS[kind], namespace };
   }
@@ -209,6 +289,22 @@ export class MariaDbOperatorProvisioner implements DatabaseProvisioner {
     } catch (error) {
       if ((error as { code?: unknown }).code === 409) return false;
       throw this.fail('create', desired.kind, namespace, name, error);
+    }
+  }
+
+  /**
+   * Deletes the CR observed with `uid` (a precondition, so an object re-created under the name since the read is
+   * not reached). True when it is gone or going (404 included); false when the name now holds another object (409).
+   */
+  private async delete(kind: CrKind, namespace: string, name: string, uid: string | undefined): Promise<boolean> {
+    try {
+      await this.custom.deleteNamespacedCustomObject({ ...this.coordinates(kind, namespace), name, ...(uid === undefined ? {} : { body: { preconditions: { uid } } }) });
+      return true;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === 404) return true;
+      if (code === 409) return false;
+      throw this.fail('delete', kind, namespace, name, error);
     }
   }
 

@@ -30,13 +30,42 @@
  * holding any certificate of the block's CA is accepted. A rotated CA or client certificate replaces the pool.
  * Over adminSocket the connection never leaves the host and is not TLS: MariaDB does not negotiate TLS on a unix
  * socket, and counts the socket as a secure transport.
+ *
+ * Deprovisioning (the Nova finalizer; port.ts says why the claims are written ahead). The rule of the issue: the
+ * embedded default drops the schemas and users it created, and never a schema it did not create.
+ * - `absent()`: which of the plan's schemas and users do not exist yet — one information_schema.SCHEMATA query,
+ *   one mysql.user query (Host '%'), no DDL. A schema counts as existing by the test the Database step uses (its
+ *   exact name, folded only where the server folds names), so what is claimed is what the next pass creates. An
+ *   admin that may not read mysql.user claims no user: a user that cannot be seen is never claimed, so it is
+ *   never dropped (left behind rather than someone else's dropped).
+ * - `deprovision(owned)`: only the plan's schemas (its Database steps) and users (its User steps) that are in
+ *   `owned` are considered; everything else of the plan is left, and the message says Regent did not create it.
+ *   Which of them still exist is read first, by the same test, then each is dropped: DROP USER IF EXISTS 'u'@'%'
+ *   before DROP DATABASE IF EXISTS `db` (the reverse of the plan's order). live = any of them existed before the
+ *   drops, so the finalizer holds one more pass and the next call, finding none, answers live=false without a
+ *   statement. Nothing owned in the plan: no connection at all.
+ * - Both take the Secret reader for the block's TLS files and throw ServerNotReadyError where `provision()` would
+ *   answer clusterNotReady or waiting.
+ * Caveat: a grant Regent gave on an owned schema to a user it did not create stays in mysql.db after the schema
+ * is dropped (the user is not Regent's to alter); a schema re-created later under that name is reachable by it.
  */
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import mysql from 'mysql2/promise';
 import type { Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
 import { SCHEMA_NAME_PATTERN, USERNAME_PATTERN } from './plan.js';
-import { ProvisioningError, type BlockPlan, type DatabaseProvisioner, type ProvisionOutcome, type ProvisionStep, type SecretKey } from './port.js';
+import {
+  ProvisioningError,
+  ServerNotReadyError,
+  type BlockPlan,
+  type DatabaseProvisioner,
+  type DeprovisionOutcome,
+  type ProvisionedObject,
+  type ProvisionOutcome,
+  type ProvisionStep,
+  type SecretKey,
+  type SecretReader,
+} from './port.js';
 
 /** A MariaDB server as Regent knows it. */
 export interface MariaDBServer {
@@ -161,6 +190,28 @@ class Stop extends Error {
   }
 }
 
+/** An open admin connection, and how it was reached in words (for messages; never a secret). */
+interface Opened {
+  connection: PoolConnection;
+  reach: string;
+  /** The admin password, to take out of a server message that might echo it. */
+  secret: string | undefined;
+}
+
+/** The plan's schemas (its Database steps) and users (its User steps), in plan order. */
+const objectsOf = (plan: BlockPlan): ProvisionedObject[] =>
+  plan.steps.flatMap((step): ProvisionedObject[] => (step.kind === 'Database' ? [{ kind: 'database', name: step.database }] : step.kind === 'User' ? [{ kind: 'user', name: step.username }] : []));
+
+const sameObject = (a: ProvisionedObject, b: ProvisionedObject): boolean => a.kind === b.kind && a.name === b.name;
+
+const inList = (objects: readonly ProvisionedObject[]): string => {
+  const list = (kind: ProvisionedObject['kind'], word: string): string[] => {
+    const names = objects.filter((o) => o.kind === kind).map((o) => quoted(o.name));
+    return names.length === 0 ? [] : [`${word}${names.length > 1 ? 's' : ''} ${names.join(', ')}`];
+  };
+  return [...list('database', 'schema'), ...list('user', 'user')].join(' and ');
+};
+
 export class SqlDatabaseProvisioner implements DatabaseProvisioner {
   private readonly pools = new Map<string, ServerPool>();
   private readonly connectTimeoutMs: number;
@@ -178,29 +229,9 @@ export class SqlDatabaseProvisioner implements DatabaseProvisioner {
 
   async provision(namespace: string, plan: BlockPlan, password: Password): Promise<ProvisionOutcome> {
     checkPlan(plan);
-    const cluster = `MariaDB cluster ${quoted(plan.clusterRef)} (namespace ${quoted(namespace)})`;
-    let server: MariaDBServer | undefined;
-    try {
-      server = await this.resolveCluster(namespace, plan.clusterRef);
-    } catch (error) {
-      if (error instanceof ClusterResolutionError) return { kind: 'clusterNotReady', message: `${cluster}: ${error.message}` };
-      throw error;
-    }
-    if (server === undefined) return { kind: 'clusterNotReady', message: `${cluster} is not known: no server is registered under that name` };
-
-    let tls: ClientTls | undefined;
-    if (plan.tls !== undefined && server.admin.socketPath === undefined) {
-      const read = await this.clientTls(namespace, plan.tls, password);
-      if ('waiting' in read) return { kind: 'waiting', message: read.waiting };
-      tls = read;
-    }
-    const reach = `${cluster} at ${where(server)}${tls ? ' over TLS' : ''} as ${quoted(server.admin.user)}`;
-    let connection: PoolConnection;
-    try {
-      connection = await this.connect(server, tls);
-    } catch (error) {
-      return { kind: 'clusterNotReady', message: `cannot connect to ${reach}: ${inWords(error, server.admin.password)}` };
-    }
+    const opened = await this.open(namespace, plan, password);
+    if ('kind' in opened) return opened;
+    const { connection, reach } = opened;
     let secret: string | undefined;
     try {
       for (const step of plan.steps) {
@@ -224,10 +255,137 @@ export class SqlDatabaseProvisioner implements DatabaseProvisioner {
     }
   }
 
+  async absent(namespace: string, plan: BlockPlan, secrets: SecretReader): Promise<ProvisionedObject[]> {
+    checkPlan(plan);
+    const wanted = objectsOf(plan);
+    const opened = await this.openOrThrow(namespace, plan, secrets);
+    try {
+      const schemas = await this.existingSchemas(opened.connection, wanted);
+      const users = await this.existingUsers(opened.connection, wanted);
+      // A user that cannot be seen is not claimed: claiming one that exists would later drop someone else's.
+      return wanted.filter((o) => (o.kind === 'database' ? !schemas.has(o.name) : users !== 'unreadable' && !users.has(o.name)));
+    } catch (error) {
+      throw this.failure('reading which schemas and users exist for', plan, opened, error);
+    } finally {
+      opened.connection.release();
+    }
+  }
+
+  async deprovision(namespace: string, plan: BlockPlan, owned: readonly ProvisionedObject[], secrets: SecretReader): Promise<DeprovisionOutcome> {
+    checkPlan(plan);
+    const planned = objectsOf(plan);
+    const mine = planned.filter((o) => owned.some((claim) => sameObject(claim, o)));
+    const notMine = planned.filter((o) => !mine.includes(o));
+    const left = notMine.length === 0 ? [] : [`left ${inList(notMine)}: Regent did not create ${notMine.length > 1 ? 'them' : 'it'}`];
+    if (mine.length === 0) return { live: false, message: [`Regent created nothing of ${quoted(plan.instance)}; it drops nothing`, ...left].join('; ') };
+
+    const opened = await this.openOrThrow(namespace, plan, secrets);
+    try {
+      // Observed before any drop: live is what was there when this pass began.
+      const schemas = await this.existingSchemas(opened.connection, mine);
+      const users = await this.existingUsers(opened.connection, mine);
+      if (users === 'unreadable' && mine.some((o) => o.kind === 'user')) {
+        throw new ProvisioningError(`cannot tell whether ${inList(mine.filter((o) => o.kind === 'user'))} of ${quoted(plan.instance)} still exists: the admin may not read mysql.user`);
+      }
+      const present = mine.filter((o) => (o.kind === 'database' ? schemas.has(o.name) : users !== 'unreadable' && users.has(o.name)));
+      // Users first, then schemas: the reverse of the plan's order.
+      for (const o of [...present].reverse()) {
+        if (o.kind === 'user') await this.run(opened.connection, `DROP USER IF EXISTS ${mysql.escape(o.name)}@${mysql.escape(ANY_HOST)}`);
+        else await this.run(opened.connection, `DROP DATABASE IF EXISTS ${mysql.escapeId(o.name)}`);
+      }
+      const live = present.length > 0;
+      const head = live ? `dropped ${inList(present)}` : `no schema or user Regent created for ${quoted(plan.instance)} is left`;
+      return { live, message: [head, ...left].join('; ') };
+    } catch (error) {
+      if (error instanceof ProvisioningError) throw error;
+      throw this.failure('deprovisioning', plan, opened, error);
+    } finally {
+      opened.connection.release();
+    }
+  }
+
   async close(): Promise<void> {
     const pools = [...this.pools.values()];
     this.pools.clear();
     await Promise.all(pools.map(({ pool }) => pool.end().catch(() => undefined)));
+  }
+
+  /** An admin connection for the plan's server, or the outcome that says why there is none. */
+  private async open(namespace: string, plan: BlockPlan, password: Password): Promise<Opened | Exclude<ProvisionOutcome, { kind: 'ready' }>> {
+    const cluster = `MariaDB cluster ${quoted(plan.clusterRef)} (namespace ${quoted(namespace)})`;
+    let server: MariaDBServer | undefined;
+    try {
+      server = await this.resolveCluster(namespace, plan.clusterRef);
+    } catch (error) {
+      if (error instanceof ClusterResolutionError) return { kind: 'clusterNotReady', message: `${cluster}: ${error.message}` };
+      throw error;
+    }
+    if (server === undefined) return { kind: 'clusterNotReady', message: `${cluster} is not known: no server is registered under that name` };
+
+    let tls: ClientTls | undefined;
+    if (plan.tls !== undefined && server.admin.socketPath === undefined) {
+      const read = await this.clientTls(namespace, plan.tls, password);
+      if ('waiting' in read) return { kind: 'waiting', message: read.waiting };
+      tls = read;
+    }
+    const reach = `${cluster} at ${where(server)}${tls ? ' over TLS' : ''} as ${quoted(server.admin.user)}`;
+    try {
+      return { connection: await this.connect(server, tls), reach, secret: server.admin.password };
+    } catch (error) {
+      return { kind: 'clusterNotReady', message: `cannot connect to ${reach}: ${inWords(error, server.admin.password)}` };
+    }
+  }
+
+  private async openOrThrow(namespace: string, plan: BlockPlan, secrets: SecretReader): Promise<Opened> {
+    const opened = await this.open(namespace, plan, secrets);
+    if ('kind' in opened) throw new ServerNotReadyError(opened);
+    return opened;
+  }
+
+  /** A failed query of absent() or deprovision(): the server not usable now, or a ProvisioningError in words. */
+  private failure(doing: string, plan: BlockPlan, opened: Opened, error: unknown): ProvisioningError {
+    const e = asSqlError(error);
+    if (e.fatal === true || (e.code !== undefined && NOT_READY_CODES.has(e.code))) {
+      return new ServerNotReadyError({ kind: 'clusterNotReady', message: `${opened.reach}: ${inWords(error, opened.secret)}` });
+    }
+    // Never the mysql2 error itself as a cause: a statement may carry a value.
+    return new ProvisioningError(`${doing} ${quoted(plan.instance)} on ${opened.reach} failed: ${inWords(error, opened.secret)}`);
+  }
+
+  /**
+   * Which of the objects' schemas exist: the name exactly, or folded when the server folds names
+   * (lower_case_table_names ≠ 0) — what ensureDatabase's `SCHEMA_NAME = ?` finds (MariaDB looks that up in the data
+   * directory, case-sensitively unless it folds), so absent() claims exactly what the Database step creates. The
+   * `IN (?)` below compares in the column's case-insensitive collation instead, hence the match here: a deprovision
+   * must not keep finding a differently-cased schema that DROP DATABASE of the owned name never removes, and hold
+   * the finalizer for good.
+   */
+  private async existingSchemas(connection: PoolConnection, objects: readonly ProvisionedObject[]): Promise<Set<string>> {
+    const names = objects.filter((o) => o.kind === 'database').map((o) => o.name);
+    if (names.length === 0) return new Set();
+    const [rows] = await connection.query<RowDataPacket[]>({
+      sql: 'SELECT SCHEMA_NAME AS name, @@lower_case_table_names AS folds FROM information_schema.SCHEMATA WHERE SCHEMA_NAME IN (?)',
+      values: [names],
+      timeout: this.statementTimeoutMs,
+    });
+    const folds = rows.some((r) => Number(r.folds) !== 0);
+    const found = rows.map((r) => String(r.name));
+    return new Set(names.filter((n) => found.some((f) => f === n || (folds && f.toLowerCase() === n.toLowerCase()))));
+  }
+
+  /** Which of the objects' users exist as 'u'@'%'; 'unreadable' when the admin may not read mysql.user. */
+  private async existingUsers(connection: PoolConnection, objects: readonly ProvisionedObject[]): Promise<Set<string> | 'unreadable'> {
+    const names = objects.filter((o) => o.kind === 'user').map((o) => o.name);
+    if (names.length === 0) return new Set();
+    try {
+      const [rows] = await connection.query<RowDataPacket[]>({ sql: 'SELECT User AS user FROM mysql.user WHERE Host = ? AND User IN (?)', values: [ANY_HOST, names], timeout: this.statementTimeoutMs });
+      const found = rows.map((r) => String(r.user));
+      return new Set(names.filter((n) => found.includes(n)));
+    } catch (error) {
+      const e = asSqlError(error);
+      if (e.code === 'ER_TABLEACCESS_DENIED_ERROR' || e.code === 'ER_NO_SUCH_TABLE' || e.code === 'ER_BAD_FIELD_ERROR') return 'unreadable';
+      throw error;
+    }
   }
 
   /** plan.tls's values, or what is missing (names only). */
