@@ -18,10 +18,12 @@ import { vlanAllocationDefinition } from './vlan-allocation.js';
 import { securityGroupLifecycleDefinition } from './security-group-lifecycle.js';
 import { scopeReachabilityDefinition } from './scope-reachability.js';
 import { novaPipelineDefinition } from './nova-pipeline.js';
+import { novaFinalizerDefinition } from './nova-finalizer.js';
 
 export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition, serverLifecycleDefinition, networkLifecycleDefinition, identityLifecycleDefinition, regionConnectionDefinition,
   volumeLifecycleDefinition, volumeAttachmentDefinition, loadBalancerDefinition, novaUpgradeDefinition, novaDBArchiveDefinition,
   vlanAllocationDefinition, securityGroupLifecycleDefinition, scopeReachabilityDefinition, novaPipelineDefinition,
+  novaFinalizerDefinition,
 ];
 
 export const createProductRegistry = (): MachineRegistry => new MachineRegistry(productMachines);

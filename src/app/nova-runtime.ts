@@ -11,6 +11,8 @@
  * | the selected secret store | Regent's own store stands for it | a namespaced SecretStore by its Ready condition (a ClusterSecretStore is refused) |
  * | the cloud the roles join | `REGENT_NOVA_KEYSTONE_URL`, `REGENT_NOVA_REGION` (unset: those keys are left to spec.extraConfig) | the same |
  * | namespaces | any | the install namespace only (the RBAC of deploy/manifests); elsewhere NamespaceNotServed |
+ * | the parallel group (routes, HPA, VPA, NetworkPolicy) | not installed on a host without Kubernetes (src/nova/group/local.ts) | Gateway API, autoscaling/v2, autoscaling.k8s.io (probed), networking.k8s.io |
+ * | target clusters | none registered: a spec.targetClusterRef is TargetClusterUnavailable | Secrets `target-cluster-<name>` (key kubeconfig) in the Nova's namespace |
  */
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -102,6 +104,8 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
   const { KubernetesWorkloads } = await import('../nova/workloads/kubernetes.js');
   const { KubernetesConfigStore } = await import('../nova/config/kubernetes.js');
   const { kubernetesSecretStoreReader } = await import('../nova/secret-store-kubernetes.js');
+  const { KubernetesGroupObjects } = await import('../nova/group/kubernetes.js');
+  const { SecretTargetClusters } = await import('../nova/target-clusters.js');
   const kubeConfig = source.kubeConfig;
   return {
     description: `kubernetes: mariadb-operator CRs, batch/v1 Jobs, apps/v1 Deployments, for Novas in ${options.installNamespace}`,
@@ -116,6 +120,8 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
     workloads: new KubernetesWorkloads({ kubeConfig }),
     configs: new KubernetesConfigStore({ kubeConfig, settings: novaCloudSettings(options.env) }),
     secretStoreGate: namespacedSecretStoreGate(kubernetesSecretStoreReader(kubeConfig)),
+    group: new KubernetesGroupObjects({ kubeConfig }),
+    targetClusters: new SecretTargetClusters({ secrets: source.secrets }),
     start: () => undefined,
     stop: () => undefined,
     close: async () => undefined,

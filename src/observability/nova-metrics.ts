@@ -36,7 +36,8 @@
  * Caveat — scrape labels: `job` and `namespace` are also labels Prometheus attaches to every target (and the
  * Prometheus Operator's ServiceMonitor adds `namespace`). Unless the scrape keeps the exposed ones
  * (`honor_labels: true`; ServiceMonitor `honorLabels: true`) Prometheus renames them to `exported_job` and
- * `exported_namespace`, and the dashboard's `by (job, result)` would group by the scrape job instead.
+ * `exported_namespace`, and the dashboard's `by (job, result)` would group by the scrape job instead. The Helm
+ * chart's ServiceMonitor sets `honorLabels: true` (deploy/helm/regent/templates/servicemonitor.yaml).
  *
  * One NovaMetrics per registry: prom-client refuses a second registration of the same name.
  */

@@ -50,7 +50,7 @@ describe('Nova effect handlers (issue 14)', () => {
     const jobs = { get: async () => undefined, create: async (s: JobSpec) => void created.push(s) } as unknown as JobRunner;
     const nova = await source.create({ apiVersion: 'regent.dev/v1alpha1', kind: 'Nova', metadata: { name: 'nova', namespace: 'default' }, spec: spec(consoleProxy) } as never);
     // a pass registers the Nova for its streams (it stops at the first gate: no Secrets)
-    await reconcileNova({ engine: { dispatch: async () => [{ snapshot: { value: 'steady', context: {} }, changed: false }], load: async () => ({ snapshot: { value: 'steady' } }) } as never, source, secrets: source.secrets, logger: silentLogger(), provisioner: { provision: async () => ({ kind: 'ready' }) }, databaseEndpoint: async () => undefined, jobs, workloads }, 'default', 'nova');
+    await reconcileNova({ engine: { dispatch: async () => [{ snapshot: { value: 'steady', context: {} }, changed: false }], load: async () => ({ snapshot: { value: 'steady' } }) } as never, source, secrets: source.secrets, logger: silentLogger(), provisioner: { provision: async () => ({ kind: 'ready' }), absent: async () => [], deprovision: async () => ({ live: false, message: '' }) }, databaseEndpoint: async () => undefined, jobs, workloads }, 'default', 'nova');
     const handlers = novaEffectHandlers({ source, jobs, workloads, logger: silentLogger() });
     const context = { stream: `nova-database-${nova.metadata.uid}`, logger: silentLogger() } as never;
     return { stamped, created, handlers, context };

@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BlockPlan, DatabaseProvisioner, ProvisionOutcome } from '../../src/nova/database/port.js';
+import type { BlockPlan, DatabaseProvisioner, ProvisionOutcome, ProvisionedObject, DeprovisionOutcome } from '../../src/nova/database/port.js';
 import type { NovaSpec } from '../../src/resources/nova.js';
 import { openNovaRig, type NovaRig, type NovaStatusView } from '../nova/support/nova-rig.js';
 import { makeTlsFixtures, opensslAvailable, type TlsFixtures } from '../nova/support/tls-fixtures.js';
@@ -60,6 +60,14 @@ class RecordingProvisioner implements DatabaseProvisioner {
     this.plans.push(plan);
     if (plan.tls) for (const ref of [plan.tls.ca, plan.tls.cert, plan.tls.key]) if (ref) this.tlsSeen.push(`${plan.instance} ${ref.name}/${ref.key} ${(await read(ref)) === undefined ? 'missing' : 'read'}`);
     return { kind: 'ready' };
+  }
+  deprovisioned: BlockPlan[] = [];
+  async absent(): Promise<ProvisionedObject[]> {
+    return [];
+  }
+  async deprovision(_namespace: string, plan: BlockPlan): Promise<DeprovisionOutcome> {
+    this.deprovisioned.push(plan);
+    return { live: false, message: 'nothing was live' };
   }
 }
 

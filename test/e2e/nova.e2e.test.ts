@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BlockPlan, DatabaseProvisioner, ProvisionOutcome } from '../../src/nova/database/port.js';
+import type { BlockPlan, DatabaseProvisioner, ProvisionOutcome, ProvisionedObject, DeprovisionOutcome } from '../../src/nova/database/port.js';
 import type { NovaSpec } from '../../src/resources/nova.js';
 import { openNovaRig, type NovaRig, type NovaStatusView } from '../nova/support/nova-rig.js';
 import { WorkloadError, type NovaRole } from '../../src/nova/workloads/port.js';
@@ -57,6 +57,14 @@ class RecordingProvisioner implements DatabaseProvisioner {
     this.plans.push(plan);
     for (const step of plan.steps) if (step.kind === 'User') this.passwordsSeen.push((await password(step.passwordSecret)) ?? '<missing>');
     return this.answer;
+  }
+  deprovisioned: BlockPlan[] = [];
+  async absent(): Promise<ProvisionedObject[]> {
+    return [];
+  }
+  async deprovision(_namespace: string, plan: BlockPlan): Promise<DeprovisionOutcome> {
+    this.deprovisioned.push(plan);
+    return { live: false, message: 'nothing was live' };
   }
 }
 
@@ -229,13 +237,15 @@ describe('issue 14 end to end: the Nova Database step on the embedded default (s
     }
   });
 
-  it('a deleted Nova (no finalizer yet) leaves no role process running: the pass that finds it gone stops every role', async () => {
+  it('a deleted Nova leaves no role process running: the pass that releases its finalizer stops every role, and the next finds it gone', async () => {
     await rig.apply(spec('2025.1'));
     await putSecrets();
     await rig.until((v) => cond(v, 'Ready')?.status === 'True');
     const pids = (['conductor', 'scheduler', 'metadata', 'novncproxy', 'api'] as const).map((role) => rig.roles!.pid('default', NAME, role));
     expect(pids.every((p) => typeof p === 'number'), 'five roles run').to.equal(true);
     await rig.source.delete('Nova', 'default', NAME);
+    expect(await rig.pass()).to.deep.include({ kind: 'done', why: 'DatabaseFinalized: the finalizer is released' });
+    expect(await rig.source.get('Nova', 'default', NAME), 'the finalizer released, the Nova is gone').to.equal(undefined);
     expect(await rig.pass()).to.deep.include({ kind: 'done', why: 'gone' });
     for (const role of ['conductor', 'scheduler', 'metadata', 'novncproxy', 'api'] as const) expect(rig.roles!.pid('default', NAME, role), role).to.equal(undefined);
     const alive = pids.filter((pid) => {

@@ -15,6 +15,9 @@ import type { WorkloadPort } from '../../nova/workloads/port.js';
 import type { ConfigPort } from '../../nova/config/port.js';
 import type { SecretStoreGate } from '../../nova/secret-store.js';
 import type { HealthProbeCache } from '../../nova/health-probe.js';
+import type { GroupObjects } from '../../nova/group/port.js';
+import type { NovaMetrics } from '../../observability/nova-metrics.js';
+import type { TargetClusters } from '../../nova/target-clusters.js';
 
 /** nova-operator.md, "Requeue semantics". */
 export const NOVA_REQUEUE_MS = {
@@ -54,6 +57,15 @@ export interface NovaControllerDeps {
   secretStoreGate?: SecretStoreGate;
   /** The HealthCheck step's probe cache (absent: the process's shared one). */
   healthProbe?: HealthProbeCache;
+  /** The nova_operator_* series (src/observability/nova-metrics.ts); absent: not exported (tests, tools). */
+  metrics?: NovaMetrics;
+  /**
+   * The registry of target clusters spec.targetClusterRef names (src/nova/target-clusters.ts); absent: none is
+   * registered here, so a Nova naming one is TargetClusterUnavailable.
+   */
+  targetClusters?: TargetClusters;
+  /** The parallel group's objects (routes, HPA, VPA, NetworkPolicy); absent: the embedded default's (src/nova/group/local.ts). */
+  group?: GroupObjects;
   /**
    * What a Nova that is gone leaves running here and nothing else would stop (the embedded default: its role
    * processes); absent on Kubernetes, where the roles' owner references let the garbage collector remove them.

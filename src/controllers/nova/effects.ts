@@ -8,6 +8,7 @@
  *   nova.stampInstalledRelease {release} → the installed-release annotation on the rendered non-API roles
  *                                          → `rolesStamped`
  *   nova.ensureArchiveCronJob {hash}    → the {name}-db-archive CronJob written when it differs → `cronJobEnsured`
+ *   nova.deprovisionDatabases {owned}   → the finalizer's cleanup of both blocks → `cleanupAnswered` (./finalizer.ts)
  */
 import type { EffectHandler, EffectResult } from '../../engine/engine.js';
 import type { Nova } from '../../resources/nova.js';
@@ -17,8 +18,9 @@ import { JobRunnerError } from '../../nova/jobs/port.js';
 import { NON_API_ROLES } from '../../nova/workloads/port.js';
 import type { NovaControllerDeps } from './deps.js';
 import { novaOfStream, novaRenderOptions } from './render-options.js';
+import { deprovisionHandler } from './finalizer.js';
 
-type Deps = Pick<NovaControllerDeps, 'source' | 'jobs' | 'workloads' | 'renderOptions' | 'logger'>;
+type Deps = Pick<NovaControllerDeps, 'source' | 'jobs' | 'workloads' | 'renderOptions' | 'logger'> & Partial<Pick<NovaControllerDeps, 'secrets' | 'provisioner'>>;
 
 const novaFor = async (deps: Deps, stream: string): Promise<Nova | undefined> => {
   const ref = novaOfStream(stream);
@@ -30,6 +32,8 @@ const novaFor = async (deps: Deps, stream: string): Promise<Nova | undefined> =>
 const refOf = (nova: Nova) => ({ namespace: nova.metadata.namespace ?? 'default', name: nova.metadata.name, uid: nova.metadata.uid });
 
 export const novaEffectHandlers = (deps: Deps): Record<string, EffectHandler> => ({
+  // the finalizer's cleanup (./finalizer.ts), where the deps can run it (a test of the Job effects alone cannot)
+  ...(deps.secrets && deps.provisioner ? { 'nova.deprovisionDatabases': deprovisionHandler({ source: deps.source, secrets: deps.secrets, provisioner: deps.provisioner }) } : {}),
   'nova.createJob': async (effect, context) => {
     const { job, hash } = effect as unknown as { job: NovaJob; hash: string };
     const nova = await novaFor(deps, context.stream);

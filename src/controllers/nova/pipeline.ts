@@ -24,7 +24,10 @@ import { databaseStep } from './steps/database.js';
 import { ROLE_STEPS } from './steps/roles.js';
 import { dbArchiveStep } from './steps/db-archive.js';
 import { healthCheckStep } from './steps/health-check.js';
-import { consoleHTTPRouteStep, hpaStep, httpRouteStep, metadataHTTPRouteStep, networkPolicyStep, vpaStep } from './steps/not-required.js';
+import { consoleHTTPRouteStep, httpRouteStep, metadataHTTPRouteStep } from './steps/routes.js';
+import { hpaStep } from './steps/hpa.js';
+import { vpaStep } from './steps/vpa.js';
+import { networkPolicyStep } from './steps/network-policy.js';
 
 export const NOVA_LANE: ReadonlyArray<NovaStep<NovaLanePass>> = [
   secretsStep,

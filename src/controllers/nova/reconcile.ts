@@ -13,7 +13,9 @@
  */
 import type { Stimulus } from '../../../machines/definition.js';
 import { novaDatabaseStream, novaUpgradeDefinition } from '../../../machines/nova-upgrade.js';
-import { novaPipelineStream, type NovaPipelineStimulus } from '../../../machines/nova-pipeline.js';
+import { novaPipelineDefinition, novaPipelineStream, type NovaPipelineStimulus } from '../../../machines/nova-pipeline.js';
+import { contextOf } from '../../engine/engine.js';
+import { FINALIZER_ADDED, NOVA_FINALIZER, finalizeNova } from './finalizer.js';
 import { isDeleting } from '../../kube/object.js';
 import type { Nova } from '../../resources/nova.js';
 import type { NovaRef } from '../../nova/jobs/render.js';
@@ -63,16 +65,57 @@ const record = async (deps: NovaControllerDeps, pass: NovaLanePass, lane: LaneRe
   await deps.engine.dispatch(novaPipelineStream(pass.ref.uid), { stimulus: stimulus as unknown as Stimulus, actor });
 };
 
+/** The condition a step reports under, for the error counter's `condition_type` (its own, or the one it decides through). */
+const REPORTS_UNDER: Readonly<Record<string, string>> = { Database: 'DatabaseReady', DBArchive: 'DBArchiveReady' };
+const conditionTypeOf = (step: string): string => REPORTS_UNDER[step] ?? [...NOVA_LANE, ...NOVA_GROUP].find((s) => s.name === step)?.conditions[0] ?? step;
+
+/** nova_operator_reconcile_duration_seconds / _errors_total over every step that ran. */
+const observeSteps = (deps: NovaControllerDeps, lane: LaneResult, group: LaneResult | null): void => {
+  if (!deps.metrics) return;
+  for (const t of [...lane.timings, ...(group?.timings ?? [])]) deps.metrics.stepFinished(t.step, conditionTypeOf(t.step), t.ms / 1000, t.outcome === 'error');
+};
+
+/** The endpoint the pipeline last stamped (the finalizer evicts its probe-cache entry). */
+const stampedEndpoint = async (deps: NovaControllerDeps, ref: NovaRef): Promise<string | undefined> => {
+  const { snapshot } = await deps.engine.load(novaPipelineDefinition, novaPipelineStream(ref.uid));
+  return contextOf(novaPipelineDefinition, snapshot).stamps.endpoint ?? undefined;
+};
+
+/** Records a pass that stopped ahead of every step (TargetClusterUnavailable): SecretsReady says why. */
+const recordGate = async (deps: NovaControllerDeps, object: Nova, ref: NovaRef, reason: string, message: string, now: () => Date): Promise<void> => {
+  const stimulus: NovaPipelineStimulus = { type: 'lane', source: 'reconciler', generation: object.metadata.generation ?? 1, at: now().toISOString(), conditions: [{ type: 'SecretsReady', status: 'False', reason, message }], endedAt: 'TargetCluster', stamps: {} };
+  await deps.engine.dispatch(novaPipelineStream(ref.uid), { stimulus: stimulus as unknown as Stimulus, actor });
+};
+
+/**
+ * spec.targetClusterRef, ahead of every step: a name that is not registered or does not resolve stops the pass
+ * before anything is created anywhere (TargetClusterUnavailable, 15 s, no finalizer). One that resolves is not
+ * acted on yet: Regent does not project a Nova's children onto another cluster (docs/nova.md), so it says so
+ * (TargetClusterNotSupported) instead of building them on the management cluster.
+ */
+const targetClusterGate = async (deps: NovaControllerDeps, object: Nova): Promise<{ reason: string; message: string } | null> => {
+  const target = object.spec.targetClusterRef?.name;
+  if (!target) return null;
+  const resolution = deps.targetClusters ? await deps.targetClusters.resolve(object.metadata.namespace ?? 'default', target) : { kind: 'unregistered' as const, message: `the target cluster ${target} is not registered: this runtime has no registry of target clusters (the embedded default runs on one host)` };
+  if (resolution.kind !== 'resolved') return { reason: 'TargetClusterUnavailable', message: resolution.message };
+  return { reason: 'TargetClusterNotSupported', message: `the target cluster ${target} resolves (${resolution.cluster.server}), but Regent does not project a Nova's children onto a target cluster yet: nothing is created on either cluster` };
+};
+
 export const reconcileNova = async (deps: NovaControllerDeps, namespace: string, name: string, now: () => Date = () => new Date()): Promise<Disposition> => {
   const object = (await deps.source.get('Nova', namespace, name)) as Nova | undefined;
   if (!object) {
-    // no finalizer holds a Nova yet: once it is gone, what runs here for it is stopped (its schemas stay)
+    // gone (its finalizer released, or it never carried one): what runs here for it is stopped, its series dropped
     await deps.released?.(namespace, name);
+    deps.metrics?.deleteForNova({ namespace, name });
     return done('gone');
   }
   const ref: NovaRef = { namespace, name, uid: object.metadata.uid };
   rememberNova(ref);
-  if (isDeleting(object)) return done('being deleted: Regent holds no finalizer on a Nova yet (the MariaDB cleanup and the roles\' removal are not built)');
+  const holdsFinalizer = (object.metadata.finalizers ?? []).includes(NOVA_FINALIZER);
+  if (isDeleting(object)) {
+    if (!holdsFinalizer) return done('being deleted without Regent\'s finalizer: nothing of it was created here, or its cleanup is done');
+    return finalizeNova(deps, object, ref, await stampedEndpoint(deps, ref));
+  }
   const refused = deps.namespaceRefused?.(namespace) ?? null;
   if (refused) {
     // nothing in this namespace may be read or written (no Secret, no Job, no role): the pass records only why
@@ -81,9 +124,20 @@ export const reconcileNova = async (deps: NovaControllerDeps, namespace: string,
     await deps.engine.dispatch(novaDatabaseStream(ref.uid), { stimulus: { type: 'pass', source: 'reconciler', generation: object.metadata.generation ?? 1, release: object.spec.openStackRelease, image: object.spec.image, blocked: { reason: 'NamespaceNotServed', message: refused }, hashes, jobs: none, report: null, rollout: null } as unknown as Stimulus, actor });
     return done(refused);
   }
+  const gate = await targetClusterGate(deps, object);
+  if (gate) {
+    await recordGate(deps, object, ref, gate.reason, gate.message, now);
+    return yieldFor(NOVA_REQUEUE_MS.secretPolling, `${gate.reason}: ${gate.message}`);
+  }
+  if (!holdsFinalizer) {
+    // the finalizer goes on before anything is created, so nothing is ever created for a Nova that can vanish unseen
+    await deps.source.addFinalizer('Nova', namespace, name, NOVA_FINALIZER);
+    return yieldFor(NOVA_REQUEUE_MS.nextPass, FINALIZER_ADDED);
+  }
   const pass: NovaLanePass = { nova: object, ref, deps, values: { digests: {} }, upgrading: await upgrading(deps, ref), now };
   const lane = await runLane(NOVA_LANE, pass);
   const group = lane.endedAt === null ? await runGroup(NOVA_GROUP, pass) : null;
+  observeSteps(deps, lane, group);
   await record(deps, pass, lane, group);
   const slow = [...lane.timings, ...(group?.timings ?? [])].filter((t) => t.ms >= 1_000);
   if (slow.length > 0) deps.logger.info('slow Nova pipeline steps', { nova: `${namespace}/${name}`, steps: slow.map((t) => `${t.step} ${Math.round(t.ms)} ms`).join(', ') });

@@ -17,7 +17,7 @@ const configs = new Map<string, JobConfig>();
 
 export const rememberNova = (ref: NovaRef): void => void known.set(ref.uid, ref);
 export const rememberConfig = (ref: NovaRef, config: JobConfig): void => void configs.set(ref.uid, { name: config.name, files: config.files });
-export const novaOfStream = (stream: string): NovaRef | undefined => known.get(stream.replace(/^nova-(database|db-archive|pipeline)-/, ''));
+export const novaOfStream = (stream: string): NovaRef | undefined => known.get(stream.replace(/^nova-(database|db-archive|pipeline|finalizer)-/, ''));
 
 /**
  * How the pass and the effects render a Nova's Jobs: the caller's options, the TLS directories of this Nova's runner

@@ -1,10 +1,12 @@
 /**
  * The Nova kind as the control plane runs it (src/controllers/kind.ts): its pipeline (./pipeline.ts), recorded on
- * three streams (the pipeline's conditions, the Database step's upgrade machine, the DBArchive step's), woken by its own spec; its Job effects; the runtime's background scheduler while leading.
+ * four streams (the pipeline's conditions, the Database step's upgrade machine, the DBArchive step's, the finalizer's), woken by its own spec; its Job effects; the runtime's background scheduler while leading.
  */
 import { novaDatabaseStream } from '../../../machines/nova-upgrade.js';
 import { novaDBArchiveStream } from '../../../machines/nova-db-archive.js';
 import { novaPipelineStream } from '../../../machines/nova-pipeline.js';
+import { novaFinalizerStream } from '../../../machines/nova-finalizer.js';
+import { NovaMetrics } from '../../observability/nova-metrics.js';
 import { keyOf, keyParts, type KindWiring } from '../kind.js';
 import { novaEffectHandlers } from './effects.js';
 import { reconcileNova } from './reconcile.js';
@@ -16,11 +18,12 @@ export const novaWiring: KindWiring = {
     { prefix: novaDatabaseStream(''), kind: 'Nova', key: 'uid' },
     { prefix: novaDBArchiveStream(''), kind: 'Nova', key: 'uid' },
     { prefix: novaPipelineStream(''), kind: 'Nova', key: 'uid' },
+    { prefix: novaFinalizerStream(''), kind: 'Nova', key: 'uid' },
   ],
   status: novaStatus,
   wakes: [{ from: 'Nova', on: 'spec', why: 'its own spec changed, or its deletion was requested', keys: (o) => [keyOf(o)] }],
   build: (services) => {
-    const deps = { engine: services.engine, source: services.source, secrets: services.source.secrets, logger: services.logger, ...services.nova };
+    const deps = { engine: services.engine, source: services.source, secrets: services.source.secrets, logger: services.logger, metrics: new NovaMetrics(services.metrics.registry), ...services.nova };
     return {
       reconcile: (key) => reconcileNova(deps, ...keyParts(key)),
       handlers: novaEffectHandlers(deps),

@@ -11,7 +11,7 @@ import { secretsStep } from '../../../src/controllers/nova/steps/secrets.js';
 import { dbConnectionSecretsStep } from '../../../src/controllers/nova/steps/db-connection-secrets.js';
 import { transportURLSecretStep } from '../../../src/controllers/nova/steps/transport-url.js';
 import { secretsAvailableStep } from '../../../src/controllers/nova/steps/secrets-available.js';
-import { notRequiredSteps } from '../../../src/controllers/nova/steps/not-required.js';
+import { NOVA_GROUP } from '../../../src/controllers/nova/pipeline.js';
 import { allSecrets, containsNoCredential, makePass, recordingSecrets, spoken } from './pass-rig.js';
 
 /** Config as the lane sees it: passes, or reports ConfigError and continues on the last-good artefacts. */
@@ -26,7 +26,7 @@ const config = (error: boolean): NovaStep<NovaLanePass> => ({
   },
 });
 
-const lane = (configError = false) => [secretsStep, dbConnectionSecretsStep, transportURLSecretStep, config(configError), secretsAvailableStep, ...notRequiredSteps];
+const lane = (configError = false) => [secretsStep, dbConnectionSecretsStep, transportURLSecretStep, config(configError), secretsAvailableStep, ...NOVA_GROUP.filter((s) => s.name !== 'HealthCheck')];
 const secretsReady = (conditions: Array<{ type: string }>) => conditions.find((c) => c.type === 'SecretsReady');
 
 describe('nova lane: the gate steps together', () => {

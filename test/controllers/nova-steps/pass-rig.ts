@@ -10,6 +10,7 @@ import type { NovaControllerDeps } from '../../../src/controllers/nova/reconcile
 import type { DatabaseEndpoint } from '../../../src/nova/connection-secrets.js';
 import type { SecretStoreGate } from '../../../src/nova/secret-store.js';
 import type { HealthProbeCache } from '../../../src/nova/health-probe.js';
+import type { GroupObjects } from '../../../src/nova/group/port.js';
 
 export const NS = 'openstack';
 export const NAME = 'nova';
@@ -90,6 +91,8 @@ export interface PassOptions {
   endpoints?: Record<string, DatabaseEndpoint>;
   secretStoreGate?: SecretStoreGate;
   healthProbe?: HealthProbeCache;
+  /** The parallel group's objects; absent: the embedded default's (every capability not installed). */
+  group?: GroupObjects;
   values?: Partial<NovaLanePass['values']>;
 }
 
@@ -128,7 +131,7 @@ export const makePass = (options: PassOptions = {}): NovaLanePass & { secrets: R
   // The optional ports are read as `deps.x ?? default`: present-but-absent must answer undefined, not throw.
   const lenient = new Proxy(deps as object, {
     get(target, property) {
-      if (property === 'secretStoreGate' || property === 'healthProbe') return (options as Record<string, unknown>)[property];
+      if (property === 'secretStoreGate' || property === 'healthProbe' || property === 'group') return (options as Record<string, unknown>)[property];
       return Reflect.get(target, property);
     },
   }) as NovaControllerDeps;

@@ -16,6 +16,7 @@ import { createProductRegistry } from '../../../machines/index.js';
 import { StatusRunner } from '../../../src/status/runner.js';
 import { MemoryCheckpoint } from '../../../src/status/checkpoint.js';
 import { reconcileNova, type NovaControllerDeps } from '../../../src/controllers/nova/reconcile.js';
+import { FINALIZER_ADDED } from '../../../src/controllers/nova/finalizer.js';
 import { novaEffectHandlers } from '../../../src/controllers/nova/effects.js';
 import { LocalJobRunner } from '../../../src/nova/jobs/local.js';
 import type { WorkloadPort } from '../../../src/nova/workloads/port.js';
@@ -144,7 +145,11 @@ export const openNovaRig = async (options: NovaRigOptions): Promise<NovaRig> => 
       if (current) await source.update({ ...(object as object), metadata: { ...current.metadata } } as never);
       else await source.create(object);
     },
-    pass: () => reconcileNova(deps, namespace, options.name),
+    // the controller comes back 1 s after adding its finalizer; the rig runs that pass at once
+    pass: async () => {
+      const first = await reconcileNova(deps, namespace, options.name);
+      return first.kind === 'yield' && first.why === FINALIZER_ADDED ? reconcileNova(deps, namespace, options.name) : first;
+    },
     status: render,
     condition: async (type) => (await render()).conditions?.find((c) => c.type === type),
     async until(done, { maxPasses = 200, pollMs = 250 } = {}) {

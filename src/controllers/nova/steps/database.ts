@@ -27,6 +27,8 @@ import { contextOf, type Decision } from '../../../engine/engine.js';
 import type { Stimulus } from '../../../../machines/definition.js';
 import { NOVA_JOBS, novaDatabaseStream, novaJobName, novaUpgradeDefinition, type BlockedReason, type NovaJob, type NovaPass, type NovaUpgradeContext, type ObservedNovaJob } from '../../../../machines/nova-upgrade.js';
 import { planDatabases } from '../../../nova/database/plan.js';
+import { ServerNotReadyError, type ProvisionedObject } from '../../../nova/database/port.js';
+import { claimOwnership } from '../finalizer.js';
 import { renderNovaJob } from '../../../nova/jobs/render.js';
 import type { ObservedJob } from '../../../nova/jobs/port.js';
 import { parseCellsReport } from '../../../nova/cells-report.js';
@@ -55,7 +57,17 @@ const gate = async (pass: NovaLanePass): Promise<Gate> => {
   const plan = planDatabases(nova, { api: { username: api.username }, cell: { username: cell.username } });
   if (!plan.ok) return block('WaitingForDatabase', `nothing is applied: ${plan.problems.join('; ')}`);
   const password = async (secret: { name: string; key: string }) => (await deps.secrets.get(ref.namespace, secret.name))?.data[secret.key];
-  for (const blockPlan of plan.blocks) {
+  const [apiPlan, cellPlan] = plan.blocks;
+  for (const [blockName, blockPlan] of [['api', apiPlan], ['cell', cellPlan]] as const) {
+    // NF1 (machines/nova-finalizer.ts): what is about to be created is claimed first, so the finalizer drops it later
+    let absent: ProvisionedObject[];
+    try {
+      absent = await deps.provisioner.absent(ref.namespace, blockPlan, password);
+    } catch (error) {
+      if (!(error instanceof ServerNotReadyError)) throw error;
+      return block(error.outcome.kind === 'clusterNotReady' ? 'ClusterNotReady' : 'WaitingForDatabase', error.outcome.message);
+    }
+    await claimOwnership(deps, ref, absent.map((o) => ({ ...o, block: blockName })));
     const outcome = await deps.provisioner.provision(ref.namespace, blockPlan, password);
     if (outcome.kind === 'clusterNotReady') return block('ClusterNotReady', outcome.message);
     if (outcome.kind === 'waiting') return block('WaitingForDatabase', outcome.message);
@@ -119,6 +131,10 @@ export const databaseStep: NovaStep<NovaLanePass> = {
     const renderFor = (job: NovaJob) => novaRenderOptions(deps, ref, job);
     const hashes = Object.fromEntries(NOVA_JOBS.map((job) => [job, 'ready' in opened ? renderNovaJob(ref, nova.spec, job, renderFor(job)).templateHash : ''])) as Record<NovaJob, string>;
     const observed = Object.fromEntries(await Promise.all(NOVA_JOBS.map(async (job) => [job, await deps.jobs.get(namespace, novaJobName(name, job))] as const))) as Record<NovaJob, ObservedJob | undefined>;
+    for (const job of NOVA_JOBS) {
+      const o = observed[job];
+      if (o) deps.metrics?.jobFinished({ namespace, name }, `db-${job}` as const, { uid: o.uid, state: o.state, ...(o.startedAt ? { startedAt: o.startedAt } : {}), ...(o.finishedAt ? { finishedAt: o.finishedAt } : {}) });
+    }
     const stream = novaDatabaseStream(ref.uid);
     const before = await deps.engine.load(novaUpgradeDefinition, stream);
     const rollout =

@@ -24,6 +24,8 @@ export const dbArchiveStep: NovaStep<NovaLanePass> = {
     const { deps, nova, ref } = pass;
     const cronJob = renderArchiveCronJob(ref, nova.spec, novaRenderOptions(deps, ref));
     const runs = await deps.jobs.cronJobRuns(ref.namespace, cronJob.name);
+    // every run, running ones too: their series exist at 0 before the first terminal one (so increase() sees it)
+    for (const r of runs.runs) deps.metrics?.archiveRunFinished({ namespace: ref.namespace, name: ref.name }, { uid: r.uid, state: r.state, ...(r.startedAt ? { startedAt: r.startedAt } : {}), ...(r.finishedAt ? { finishedAt: r.finishedAt } : {}) });
     const terminal = runs.runs.filter((r) => r.state !== 'running').sort((a, b) => (a.finishedAt ?? '').localeCompare(b.finishedAt ?? ''));
     const newest = terminal.at(-1);
     const run: ArchiveRun | null = newest
