@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import type { BlockPlan, DatabaseProvisioner, ProvisionOutcome, ProvisionedObject, DeprovisionOutcome } from '../../src/nova/database/port.js';
 import type { NovaSpec } from '../../src/resources/nova.js';
 import { openNovaRig, type NovaRig, type NovaStatusView } from '../nova/support/nova-rig.js';
+import { Registry } from 'prom-client';
+import { NovaMetrics } from '../../src/observability/nova-metrics.js';
 import { WorkloadError, type NovaRole } from '../../src/nova/workloads/port.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -372,5 +374,32 @@ describe('issue 14 end to end: the Nova Database step on the embedded default (s
       expect(reasonOf(await rig.status())).to.equal('DowngradeNotSupported');
       expect(await rig.jobs.get('default', `${NAME}-db-expand`)).to.equal(undefined);
     });
+  });
+
+  it('issue 27: a db-sync Job that succeeded is counted once on nova_operator_db_sync_total{nova,namespace,job="db-sync",result="succeeded"} with its duration; the pass that releases the finalizer of the deleted Nova drops every series labelled with it', async () => {
+    await rig.close();
+    const registry = new Registry();
+    rig = await openNovaRig({ name: NAME, provisioner, databaseEndpoint: async () => ({ host: '10.0.0.4', port: 3306 }), binDir: bin, settings: { keystoneURL: 'http://127.0.0.1:5000/v3', regionName: 'RegionOne' }, metrics: new NovaMetrics(registry) });
+    const perCr = async () => (await registry.metrics()).split('\n').filter((line) => !line.startsWith('#') && line.includes(`nova="${NAME}"`));
+    const value = async (series: string) => {
+      const line = (await perCr()).find((l) => l.startsWith(`${series} `));
+      return line === undefined ? undefined : Number(line.split(' ').at(-1));
+    };
+    const labels = `nova="${NAME}",namespace="default"`;
+    await rig.apply(spec('2025.1'));
+    await putSecrets();
+    await rig.until(synced);
+    await rig.pass();
+    await rig.pass();
+    expect(await value(`nova_operator_db_sync_total{${labels},job="db-sync",result="succeeded"}`), 'one succeeded db-sync, counted once over three passes').to.equal(1);
+    expect(await value(`nova_operator_db_sync_total{${labels},job="db-sync",result="failed"}`), 'the failed series exists at 0').to.equal(0);
+    expect(await value(`nova_operator_db_sync_duration_seconds_count{${labels},job="db-sync"}`), 'its duration observed').to.equal(1);
+    expect(await value(`nova_operator_db_sync_duration_seconds_sum{${labels},job="db-sync"}`)).to.be.at.least(0);
+    await rig.source.delete('Nova', 'default', NAME);
+    expect(await rig.pass()).to.deep.include({ kind: 'done', why: 'DatabaseFinalized: the finalizer is released' });
+    expect(await rig.source.get('Nova', 'default', NAME), 'the finalizer released, the Nova is gone').to.equal(undefined);
+    expect(await perCr(), 'no series of the deleted Nova').to.deep.equal([]);
+    // the pipeline series are not per CR: they stay
+    expect(await registry.metrics()).to.match(/^nova_operator_reconcile_duration_seconds_count\{sub_reconciler="Database"\} [1-9]/m);
   });
 });

@@ -30,6 +30,7 @@ import type { DatabaseEndpoint } from '../../../src/nova/connection-secrets.js';
 import type { Disposition } from '../../../src/controllers/disposition.js';
 import type { NovaSpec } from '../../../src/resources/nova.js';
 import { statusRunnerParts } from '../../../src/app/kinds.js';
+import type { NovaMetrics } from '../../../src/observability/nova-metrics.js';
 
 export interface Condition {
   type: string;
@@ -83,6 +84,8 @@ export interface NovaRigOptions {
   /** The cloud the rendered config names (keystoneURL, regionName). */
   settings?: Partial<NovaConfigSettings>;
   jobsUnavailable?: () => string | null;
+  /** The nova_operator_* series the controller records (absent: none, as before). */
+  metrics?: NovaMetrics;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -120,6 +123,7 @@ export const openNovaRig = async (options: NovaRigOptions): Promise<NovaRig> => 
     configs,
     ...(local ? { released: (ns: string, name: string) => local.removeAll(ns, name) } : {}),
     ...(options.jobsUnavailable ? { jobsUnavailable: options.jobsUnavailable } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   };
   for (const [type, handler] of Object.entries(novaEffectHandlers(deps))) engine.handle(type, handler);
   const status = new StatusRunner({ store, engine, source, checkpoint: new MemoryCheckpoint(), logger, ...statusRunnerParts(['Nova']) });
