@@ -7,9 +7,10 @@
  *       claimed is ever dropped by the embedded default, so a schema Regent did not create is never touched (the
  *       mariadb-operator adapter deletes its own named, labelled CRs and claims nothing). A Nova being deleted
  *       claims nothing more.
- *   NF2 a deletion seen by the reconciler (the Nova carries a deletion timestamp and Regent's finalizer) decides
- *       the cleanup: `nova.deprovisionDatabases` with the claimed objects. The decision is stored before any Delete
- *       is issued.
+ *   NF2 write-ahead: a deletion seen by the reconciler (the Nova carries a deletion timestamp and Regent's
+ *       finalizer) first arms the cleanup (`cleanupArmed`, no effect); the next deletionSeen reads that arm back and
+ *       decides the cleanup: `nova.deprovisionDatabases` with the claimed objects. Both are stored before any Delete
+ *       is issued (the controller sends the two in one pass).
  *   NF3 the cleanup answers what was still live *before* it issued its Deletes (a Delete flips the deletion
  *       timestamp, so a check after it would always read none-live). Something was live → the finalizer is held for
  *       one more pass (FinalizingDatabase); nothing was → DatabaseFinalized, and the finalizer may be released.
@@ -91,7 +92,13 @@ export const buildNovaFinalizerMachine = () =>
       serving: {
         on: {
           claimed: { guard: 'unclaimed', actions: ['claim', outcome('claimed')] }, // NF1
-          deletionSeen: { target: 'finalizing', actions: ['countAttempt', cleanup, outcome('cleanupDecided')] }, // NF2
+          deletionSeen: { target: 'cleanupArmed', actions: [outcome('cleanupArmed')] }, // NF2: the arm
+        },
+      },
+      cleanupArmed: {
+        on: {
+          // NF1: a Nova being deleted claims nothing more
+          deletionSeen: { target: 'finalizing', actions: ['countAttempt', cleanup, outcome('cleanupDecided')] }, // NF2: the arm read back
         },
       },
       finalizing: {
@@ -122,8 +129,8 @@ const audit = (): MachineAudit => ({
     return JSON.stringify([snapshot.value, c.owned.length, c.live?.length ?? null]);
   },
   // the write-ahead intent of the cleanup: the stored deletion decision (NF2)
-  intentOf: (snapshot) => (snapshot.value === 'finalizing' ? { target: 'databases', state: 'finalizing' } : null),
-  rank: (snapshot) => (snapshot.value === 'released' ? 2 : snapshot.value === 'finalizing' ? 1 : 0),
+  intentOf: (snapshot) => (snapshot.value === 'cleanupArmed' || snapshot.value === 'finalizing' ? { target: 'databases', state: String(snapshot.value) } : null),
+  rank: (snapshot) => ({ serving: 0, cleanupArmed: 1, finalizing: 2, released: 3 })[String(snapshot.value)] ?? 0,
   parked: (snapshot) => snapshot.value === 'released',
 });
 

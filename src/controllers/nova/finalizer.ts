@@ -4,7 +4,8 @@
  *
  * 1. It goes on before the pipeline first runs (the pass after it comes 1 s later: RequeueNextPass), and never on a
  *    Nova whose namespace is not served or whose target cluster does not resolve (nothing was created for it).
- * 2. A Nova being deleted with the finalizer on it: `deletionSeen` is stored, then the cleanup runs (the effect
+ * 2. A Nova being deleted with the finalizer on it: `deletionSeen` arms the cleanup, a second one (read back) decides
+ *    it, and only then does the cleanup run (the effect
  *    `nova.deprovisionDatabases`): both blocks' MariaDB objects under the names they were provisioned with, nova_api
  *    under {name}-api, the cell block (with cell0) under {name}. What was live is observed before any Delete is
  *    issued. The embedded default drops only the schemas and users the ledger says Regent created.
@@ -103,7 +104,10 @@ export const claimOwnership = async (deps: NovaControllerDeps, ref: NovaRef, obj
 /** The pass of a Nova being deleted that carries Regent's finalizer. */
 export const finalizeNova = async (deps: NovaControllerDeps, nova: Nova, ref: NovaRef, endpoint: string | undefined): Promise<Disposition> => {
   const stream = novaFinalizerStream(ref.uid);
-  await deps.engine.dispatch(stream, { stimulus: { type: 'deletionSeen', source: 'reconciler', generation: nova.metadata.generation ?? 1 } as unknown as Stimulus, actor });
+  const seen = { stimulus: { type: 'deletionSeen', source: 'reconciler', generation: nova.metadata.generation ?? 1 } as unknown as Stimulus, actor };
+  await deps.engine.dispatch(stream, seen);
+  // NF2: the first one arms the cleanup; read back, the second decides it (and the engine runs it after the append)
+  if ((await deps.engine.load(novaFinalizerDefinition, stream)).value === 'cleanupArmed') await deps.engine.dispatch(stream, seen);
   const { value, snapshot } = await deps.engine.load(novaFinalizerDefinition, stream);
   const context = contextOf(novaFinalizerDefinition, snapshot);
   if (value !== 'released') {
