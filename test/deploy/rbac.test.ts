@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
+import { AppsV1Api, AutoscalingV2Api, BatchV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, NetworkingV1Api, PolicyV1Api, Watch } from '@kubernetes/client-node';
 import { KINDS } from '../../src/resources/index.js';
 import { startControlPlane } from '../../src/app/control-plane.js';
 import { silentLogger } from '../../src/log/logger.js';
@@ -38,15 +38,23 @@ import {
   servedKinds,
   finalizedKinds,
   HOLDS_NO_FINALIZER,
+  NOVA_ADAPTERS,
+  NOVA_API_CLIENTS,
   NOVA_CLIENT_CALLS,
+  NOVA_CLIENT_MODULES_ELSEWHERE,
+  NOVA_DISCOVERY_CALLS,
   expectedNovaGrants,
+  isDiscoveryRequest,
   novaClientCallsInAdapters,
+  novaClientModules,
 } from './support/adapter.js';
 import { KubernetesJobRunner } from '../../src/nova/jobs/kubernetes.js';
 import { MariaDbOperatorProvisioner } from '../../src/nova/database/mariadb-operator.js';
 import { KubernetesWorkloads } from '../../src/nova/workloads/kubernetes.js';
 import { kubernetesSecretStoreReader } from '../../src/nova/secret-store-kubernetes.js';
 import { KubernetesConfigStore } from '../../src/nova/config/kubernetes.js';
+import { KubernetesGroupObjects } from '../../src/nova/group/kubernetes.js';
+import { NOVA_FINALIZER } from '../../src/controllers/nova/finalizer.js';
 import { configHash, configName, type RenderedConfig } from '../../src/nova/config/render.js';
 import { namespacedSecretStoreGate } from '../../src/nova/secret-store.js';
 import { renderArchiveCronJob, renderNovaJob } from '../../src/nova/jobs/render.js';
@@ -127,8 +135,38 @@ describe('deploy: RBAC least privilege', () => {
       }
     });
 
-    it('NOVA_CLIENT_CALLS names exactly the client calls the Nova adapters make (jobs, mariadb-operator, workloads, secret store, config store)', () => {
-      expect(novaClientCallsInAdapters()).to.deep.equal(sorted(Object.keys(NOVA_CLIENT_CALLS)));
+    it('the Nova controller holds its finalizer (issue 27): it adds and removes it on the Nova, so novas is a finalized kind', () => {
+      const code = ['src/controllers/nova/reconcile.ts', 'src/controllers/nova/finalizer.ts'].map((f) => read(f)).join('\n');
+      expect(code).to.match(/\bsource\.addFinalizer\('Nova',/);
+      expect(code).to.match(/\bsource\.removeFinalizer\('Nova',/);
+      expect(finalizedKinds()).to.include('Nova');
+    });
+
+    it('NOVA_CLIENT_CALLS and NOVA_DISCOVERY_CALLS name exactly the client calls the Nova adapters make (jobs, mariadb-operator, workloads, secret store, config store, group)', () => {
+      expect(novaClientCallsInAdapters()).to.deep.equal(sorted([...Object.keys(NOVA_CLIENT_CALLS), ...Object.keys(NOVA_DISCOVERY_CALLS)]));
+      expect(Object.keys(NOVA_DISCOVERY_CALLS).filter((call) => call in NOVA_CLIENT_CALLS), 'a call is either granted or discovery').to.deep.equal([]);
+    });
+
+    it('every Nova client call is a real method of the client class its field holds', () => {
+      const classes: Record<string, { prototype: unknown }> = { BatchV1Api, CoreV1Api, AppsV1Api, PolicyV1Api, CustomObjectsApi, AutoscalingV2Api, NetworkingV1Api };
+      for (const call of [...Object.keys(NOVA_CLIENT_CALLS), ...Object.keys(NOVA_DISCOVERY_CALLS)]) {
+        const [field, method] = call.split('.') as [string, string];
+        const prototype = classes[NOVA_API_CLIENTS[field]!]?.prototype as Record<string, unknown> | undefined;
+        expect(typeof prototype?.[method], call).to.equal('function');
+      }
+    });
+
+    it('the group adapter\'s capability probes are discovery GETs: no rule grants them, system:discovery allows them (non-resource URLs every authenticated user may GET)', () => {
+      expect(Object.keys(NOVA_DISCOVERY_CALLS)).to.deep.equal(['custom.getAPIResources']);
+      expect(read('src/nova/group/kubernetes.ts')).to.match(/this\.custom\.getAPIResources\(\{ group: api\.group, version: api\.version \}\)/);
+      expect(isDiscoveryRequest('GET', '/apis/gateway.networking.k8s.io/v1')).to.equal(true);
+      expect(isDiscoveryRequest('GET', '/apis/gateway.networking.k8s.io/v1/namespaces/regent-system/httproutes'), 'a resource request is not discovery').to.equal(false);
+      expect(isDiscoveryRequest('POST', '/apis/gateway.networking.k8s.io/v1'), 'only a GET').to.equal(false);
+    });
+
+    it('every src/nova module that builds an API client is a Nova adapter of this cluster, or says why its calls are no grant here (target-clusters.ts: a remote cluster)', () => {
+      expect(novaClientModules()).to.deep.equal(sorted([...NOVA_ADAPTERS, ...Object.keys(NOVA_CLIENT_MODULES_ELSEWHERE)]));
+      expect(read('src/nova/target-clusters.ts'), 'the target cluster client is built from that cluster\'s kubeconfig').to.match(/parsed\.kubeConfig[\s\S]*kubeConfig\.makeApiClient\(VersionApi\)/);
     });
 
     it('the expected grants, as derived from those tables', () => {
@@ -144,6 +182,8 @@ describe('deploy: RBAC least privilege', () => {
         triple(GROUP, 'volumes', 'patch'),
         triple(GROUP, 'loadbalancers', 'patch'),
         triple(GROUP, 'securitygroups', 'patch'),
+        // the Nova finalizer (issue 27)
+        triple(GROUP, 'novas', 'patch'),
         triple('', 'events', 'create'),
         triple('', 'events', 'patch'),
         // the server REST API's writes (issue 17)
@@ -162,8 +202,14 @@ describe('deploy: RBAC least privilege', () => {
         ...['get', 'create', 'update', 'delete'].map((verb) => triple('', 'services', verb)),
         ...['get', 'create', 'update', 'delete'].map((verb) => triple('policy', 'poddisruptionbudgets', verb)),
         triple('k8s.mariadb.com', 'mariadbs', 'get'),
-        ...['databases', 'users', 'grants'].flatMap((r) => ['get', 'create', 'patch'].map((verb) => triple('k8s.mariadb.com', r, verb))),
+        // delete: the finalizer's deprovision (issue 27)
+        ...['databases', 'users', 'grants'].flatMap((r) => ['get', 'create', 'patch', 'delete'].map((verb) => triple('k8s.mariadb.com', r, verb))),
         triple('external-secrets.io', 'secretstores', 'get'),
+        // the parallel group (issue 27): get, create, update (replace on drift), delete; never list or watch
+        ...['get', 'create', 'update', 'delete'].map((verb) => triple('gateway.networking.k8s.io', 'httproutes', verb)),
+        ...['get', 'create', 'update', 'delete'].map((verb) => triple('autoscaling', 'horizontalpodautoscalers', verb)),
+        ...['get', 'create', 'update', 'delete'].map((verb) => triple('autoscaling.k8s.io', 'verticalpodautoscalers', verb)),
+        ...['get', 'create', 'update', 'delete'].map((verb) => triple('networking.k8s.io', 'networkpolicies', verb)),
       ]));
     });
   });
@@ -361,6 +407,38 @@ describe('deploy: RBAC least privilege', () => {
         fake.objects.put(fake.objects.path('secretstores', namespace), { metadata: { name: 'openbao' }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Valid', message: 'store validated' }] } });
         const storeGate = namespacedSecretStoreGate(kubernetesSecretStoreReader(kubeConfig));
         expect((await storeGate.check(namespace, { name: 'openbao', kind: 'SecretStore' })).kind).to.equal('ready'); // secretstores get
+        // The finalizer's database half (src/nova/database/mariadb-operator.ts deprovision): every CR read, then the live ones deleted
+        expect(await provisioner.deprovision(namespace, apiPlan, [], async () => undefined)).to.deep.include({ live: true }); // databases, users, grants get, delete
+        // The parallel group (src/nova/group/kubernetes.ts): the probes are discovery GETs (no rule: system:discovery)
+        const group = new KubernetesGroupObjects({ kubeConfig });
+        expect([await group.gatewayAPI(), await group.vpaAPI()]).to.deep.equal([{ kind: 'installed' }, { kind: 'installed' }]); // GET /apis/<group>/<version>
+        const route = { target: 'api', parentRef: { name: 'public' }, hostname: 'compute.example.org' } as const;
+        await group.ensureRoute(namespace, { name: 'nova', uid: 'uid-nova' }, route); // httproutes get, create
+        await group.ensureRoute(namespace, { name: 'nova', uid: 'uid-nova' }, { ...route, hostname: 'nova.example.org' }); // httproutes get, update
+        expect(await group.removeRoute(namespace, 'nova', 'api')).to.equal('removed'); // httproutes delete
+        const hpa = { minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 80 };
+        await group.ensureHPA(namespace, { name: 'nova', uid: 'uid-nova' }, hpa); // horizontalpodautoscalers get, create
+        await group.ensureHPA(namespace, { name: 'nova', uid: 'uid-nova' }, { ...hpa, maxReplicas: 10 }); // horizontalpodautoscalers get, update
+        expect(await group.removeHPA(namespace, 'nova')).to.equal('removed'); // horizontalpodautoscalers delete
+        await group.ensureVPA(namespace, { name: 'nova', uid: 'uid-nova' }, 'api'); // verticalpodautoscalers get, create
+        fake.objects.mutate(fake.objects.path('verticalpodautoscalers', namespace, 'nova-api'), (o) => void ((o.spec as Record<string, unknown>).updatePolicy = { updateMode: 'Off' }));
+        await group.ensureVPA(namespace, { name: 'nova', uid: 'uid-nova' }, 'api'); // verticalpodautoscalers get, update (the drift)
+        expect(await group.removeVPA(namespace, 'nova', 'api')).to.equal('removed'); // verticalpodautoscalers delete
+        const policy = { ingressNamespaces: [namespace], ingressPorts: [8774], egress: [{ port: 3306, protocol: 'TCP' as const, why: 'MariaDB' }] };
+        await group.ensureNetworkPolicy(namespace, { name: 'nova', uid: 'uid-nova' }, policy); // networkpolicies get, create
+        await group.ensureNetworkPolicy(namespace, { name: 'nova', uid: 'uid-nova' }, { ...policy, ingressPorts: [8774, 8775] }); // networkpolicies get, update
+        expect(await group.removeNetworkPolicy(namespace, 'nova')).to.equal('removed'); // networkpolicies delete
+        // The Nova finalizer through the control plane's source (ClusterRole: novas get, patch), as
+        // src/controllers/nova/reconcile.ts adds it and finalizer.ts releases it. On a Nova in the install namespace:
+        // the scenario's control plane never reaches one (the example's, in default, is NamespaceNotServed there).
+        await fake.store.create({ ...example.value, metadata: { name: 'nova', namespace } } as never);
+        const source = openKubernetesSource({ kubeConfig });
+        try {
+          await source.addFinalizer('Nova', namespace, 'nova', NOVA_FINALIZER); // novas get, patch
+          await source.removeFinalizer('Nova', namespace, 'nova', NOVA_FINALIZER); // novas get, patch
+        } finally {
+          await source.close();
+        }
         requests = [...fake.requests];
         unexpected = [...fake.unexpected];
       } finally {
@@ -374,17 +452,24 @@ describe('deploy: RBAC least privilege', () => {
       }
     });
 
+    /** Discovery GETs are non-resource requests: no rule of Regent's roles grants them, system:discovery allows them. */
+    const resourceRequests = () => requests.filter((r) => !isDiscoveryRequest(r.method, r.path));
+
+    it("the only non-resource requests are the group adapter's discovery GETs, which need no rule (system:discovery allows every authenticated user)", () => {
+      expect(sorted(new Set(requests.filter((r) => isDiscoveryRequest(r.method, r.path)).map((r) => `${r.method} ${r.path}`)))).to.deep.equal(['GET /apis/autoscaling.k8s.io/v1', 'GET /apis/gateway.networking.k8s.io/v1']);
+    });
+
     const describeAccess = (a: Access) => `${a.verb} ${a.group}/${a.resource}${a.namespace ? ` in ${a.namespace}` : ' (all namespaces)'}${a.name ? ` name=${a.name}` : ''}`;
 
     it('every request the control plane sends is allowed by the RBAC (no 403 in a cluster)', () => {
       expect(requests.length).to.be.greaterThan(0);
-      const denied = [...new Set(requests.map((r) => accessOf(r.method, r.path, r.query)).filter((a) => !allows(bound, a)).map(describeAccess))];
+      const denied = [...new Set(resourceRequests().map((r) => accessOf(r.method, r.path, r.query)).filter((a) => !allows(bound, a)).map(describeAccess))];
       expect(denied).to.deep.equal([]);
       expect(unexpected.map((r) => `${r.method} ${r.path}`), 'requests the fake does not serve').to.deep.equal([]);
     });
 
     it('every grant is used: each (group, resource, verb[, name]) the roles allow was requested', () => {
-      const accesses = requests.map((r) => accessOf(r.method, r.path, r.query));
+      const accesses = resourceRequests().map((r) => accessOf(r.method, r.path, r.query));
       const unused = bound.flatMap(({ namespace: ns, rule }) =>
         grantsOf([rule]).filter((grant) => {
           const m = /^([^/]*)\/([^#:]+)(?:#([^:]+))?:(\w+)$/.exec(grant)!;

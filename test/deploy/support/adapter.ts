@@ -96,8 +96,8 @@ export const CONTROL_PLANE_CALLS: Readonly<Record<string, { kinds: 'all' | 'serv
   watch: { kinds: 'all', path: 'src/kube/informer.ts watch (one informer per kind, every namespace)' },
   get: { kinds: 'all', path: 'src/status/runner.ts render*, src/controllers/{server,network,region,identity}/reconcile.ts, src/provider/regions/connections.ts' },
   patchStatus: { kinds: 'all', path: 'src/status/runner.ts patchIfChanged (served kinds and NoController status)' },
-  addFinalizer: { kinds: 'served', path: 'src/controllers/lifecycle-pass.ts (Server and Network controllers), src/controllers/identity/reconcile.ts' },
-  removeFinalizer: { kinds: 'served', path: 'src/controllers/lifecycle-pass.ts (Server and Network controllers), src/controllers/identity/reconcile.ts' },
+  addFinalizer: { kinds: 'served', path: 'src/controllers/lifecycle-pass.ts (Server and Network controllers), src/controllers/identity/reconcile.ts, src/controllers/nova/reconcile.ts (before anything is created)' },
+  removeFinalizer: { kinds: 'served', path: 'src/controllers/lifecycle-pass.ts (Server and Network controllers), src/controllers/identity/reconcile.ts, src/controllers/nova/finalizer.ts (once the cleanup found nothing live)' },
   recordEvent: { kinds: 'events', path: 'src/controllers/kube-events.ts recordDecisionEvents (Server and Network passes), in the resource\'s namespace' },
   'lease.get': { kinds: 'lease', path: 'src/kube/leader/elector.ts acquire/renew/release' },
   'lease.create': { kinds: 'lease', path: 'src/kube/leader/elector.ts first acquire' },
@@ -246,10 +246,13 @@ export const portCallsOfControlPlane = (): Map<string, string[]> => {
 export const servedKinds = (): string[] => tableServedKinds();
 
 /**
- * Served kinds whose controller holds no finalizer, so the control plane never patches their metadata: the
- * Nova controller (issue 14) holds none until its MariaDB cleanup is built. Cross-checked by rbac.test.ts.
+ * Served kinds whose controller holds no finalizer, so the control plane never patches their metadata. None since
+ * issue 27: the Nova controller holds `nova.openstack.c5c3.io/finalizer` (src/controllers/nova/reconcile.ts adds it,
+ * src/controllers/nova/finalizer.ts removes it once its MariaDB cleanup found nothing live), so `novas` gains patch
+ * in the ClusterRole like every other finalized kind. Cross-checked by rbac.test.ts (a kind listed here never calls
+ * addFinalizer; the Nova controller does).
  */
-export const HOLDS_NO_FINALIZER: readonly string[] = ['Nova'];
+export const HOLDS_NO_FINALIZER: readonly string[] = [];
 
 /** The served kinds that carry a finalizer (what addFinalizer/removeFinalizer patch). */
 export const finalizedKinds = (): string[] => servedKinds().filter((k) => !HOLDS_NO_FINALIZER.includes(k));
@@ -297,15 +300,48 @@ export const expectedGrants = (plurals: { all: readonly string[]; served: readon
 };
 
 // ---------------------------------------------------------------------------------------------
-// The Nova adapters (issue 14): their own client calls, granted by the Nova Role in the install namespace.
+// The Nova adapters (issues 14 and 27): their own client calls, granted by the Nova Role in the install namespace.
 
-export const NOVA_ADAPTERS = ['src/nova/jobs/kubernetes.ts', 'src/nova/database/mariadb-operator.ts', 'src/nova/workloads/kubernetes.ts', 'src/nova/secret-store-kubernetes.ts', 'src/nova/config/kubernetes.ts'];
+/**
+ * Every module that makes client-node calls on this cluster for the Nova controller. Not here, because what it calls
+ * is not a grant of this cluster: src/nova/target-clusters.ts calls VersionApi.getCode (GET /version) on a *remote*
+ * target cluster with that cluster's own kubeconfig (the `kubeconfig` key of the Secret target-cluster-<name>, read
+ * through the secret store, i.e. the secrets Role). Its RBAC is whatever that kubeconfig's identity holds there; and
+ * /version is a non-resource URL system:public-info-viewer allows anyway. NOVA_CLIENT_MODULES_ELSEWHERE says so for
+ * the test that every src/nova module building an API client is accounted for.
+ */
+export const NOVA_ADAPTERS = ['src/nova/jobs/kubernetes.ts', 'src/nova/database/mariadb-operator.ts', 'src/nova/workloads/kubernetes.ts', 'src/nova/secret-store-kubernetes.ts', 'src/nova/config/kubernetes.ts', 'src/nova/group/kubernetes.ts'];
+
+/** Modules under src/nova that build a client-node API client but are not Nova adapters of this cluster, and why. */
+export const NOVA_CLIENT_MODULES_ELSEWHERE: Readonly<Record<string, string>> = {
+  'src/nova/target-clusters.ts': "VersionApi on a remote target cluster, with that cluster's own kubeconfig: not a grant of this cluster",
+};
+
+/**
+ * The fields the Nova adapters hold their API clients in (`this.<field> = ….makeApiClient(<Class>)`), and the class.
+ * A call is `this.<field>.<method>(`, or `<local>.<method>(` where the adapter aliased the field (`const custom =
+ * this.custom;`, as the group adapter's per-kind closures do). A client held in a field not listed here fails the
+ * scan (novaClientCallsInAdapters) rather than hiding its calls.
+ */
+export const NOVA_API_CLIENTS: Readonly<Record<string, string>> = {
+  batch: 'BatchV1Api',
+  core: 'CoreV1Api',
+  apps: 'AppsV1Api',
+  policy: 'PolicyV1Api',
+  custom: 'CustomObjectsApi',
+  autoscaling: 'AutoscalingV2Api',
+  networking: 'NetworkingV1Api',
+};
 
 export interface NovaGrant {
   readonly group: string;
   readonly resources: readonly string[];
   readonly verb: string;
 }
+
+const GATEWAY = 'gateway.networking.k8s.io';
+const VPA = 'autoscaling.k8s.io';
+const MARIADB = 'k8s.mariadb.com';
 
 /**
  * Every `this.<api>.<method>(` the Nova adapters make, and the (group, resources, verb) it needs; a call several
@@ -341,19 +377,86 @@ export const NOVA_CLIENT_CALLS: Readonly<Record<string, NovaGrant | readonly Nov
   'policy.createNamespacedPodDisruptionBudget': { group: 'policy', resources: ['poddisruptionbudgets'], verb: 'create' },
   'policy.replaceNamespacedPodDisruptionBudget': { group: 'policy', resources: ['poddisruptionbudgets'], verb: 'update' },
   'policy.deleteNamespacedPodDisruptionBudget': { group: 'policy', resources: ['poddisruptionbudgets'], verb: 'delete' },
+  // the parallel group (src/nova/group/kubernetes.ts): the API's HorizontalPodAutoscaler (autoscaling/v2) and the
+  // NetworkPolicies ({nova}, {nova}-novncproxy): one GET, create on 404, PUT on drift, DELETE
+  'autoscaling.readNamespacedHorizontalPodAutoscaler': { group: 'autoscaling', resources: ['horizontalpodautoscalers'], verb: 'get' },
+  'autoscaling.createNamespacedHorizontalPodAutoscaler': { group: 'autoscaling', resources: ['horizontalpodautoscalers'], verb: 'create' },
+  'autoscaling.replaceNamespacedHorizontalPodAutoscaler': { group: 'autoscaling', resources: ['horizontalpodautoscalers'], verb: 'update' },
+  'autoscaling.deleteNamespacedHorizontalPodAutoscaler': { group: 'autoscaling', resources: ['horizontalpodautoscalers'], verb: 'delete' },
+  'networking.readNamespacedNetworkPolicy': { group: 'networking.k8s.io', resources: ['networkpolicies'], verb: 'get' },
+  'networking.createNamespacedNetworkPolicy': { group: 'networking.k8s.io', resources: ['networkpolicies'], verb: 'create' },
+  'networking.replaceNamespacedNetworkPolicy': { group: 'networking.k8s.io', resources: ['networkpolicies'], verb: 'update' },
+  'networking.deleteNamespacedNetworkPolicy': { group: 'networking.k8s.io', resources: ['networkpolicies'], verb: 'delete' },
+  // CustomObjectsApi: mariadb-operator (src/nova/database/mariadb-operator.ts), the SecretStore gate
+  // (src/nova/secret-store-kubernetes.ts) and the group's HTTPRoutes and VPAs (src/nova/group/kubernetes.ts)
   'custom.getNamespacedCustomObject': [
-    { group: 'k8s.mariadb.com', resources: ['mariadbs', 'databases', 'users', 'grants'], verb: 'get' },
+    { group: MARIADB, resources: ['mariadbs', 'databases', 'users', 'grants'], verb: 'get' },
     // src/nova/secret-store-kubernetes.ts: the SecretStore a Nova selects, read by the Secrets step's gate
     { group: 'external-secrets.io', resources: ['secretstores'], verb: 'get' },
+    { group: GATEWAY, resources: ['httproutes'], verb: 'get' },
+    { group: VPA, resources: ['verticalpodautoscalers'], verb: 'get' },
   ],
-  'custom.createNamespacedCustomObject': { group: 'k8s.mariadb.com', resources: ['databases', 'users', 'grants'], verb: 'create' },
-  'custom.patchNamespacedCustomObject': { group: 'k8s.mariadb.com', resources: ['databases', 'users', 'grants'], verb: 'patch' },
+  'custom.createNamespacedCustomObject': [
+    { group: MARIADB, resources: ['databases', 'users', 'grants'], verb: 'create' },
+    { group: GATEWAY, resources: ['httproutes'], verb: 'create' },
+    { group: VPA, resources: ['verticalpodautoscalers'], verb: 'create' },
+  ],
+  'custom.patchNamespacedCustomObject': { group: MARIADB, resources: ['databases', 'users', 'grants'], verb: 'patch' },
+  // the group adapter replaces a drifted route or VPA (PUT with the read's resourceVersion); mariadb-operator patches
+  'custom.replaceNamespacedCustomObject': [
+    { group: GATEWAY, resources: ['httproutes'], verb: 'update' },
+    { group: VPA, resources: ['verticalpodautoscalers'], verb: 'update' },
+  ],
+  // the finalizer's database half deletes the Database/User/Grant CRs it provisioned (deprovision, uid precondition);
+  // the group deletes a route or VPA whose block is gone
+  'custom.deleteNamespacedCustomObject': [
+    { group: MARIADB, resources: ['databases', 'users', 'grants'], verb: 'delete' },
+    { group: GATEWAY, resources: ['httproutes'], verb: 'delete' },
+    { group: VPA, resources: ['verticalpodautoscalers'], verb: 'delete' },
+  ],
+};
+
+/**
+ * Client calls of the Nova adapters that need no rule of any Role or ClusterRole of Regent's, and why. The group
+ * adapter's capability probes are discovery GETs of a group/version (`/apis/gateway.networking.k8s.io/v1`,
+ * `/apis/autoscaling.k8s.io/v1`): non-resource URLs that the API server's default ClusterRole system:discovery grants
+ * every authenticated user (its binding's subject is the group system:authenticated), so Regent's roles carry no
+ * nonResourceURLs. rbac.test.ts checks that the only requests outside the resource paths are such discovery GETs.
+ */
+export const NOVA_DISCOVERY_CALLS: Readonly<Record<string, string>> = {
+  'custom.getAPIResources': 'src/nova/group/kubernetes.ts probe: GET /apis/<group>/<version> (the Gateway API, the VPA API), allowed by system:discovery',
+};
+
+/** A discovery request (`/api`, `/apis`, `/api/v1`, `/apis/<group>/<version>`, a GET): system:discovery allows it, no resource rule applies. */
+export const isDiscoveryRequest = (method: string, path: string): boolean => method === 'GET' && /^\/(?:api|apis|api\/v1|apis\/[^/]+\/[^/]+)\/?$/.test(path);
+
+/** The client calls in one Nova adapter's text, `<field>.<method>`: through `this.<field>.` or a local aliasing the field. */
+export const novaClientCallsIn = (file: string, text: string): string[] => {
+  const fields = Object.keys(NOVA_API_CLIENTS);
+  for (const m of text.matchAll(/\bthis\.(\w+)\s*=\s*[\w.]*makeApiClient\((\w+)\)/g)) {
+    if (NOVA_API_CLIENTS[m[1]!] !== m[2]) throw new Error(`${file}: this.${m[1]!} = makeApiClient(${m[2]!}): not in NOVA_API_CLIENTS (field → class), so its calls would not be scanned`);
+  }
+  for (const m of text.matchAll(/makeApiClient\((\w+)\)/g)) {
+    if (!Object.values(NOVA_API_CLIENTS).includes(m[1]!)) throw new Error(`${file}: makeApiClient(${m[1]!}) is not a client NOVA_API_CLIENTS knows`);
+  }
+  const aliases = new Map([...text.matchAll(/\bconst (\w+) = this\.(\w+);/g)].filter((m) => fields.includes(m[2]!)).map((m) => [m[1]!, m[2]!]));
+  for (const m of text.matchAll(/\b(?:const|let) (\w+) = [^;\n]*makeApiClient\(/g)) throw new Error(`${file}: a client held in the local ${m[1]!}, not in a field: its calls would not be scanned`);
+  const direct = [...text.matchAll(/\bthis\.(\w+)\.(\w+)\(/g)].filter((m) => fields.includes(m[1]!)).map((m) => `${m[1]!}.${m[2]!}`);
+  const aliased = [...text.matchAll(/(?<![\w.])(\w+)\.(\w+)\(/g)].filter((m) => aliases.has(m[1]!)).map((m) => `${aliases.get(m[1]!)!}.${m[2]!}`);
+  return [...new Set([...direct, ...aliased])].sort();
 };
 
 /** The client calls the Nova adapters' source makes, `<api>.<method>`. */
-export const novaClientCallsInAdapters = (): string[] =>
-  [...new Set(NOVA_ADAPTERS.flatMap((file) => [...src(file).matchAll(/\bthis\.(batch|core|apps|policy|custom)\.(\w+)\(/g)].map((m) => `${m[1]!}.${m[2]!}`)))].sort();
+export const novaClientCallsInAdapters = (): string[] => [...new Set(NOVA_ADAPTERS.flatMap((file) => novaClientCallsIn(file, src(file))))].sort();
 
-/** The Nova Role's grants, as derived from NOVA_CLIENT_CALLS. */
+/** The modules under src/nova that build a client-node API client (makeApiClient). */
+export const novaClientModules = (): string[] =>
+  (readdirSync(join(ROOT, 'src/nova'), { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => `src/nova/${f}`)
+    .filter((file) => /makeApiClient\(/.test(src(file)))
+    .sort();
+
+/** The Nova Role's grants, as derived from NOVA_CLIENT_CALLS (NOVA_DISCOVERY_CALLS need none). */
 export const expectedNovaGrants = (): string[] =>
   [...new Set(Object.values(NOVA_CLIENT_CALLS).flatMap((c) => [c].flat().flatMap((g) => g.resources.map((resource) => triple(g.group, resource, g.verb)))))].sort();
