@@ -6,6 +6,7 @@
  * test/real-openstack/nova-manage.openstack.ts runs the same flow on the sandbox's genuine Zed nova-manage.
  */
 import { expect } from 'chai';
+import { KubeConfig } from '@kubernetes/client-node';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -401,5 +402,41 @@ describe('issue 14 end to end: the Nova Database step on the embedded default (s
     expect(await perCr(), 'no series of the deleted Nova').to.deep.equal([]);
     // the pipeline series are not per CR: they stay
     expect(await registry.metrics()).to.match(/^nova_operator_reconcile_duration_seconds_count\{sub_reconciler="Database"\} [1-9]/m);
+  });
+
+  describe('spec.targetClusterRef (issue 27): TargetClusterUnavailable ahead of every step', () => {
+    it('a name that is not registered: SecretsReady False TargetClusterUnavailable, 15 s, no finalizer, nothing provisioned, written or started; deleting it needs no cleanup', async () => {
+      await putSecrets();
+      await rig.apply(spec('2025.1', { targetClusterRef: { name: 'edge' } }));
+      const secretsBefore = (await rig.source.secrets.list('default')).map((s) => s.name).sort();
+      const disposition = await rig.pass();
+      expect(disposition).to.deep.include({ kind: 'yield', afterMs: 15_000 });
+      expect((disposition as { why: string }).why).to.contain('TargetClusterUnavailable');
+      const s = await rig.status();
+      expect(cond(s, 'SecretsReady')).to.include({ status: 'False', reason: 'TargetClusterUnavailable' });
+      expect(cond(s, 'SecretsReady')?.message).to.contain('edge');
+      expect(cond(s, 'Ready')).to.include({ status: 'False' });
+      const object = await rig.source.get('Nova', 'default', NAME);
+      expect(object?.metadata.finalizers ?? [], 'no finalizer').to.deep.equal([]);
+      expect(provisioner.plans, 'nothing provisioned').to.deep.equal([]);
+      expect((await rig.source.secrets.list('default')).map((x) => x.name).sort(), 'no derived Secret').to.deep.equal(secretsBefore);
+      expect(calls(), 'no Job').to.deep.equal([]);
+      expect(rig.roleStarts(), 'no role').to.deep.equal([]);
+      await rig.source.delete('Nova', 'default', NAME);
+      expect(await rig.source.get('Nova', 'default', NAME), 'gone at once: no finalizer held it').to.equal(undefined);
+      expect(provisioner.deprovisioned).to.deep.equal([]);
+    });
+
+    it('a registered name that resolves is not acted on yet: TargetClusterNotSupported, nothing created on either cluster', async () => {
+      await rig.close();
+      rig = await openNovaRig({ name: NAME, provisioner, databaseEndpoint: async () => ({ host: '10.0.0.4', port: 3306 }), binDir: bin, jobsUnavailable: () => unavailable, targetClusters: { resolve: async (_ns, name) => ({ kind: 'resolved', cluster: { name, server: 'https://127.0.0.1:6443', kubeConfig: new KubeConfig() } }) } });
+      await putSecrets();
+      await rig.apply(spec('2025.1', { targetClusterRef: { name: 'edge' } }));
+      expect(await rig.pass()).to.deep.include({ kind: 'yield', afterMs: 15_000 });
+      expect(cond(await rig.status(), 'SecretsReady')).to.include({ status: 'False', reason: 'TargetClusterNotSupported' });
+      expect((await rig.source.get('Nova', 'default', NAME))?.metadata.finalizers ?? []).to.deep.equal([]);
+      expect(provisioner.plans).to.deep.equal([]);
+      expect(calls()).to.deep.equal([]);
+    });
   });
 });

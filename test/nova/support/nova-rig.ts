@@ -31,6 +31,7 @@ import type { Disposition } from '../../../src/controllers/disposition.js';
 import type { NovaSpec } from '../../../src/resources/nova.js';
 import { statusRunnerParts } from '../../../src/app/kinds.js';
 import type { NovaMetrics } from '../../../src/observability/nova-metrics.js';
+import type { TargetClusters } from '../../../src/nova/target-clusters.js';
 
 export interface Condition {
   type: string;
@@ -86,6 +87,8 @@ export interface NovaRigOptions {
   jobsUnavailable?: () => string | null;
   /** The nova_operator_* series the controller records (absent: none, as before). */
   metrics?: NovaMetrics;
+  /** The registry of target clusters (absent: none registered, as on the embedded default). */
+  targetClusters?: TargetClusters;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -124,6 +127,7 @@ export const openNovaRig = async (options: NovaRigOptions): Promise<NovaRig> => 
     ...(local ? { released: (ns: string, name: string) => local.removeAll(ns, name) } : {}),
     ...(options.jobsUnavailable ? { jobsUnavailable: options.jobsUnavailable } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.targetClusters ? { targetClusters: options.targetClusters } : {}),
   };
   for (const [type, handler] of Object.entries(novaEffectHandlers(deps))) engine.handle(type, handler);
   const status = new StatusRunner({ store, engine, source, checkpoint: new MemoryCheckpoint(), logger, ...statusRunnerParts(['Nova']) });
