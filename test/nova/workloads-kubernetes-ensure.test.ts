@@ -157,6 +157,22 @@ describe('nova workloads: ensure on Kubernetes (Deployments, Services, the PDB)'
     expect((await workloads.ensure(NS, NOVA, 'conductor', changed)).detail).to.equal('rolled out: 1 replica on ghcr.io/c5c3/nova:2025.1');
   });
 
+  it('an autoscaled API (spec.autoscaling): created at the HPA\'s minimum; the count the HPA scaled to is neither compared nor overwritten, also by a replace', async () => {
+    const spec = { ...novaSpec(), replicas: 1, autoscaling: { minReplicas: 2, maxReplicas: 6 } };
+    const template = templateOf('api', spec);
+    expect(template).to.deep.include({ replicas: 2, autoscaled: true });
+    await workloads.ensure(NS, NOVA, 'api', template);
+    expect(stored('deployments', 'nova-api').spec.replicas, 'created at minReplicas').to.equal(2);
+    fake.objects.mutate(fake.objects.path('deployments', NS, 'nova-api'), (d) => void ((d.spec as Json).replicas = 5)); // the HPA scaled it
+    fake.clearRequests();
+    await workloads.ensure(NS, NOVA, 'api', template);
+    expect(fake.requests.filter((r) => r.method === 'PUT' && r.path.startsWith(DEPLOYMENTS)), 'no replace over the HPA').to.deep.equal([]);
+    expect(stored('deployments', 'nova-api').spec.replicas).to.equal(5);
+    await workloads.ensure(NS, NOVA, 'api', templateOf('api', { ...spec, image: 'ghcr.io/c5c3/nova:2025.2', openStackRelease: '2025.2' }));
+    expect(stored('deployments', 'nova-api').spec.replicas, 'a replace for a new template keeps the HPA\'s count').to.equal(5);
+    expect(templateOf('scheduler', spec), 'only the API autoscales').to.deep.include({ replicas: 1 }).and.not.have.property('autoscaled');
+  });
+
   it('a Deployment whose image was changed by hand, or whose replicas differ, is replaced; a scale alone keeps the pod template', async () => {
     await workloads.ensure(NS, NOVA, 'scheduler', templateOf('scheduler'));
     fake.objects.mutate(fake.objects.path('deployments', NS, 'nova-scheduler'), (d) => void ((d as Json).spec.template.spec.containers[0].image = 'evil:latest'));

@@ -5,7 +5,7 @@
  *
  * **ensure** (the workload steps, issue 26): one GET of the Deployment; created when absent, replaced (PUT with the
  * read's resourceVersion) when its `nova.c5c3.io/pod-template-hash` annotation, its Nova container's image or its
- * replicas differ from the template, otherwise not written at all — a pass that changes nothing writes nothing, and
+ * replicas differ from the template (an autoscaled role's replicas are its HPA's: neither compared nor overwritten), otherwise not written at all — a pass that changes nothing writes nothing, and
  * an unchanged template never rolls a pod. A replace keeps the live installed-release stamp. Before a Deployment is
  * written, the content-addressed config ConfigMap is created unless it exists (409 means the same files are there:
  * the Config step may have created it). The Service and the PDB are read and written the same way (a Service keeps
@@ -165,10 +165,12 @@ export class KubernetesWorkloads implements RoleWorkloads {
       } catch (error) {
         throw fail('create', 'Deployment', namespace, name, error);
       }
-    } else if (deployment.metadata?.annotations?.[TEMPLATE_HASH_ANNOTATION] !== template.templateHash || novaContainer(deployment, role)?.image !== template.image || (deployment.spec?.replicas ?? 1) !== template.replicas) {
+    } else if (deployment.metadata?.annotations?.[TEMPLATE_HASH_ANNOTATION] !== template.templateHash || novaContainer(deployment, role)?.image !== template.image || (!template.autoscaled && (deployment.spec?.replicas ?? 1) !== template.replicas)) {
       await this.ensureConfigMap(namespace, nova, template);
+      // an HPA owns the count of an autoscaled role: a replace keeps what it scaled to
+      const replicas = template.autoscaled ? (deployment.spec?.replicas ?? template.replicas) : template.replicas;
       try {
-        deployment = await this.apps.replaceNamespacedDeployment({ name, namespace, body: { ...body, metadata: { ...body.metadata, resourceVersion: deployment.metadata?.resourceVersion } } });
+        deployment = await this.apps.replaceNamespacedDeployment({ name, namespace, body: { ...body, metadata: { ...body.metadata, resourceVersion: deployment.metadata?.resourceVersion }, spec: { ...body.spec!, replicas } } });
       } catch (error) {
         throw fail('replace', 'Deployment', namespace, name, error);
       }

@@ -80,6 +80,11 @@ export interface RoleTemplate {
   messagingCA?: { secret: string; key: string };
   /** Kubernetes: spec.replicas. Locally one process serves each role (see local.ts). Not in the hash: a scale is not a roll. */
   replicas: number;
+  /**
+   * An HPA owns spec.replicas (the API with spec.autoscaling): ensure neither compares nor overwrites the live count
+   * (a new Deployment starts at `replicas`, the HPA's minimum). Not in the hash.
+   */
+  autoscaled?: boolean;
   /** The listen port, and the Service's (ROLE_PORTS); none for the conductor and the scheduler. */
   port?: number;
   /** The API's PodDisruptionBudget. */

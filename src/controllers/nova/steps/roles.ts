@@ -125,7 +125,8 @@ export const roleTemplate = (pass: NovaLanePass, role: NovaRole): RoleTemplateRe
       annotations,
       ...(databaseTls.length > 0 ? { databaseTls } : {}),
       ...(ca ? { messagingCA: ca } : {}),
-      replicas: spec.replicas ?? 1,
+      // with spec.autoscaling the API's HPA owns its replica count (steps/hpa.ts); it starts at the minimum
+      ...(role === 'api' && spec.autoscaling ? { replicas: spec.autoscaling.minReplicas, autoscaled: true } : { replicas: spec.replicas ?? 1 }),
       ...(port === undefined ? {} : { port }),
       ...(role === 'api' ? { podDisruptionBudget: { maxUnavailable: 1 } } : {}),
     }),
