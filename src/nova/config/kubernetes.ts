@@ -23,11 +23,12 @@ import { CONFIG_HISTORY, CONFIG_LABEL, ConfigStoreError, PUBLISHED_AT_ANNOTATION
 import { configHash, configNamePattern, type RenderedConfig } from './render.js';
 import { podSettings, type NovaConfigSettings } from './settings.js';
 import { apiCodeOf, describeApiError } from '../kube-api-error.js';
+import { withOwnership, type Ownership } from '../ownership.js';
 
 const MERGE_PATCH = setHeaderOptions('Content-Type', 'application/merge-patch+json');
 const NOVA_API_VERSION = 'regent.dev/v1alpha1';
 
-export interface KubernetesConfigStoreOptions {
+export interface KubernetesConfigStoreOptions extends Ownership {
   readonly kubeConfig: KubeConfig;
   /** The cloud the roles join (keystoneURL, regionName, the service user), over the pod defaults. */
   readonly settings?: Partial<NovaConfigSettings>;
@@ -128,7 +129,7 @@ export class KubernetesConfigStore implements ConfigPort {
   /** True when created; false when it was there already (created by a Job or a workload step): then adopted. */
   private async create(nova: NovaRef, config: RenderedConfig, at: string): Promise<boolean> {
     try {
-      await this.core.createNamespacedConfigMap({ namespace: nova.namespace, body: configMapBody(nova, config, at) });
+      await this.core.createNamespacedConfigMap({ namespace: nova.namespace, body: withOwnership(configMapBody(nova, config, at), nova.uid, this.options) });
       return true;
     } catch (error) {
       if (apiCodeOf(error) !== 409) throw storeError(error, `creating ConfigMap ${nova.namespace}/${config.name}`);

@@ -51,6 +51,7 @@
  * Only a CR that no pass of this Nova has touched is left by `deprovision`.
  */
 import { CustomObjectsApi, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { NOVA_UID_LABEL, type Ownership } from '../ownership.js';
 import {
   ProvisioningError,
   type BlockPlan,
@@ -80,7 +81,7 @@ export const NOVA_LABEL = 'regent.dev/nova';
 
 const MERGE_PATCH = setHeaderOptions('Content-Type', 'application/merge-patch+json');
 
-export interface MariaDbOperatorProvisionerOptions {
+export interface MariaDbOperatorProvisionerOptions extends Ownership {
   /** The cluster the Nova's namespace lives on. */
   readonly kubeConfig: KubeConfig;
 }
@@ -109,9 +110,11 @@ interface StoredResource {
 }
 
 /** The CR one step renders to: what create sends and what a stored CR is compared against. */
-export const renderStep = (namespace: string, plan: BlockPlan, step: ProvisionStep): MariaDbResource => {
+export const renderStep = (namespace: string, plan: BlockPlan, step: ProvisionStep, ownership?: Ownership): MariaDbResource => {
   const mariaDbRef = { name: plan.clusterRef };
-  const metadata = { name: step.name, namespace, labels: { [MANAGED_BY_LABEL]: 'regent', [NOVA_LABEL]: plan.nova } };
+  // on a target cluster the uid label too (src/nova/ownership.ts): the remote-children sweep selects by it
+  const uid: Record<string, string> = ownership?.remote && plan.uid ? { [NOVA_UID_LABEL]: plan.uid } : {};
+  const metadata = { name: step.name, namespace, labels: { [MANAGED_BY_LABEL]: 'regent', [NOVA_LABEL]: plan.nova, ...uid } };
   switch (step.kind) {
     case 'Database':
       return { apiVersion: API_VERSION, kind: 'Database', metadata, spec: { mariaDbRef, name: step.database, characterSet: CHARACTER_SET, collate: COLLATE } };
@@ -197,9 +200,11 @@ const named = (step: ProvisionStep): string => `${step.kind} ${step.name}`;
 
 export class MariaDbOperatorProvisioner implements DatabaseProvisioner {
   private readonly custom: CustomObjectsApi;
+  private readonly ownership: Ownership;
 
   constructor(options: MariaDbOperatorProvisionerOptions) {
     this.custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
+    this.ownership = { remote: options.remote === true };
   }
 
   async provision(namespace: string, plan: BlockPlan, _password: (secret: { name: string; key: string }) => Promise<string | undefined>): Promise<ProvisionOutcome> {
@@ -209,7 +214,7 @@ export class MariaDbOperatorProvisioner implements DatabaseProvisioner {
     if (clusterWhy !== undefined) return { kind: 'clusterNotReady', message: `MariaDB ${plan.clusterRef} is not Ready: ${clusterWhy}` };
 
     for (const step of plan.steps) {
-      const desired = renderStep(namespace, plan, step);
+      const desired = renderStep(namespace, plan, step, this.ownership);
       const stored = await this.read(step.kind, namespace, step.name);
       if (stored === undefined) {
         const created = await this.create(desired);

@@ -136,7 +136,7 @@ export const maxUserConnections = (spec: NovaSpec): { api: number; cell: number 
 // The plan
 
 export interface NovaDatabaseInput {
-  metadata: { name: string };
+  metadata: { name: string; uid?: string };
   spec: NovaSpec;
 }
 
@@ -209,6 +209,7 @@ export const planDatabases = (nova: NovaDatabaseInput, credentials: DatabaseCred
   if (problems.length > 0) return { ok: false, problems };
 
   const sizes = maxUserConnections(nova.spec);
+  const uid = nova.metadata.uid ? { uid: nova.metadata.uid } : {};
   const passwordSecret = (secretName: string): { name: string; key: string } => ({ name: secretName, key: PASSWORD_KEY });
 
   const apiSteps: ProvisionStep[] = [
@@ -226,8 +227,8 @@ export const planDatabases = (nova: NovaDatabaseInput, credentials: DatabaseCred
   return {
     ok: true,
     blocks: [
-      { nova: name, instance: apiInstance, clusterRef: api.clusterRef.name, steps: apiSteps, ...tlsOf(nova.spec, 'api') },
-      { nova: name, instance: name, clusterRef: cell.clusterRef.name, steps: cellSteps, ...tlsOf(nova.spec, 'cell') },
+      { nova: name, ...uid, instance: apiInstance, clusterRef: api.clusterRef.name, steps: apiSteps, ...tlsOf(nova.spec, 'api') },
+      { nova: name, ...uid, instance: name, clusterRef: cell.clusterRef.name, steps: cellSteps, ...tlsOf(nova.spec, 'cell') },
     ],
   };
 };

@@ -33,6 +33,8 @@
 export interface BlockPlan {
   /** The Nova CR's name (the CR adapter labels its CRs `regent.dev/nova: <nova>`; `instance` cannot tell it). */
   nova: string;
+  /** The Nova CR's uid: the CR adapter on a target cluster labels its CRs `regent.dev/nova-uid: <uid>` (src/nova/ownership.ts). */
+  uid?: string;
   /** `{nova}-api` for nova_api, `{nova}` for the cell block (the mariadb-operator CR names). */
   instance: string;
   /** The MariaDB cluster the block names (spec.database.<block>.clusterRef.name). */

@@ -35,12 +35,13 @@
  */
 import { AutoscalingV2Api, CustomObjectsApi, NetworkingV1Api, type KubeConfig, type V1APIResourceList } from '@kubernetes/client-node';
 import { apiCodeOf, describeApiError } from '../kube-api-error.js';
+import { withOwnership, type Ownership } from '../ownership.js';
 import { GroupObjectError, consoleNetworkPolicyName, hpaName, networkPolicyName, routeName, vpaName, type Capability, type GroupObjects, type HPASpec, type NetworkPolicySpec, type NovaOwner, type NovaRole, type RouteAcceptance, type RouteSpec, type RouteTarget } from './port.js';
 import { GATEWAY_GROUP, GATEWAY_VERSION, HTTPROUTE_PLURAL, VPA_GROUP, VPA_PLURAL, VPA_VERSION, consoleNetworkPolicyBody, hpaBody, httpRouteBody, networkPolicyBody, vpaBody, type GroupMetadata, type HPABody, type HTTPRouteBody, type NetworkPolicyBody, type VPABody } from './render.js';
 
 export const DEFAULT_PROBE_TTL_MS = 30_000;
 
-export interface KubernetesGroupObjectsOptions {
+export interface KubernetesGroupObjectsOptions extends Ownership {
   /** The cluster the Nova's namespace lives on. */
   readonly kubeConfig: KubeConfig;
   /** How long a capability answer is kept (default 30 000 ms). */
@@ -102,7 +103,8 @@ export const driftOf = (live: Live, body: Rendered): string | undefined => {
   if (canonicalJson(live.spec) !== canonicalJson(body.spec)) return 'spec';
   const labels = live.metadata?.labels ?? {};
   if (Object.entries(body.metadata.labels).some(([k, v]) => labels[k] !== v)) return 'labels';
-  if (canonicalJson(live.metadata?.ownerReferences ?? []) !== canonicalJson(body.metadata.ownerReferences)) return 'ownerReferences';
+  // a body for a target cluster carries none (src/nova/ownership.ts)
+  if (canonicalJson(live.metadata?.ownerReferences ?? []) !== canonicalJson(body.metadata.ownerReferences ?? [])) return 'ownerReferences';
   return undefined;
 };
 
@@ -179,7 +181,10 @@ export class KubernetesGroupObjects implements GroupObjects {
   private readonly vpas: Access<VPABody>;
   private readonly policies: Access<NetworkPolicyBody>;
 
+  private readonly ownership: Ownership;
+
   constructor(options: KubernetesGroupObjectsOptions) {
+    this.ownership = { remote: options.remote === true };
     this.autoscaling = options.kubeConfig.makeApiClient(AutoscalingV2Api);
     this.networking = options.kubeConfig.makeApiClient(NetworkingV1Api);
     this.custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
@@ -226,7 +231,7 @@ export class KubernetesGroupObjects implements GroupObjects {
   }
 
   async ensureRoute(namespace: string, nova: NovaOwner, route: RouteSpec): Promise<RouteAcceptance> {
-    const live = await this.ensureObject(this.routes, namespace, httpRouteBody(namespace, nova, route));
+    const live = await this.ensureObject(this.routes, namespace, withOwnership(httpRouteBody(namespace, nova, route), nova.uid, this.ownership));
     return routeAcceptance(live, namespace, route.parentRef);
   }
 
@@ -235,7 +240,7 @@ export class KubernetesGroupObjects implements GroupObjects {
   }
 
   async ensureHPA(namespace: string, nova: NovaOwner, hpa: HPASpec): Promise<void> {
-    await this.ensureObject(this.hpas, namespace, hpaBody(namespace, nova, hpa));
+    await this.ensureObject(this.hpas, namespace, withOwnership(hpaBody(namespace, nova, hpa), nova.uid, this.ownership));
   }
 
   removeHPA(namespace: string, nova: string): Promise<'removed' | 'absent'> {
@@ -243,7 +248,7 @@ export class KubernetesGroupObjects implements GroupObjects {
   }
 
   async ensureVPA(namespace: string, nova: NovaOwner, role: NovaRole): Promise<void> {
-    await this.ensureObject(this.vpas, namespace, vpaBody(namespace, nova, role));
+    await this.ensureObject(this.vpas, namespace, withOwnership(vpaBody(namespace, nova, role), nova.uid, this.ownership));
   }
 
   removeVPA(namespace: string, nova: string, role: NovaRole): Promise<'removed' | 'absent'> {
@@ -251,7 +256,7 @@ export class KubernetesGroupObjects implements GroupObjects {
   }
 
   async ensureNetworkPolicy(namespace: string, nova: NovaOwner, policy: NetworkPolicySpec): Promise<void> {
-    await this.ensureObject(this.policies, namespace, networkPolicyBody(namespace, nova, policy));
+    await this.ensureObject(this.policies, namespace, withOwnership(networkPolicyBody(namespace, nova, policy), nova.uid, this.ownership));
   }
 
   removeNetworkPolicy(namespace: string, nova: string): Promise<'removed' | 'absent'> {
@@ -259,7 +264,7 @@ export class KubernetesGroupObjects implements GroupObjects {
   }
 
   async ensureConsoleNetworkPolicy(namespace: string, nova: NovaOwner, policy: NetworkPolicySpec): Promise<void> {
-    await this.ensureObject(this.policies, namespace, consoleNetworkPolicyBody(namespace, nova, policy));
+    await this.ensureObject(this.policies, namespace, withOwnership(consoleNetworkPolicyBody(namespace, nova, policy), nova.uid, this.ownership));
   }
 
   removeConsoleNetworkPolicy(namespace: string, nova: string): Promise<'removed' | 'absent'> {

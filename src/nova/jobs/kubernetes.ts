@@ -38,6 +38,7 @@ import { BatchV1Api, CoreV1Api, type KubeConfig, type V1CronJob, type V1EnvVar, 
 import { OPENSTACK_GID, podDatabaseTlsDir } from '../database-tls.js';
 import { JobRunnerError, type CronJobRuns, type CronJobSpec, type DatabaseBlockName, type DatabaseTlsMount, type JobEnv, type JobRunner, type JobSpec, type ObservedJob } from './port.js';
 import { TEMPLATE_HASH_ANNOTATION } from './template-hash.js';
+import { withOwnership, type Ownership } from '../ownership.js';
 
 export const CONTAINER_NAME = 'nova-manage';
 export const CONFIG_MOUNT_PATH = '/etc/nova';
@@ -49,7 +50,7 @@ const CONTROLLER_UID_LABEL = 'batch.kubernetes.io/controller-uid';
 const LEGACY_CONTROLLER_UID_LABEL = 'controller-uid';
 const NOVA_API_VERSION = 'regent.dev/v1alpha1';
 
-export interface KubernetesJobRunnerOptions {
+export interface KubernetesJobRunnerOptions extends Ownership {
   /** The kubeconfig of the cluster the Jobs run in. */
   readonly kubeConfig: KubeConfig;
 }
@@ -229,8 +230,10 @@ const selectorOf = (labels: Readonly<Record<string, string>>): string =>
 export class KubernetesJobRunner implements JobRunner {
   private readonly batch: BatchV1Api;
   private readonly core: CoreV1Api;
+  private readonly ownership: Ownership;
 
   constructor(options: KubernetesJobRunnerOptions) {
+    this.ownership = { remote: options.remote === true };
     this.batch = options.kubeConfig.makeApiClient(BatchV1Api);
     this.core = options.kubeConfig.makeApiClient(CoreV1Api);
   }
@@ -251,13 +254,13 @@ export class KubernetesJobRunner implements JobRunner {
 
   async create(spec: JobSpec): Promise<void> {
     try {
-      await this.core.createNamespacedConfigMap({ namespace: spec.namespace, body: configMapBody(spec) });
+      await this.core.createNamespacedConfigMap({ namespace: spec.namespace, body: withOwnership(configMapBody(spec), spec.owner.uid, this.ownership) });
     } catch (error) {
       // Content-addressed: a ConfigMap of that name holds these files already.
       if (codeOf(error) !== 409) throw runnerError(error, `creating ConfigMap ${spec.namespace}/${spec.config.name} for Job ${spec.name}`);
     }
     try {
-      await this.batch.createNamespacedJob({ namespace: spec.namespace, body: jobBody(spec) });
+      await this.batch.createNamespacedJob({ namespace: spec.namespace, body: withOwnership(jobBody(spec), spec.owner.uid, this.ownership) });
     } catch (error) {
       throw runnerError(error, `creating Job ${spec.namespace}/${spec.name}`);
     }
@@ -295,7 +298,7 @@ export class KubernetesJobRunner implements JobRunner {
     } catch (error) {
       if (codeOf(error) !== 404) throw runnerError(error, `reading ${what}`);
     }
-    const body = cronJobBody(spec);
+    const body = withOwnership(cronJobBody(spec), spec.owner.uid, this.ownership);
     if (current === undefined) {
       try {
         await this.batch.createNamespacedCronJob({ namespace: spec.namespace, body });

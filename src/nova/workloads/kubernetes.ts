@@ -36,13 +36,14 @@
  */
 import { AppsV1Api, CoreV1Api, PolicyV1Api, setHeaderOptions, type KubeConfig, type V1Deployment, type V1PodDisruptionBudget, type V1Service } from '@kubernetes/client-node';
 import { INSTALLED_RELEASE_ANNOTATION, ROLE_PORTS, WorkloadError, deploymentName, type NovaOwner, type NovaRole, type RoleRollout, type RoleTemplate, type RoleWorkloads } from './port.js';
+import { withOwnership, type Ownership } from '../ownership.js';
 import { TEMPLATE_HASH_ANNOTATION, configMapBody, deploymentBody, novaContainerName, podDisruptionBudgetBody, serviceBody, serviceURL } from './render.js';
 
 export { novaContainerName };
 
 const MERGE_PATCH = setHeaderOptions('Content-Type', 'application/merge-patch+json');
 
-export interface KubernetesWorkloadsOptions {
+export interface KubernetesWorkloadsOptions extends Ownership {
   /** The cluster the Nova's namespace lives on. */
   readonly kubeConfig: KubeConfig;
 }
@@ -122,8 +123,10 @@ export class KubernetesWorkloads implements RoleWorkloads {
   private readonly apps: AppsV1Api;
   private readonly core: CoreV1Api;
   private readonly policy: PolicyV1Api;
+  private readonly ownership: Ownership;
 
   constructor(options: KubernetesWorkloadsOptions) {
+    this.ownership = { remote: options.remote === true };
     this.apps = options.kubeConfig.makeApiClient(AppsV1Api);
     this.core = options.kubeConfig.makeApiClient(CoreV1Api);
     this.policy = options.kubeConfig.makeApiClient(PolicyV1Api);
@@ -157,7 +160,7 @@ export class KubernetesWorkloads implements RoleWorkloads {
   async ensure(namespace: string, nova: NovaOwner, role: NovaRole, template: RoleTemplate): Promise<RoleRollout> {
     const name = deploymentName(nova.name, role);
     let deployment = await this.readDeployment(namespace, name);
-    const body = deploymentBody(namespace, nova, role, template, deployment?.spec?.template?.metadata?.annotations ?? {});
+    const body = withOwnership(deploymentBody(namespace, nova, role, template, deployment?.spec?.template?.metadata?.annotations ?? {}), nova.uid, this.ownership);
     if (deployment === undefined) {
       await this.ensureConfigMap(namespace, nova, template);
       try {
@@ -175,8 +178,8 @@ export class KubernetesWorkloads implements RoleWorkloads {
         throw fail('replace', 'Deployment', namespace, name, error);
       }
     }
-    if (template.port !== undefined) await this.ensureService(namespace, serviceBody(namespace, nova, role, template.port));
-    if (template.podDisruptionBudget !== undefined) await this.ensurePodDisruptionBudget(namespace, podDisruptionBudgetBody(namespace, nova, role, template.podDisruptionBudget.maxUnavailable));
+    if (template.port !== undefined) await this.ensureService(namespace, withOwnership(serviceBody(namespace, nova, role, template.port), nova.uid, this.ownership));
+    if (template.podDisruptionBudget !== undefined) await this.ensurePodDisruptionBudget(namespace, withOwnership(podDisruptionBudgetBody(namespace, nova, role, template.podDisruptionBudget.maxUnavailable), nova.uid, this.ownership));
     if (deployment.metadata?.annotations?.[TEMPLATE_HASH_ANNOTATION] !== template.templateHash) {
       return { role, deployment: name, present: true, rolledOut: false, detail: `Deployment ${name} carries template ${deployment.metadata?.annotations?.[TEMPLATE_HASH_ANNOTATION] ?? 'none'}, not ${template.templateHash}` };
     }
@@ -208,7 +211,7 @@ export class KubernetesWorkloads implements RoleWorkloads {
 
   private async ensureConfigMap(namespace: string, nova: NovaOwner, template: RoleTemplate): Promise<void> {
     try {
-      await this.core.createNamespacedConfigMap({ namespace, body: configMapBody(namespace, nova, template) });
+      await this.core.createNamespacedConfigMap({ namespace, body: withOwnership(configMapBody(namespace, nova, template), nova.uid, this.ownership) });
     } catch (error) {
       // content-addressed: a ConfigMap of that name holds these files already
       if (statusOf(error) !== 409) throw fail('create', 'ConfigMap', namespace, template.config.name, error);
