@@ -106,6 +106,7 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
   const { kubernetesSecretStoreReader } = await import('../nova/secret-store-kubernetes.js');
   const { KubernetesGroupObjects } = await import('../nova/group/kubernetes.js');
   const { SecretTargetClusters } = await import('../nova/target-clusters.js');
+  const { startNovaWatches } = await import('../nova/watches.js');
   const kubeConfig = source.kubeConfig;
   return {
     description: `kubernetes: mariadb-operator CRs, batch/v1 Jobs, apps/v1 Deployments, for Novas in ${options.installNamespace}`,
@@ -124,6 +125,8 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
     targetClusters: new SecretTargetClusters({ secrets: source.secrets }),
     start: () => undefined,
     stop: () => undefined,
+    // namespace-scoped (the install's RBAC, and namespaceRefused above): no ClusterSecretStore leg
+    startWatches: (enqueue, novas) => startNovaWatches({ kubeConfig, namespace: options.installNamespace, clusterScoped: false, novas, enqueue, logger: options.logger }),
     close: async () => undefined,
   };
 };

@@ -4,11 +4,17 @@
  * src/app/nova-runtime.ts opens it).
  */
 import type { NovaControllerDeps } from './deps.js';
+import type { Nova } from '../../resources/nova.js';
 
 export type NovaRuntime = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndpoint' | 'jobs' | 'workloads' | 'jobsUnavailable' | 'namespaceRefused' | 'configs' | 'secretStoreGate' | 'healthProbe' | 'released' | 'group' | 'targetClusters'> & {
   description: string;
   /** Starts what runs in the background (the local runner's CronJob scheduler). */
   start(): void;
   stop(): void;
+  /**
+   * Kubernetes only: the watches that wake a Nova when its children, its Secrets, its MariaDB clusters or its secret
+   * store change (src/nova/watches.ts), while this process leads; the embedded default has none (its polls stay).
+   */
+  startWatches?(enqueue: (key: string) => void, novas: () => readonly Nova[]): { stop(): Promise<void> };
   close(): Promise<void>;
 };

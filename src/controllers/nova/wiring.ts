@@ -11,6 +11,7 @@ import { keyOf, keyParts, type KindWiring } from '../kind.js';
 import { novaEffectHandlers } from './effects.js';
 import { reconcileNova } from './reconcile.js';
 import { novaStatus } from './status.js';
+import type { Nova } from '../../resources/nova.js';
 
 export const novaWiring: KindWiring = {
   kind: 'Nova',
@@ -24,11 +25,21 @@ export const novaWiring: KindWiring = {
   wakes: [{ from: 'Nova', on: 'spec', why: 'its own spec changed, or its deletion was requested', keys: (o) => [keyOf(o)] }],
   build: (services) => {
     const deps = { engine: services.engine, source: services.source, secrets: services.source.secrets, logger: services.logger, metrics: new NovaMetrics(services.metrics.registry), ...services.nova };
+    // the children's watches (Kubernetes), while leading: a change wakes the Nova it maps to, from the informer cache
+    let watches: { stop(): Promise<void> } | undefined;
     return {
       reconcile: (key) => reconcileNova(deps, ...keyParts(key)),
       handlers: novaEffectHandlers(deps),
-      startLeading: () => services.nova.start(),
-      stopLeading: async () => services.nova.stop(),
+      startLeading: () => {
+        services.nova.start();
+        watches = services.nova.startWatches?.((key) => services.enqueue('Nova', key), () => services.lookups.list('Nova') as Nova[]);
+      },
+      stopLeading: async () => {
+        services.nova.stop();
+        const stopping = watches;
+        watches = undefined;
+        await stopping?.stop();
+      },
     };
   },
 };

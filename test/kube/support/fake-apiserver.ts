@@ -76,7 +76,10 @@ export class FakeApiServer {
     private readonly server: Server,
     readonly store: EmbeddedResourceSource,
     private readonly dir: string,
-  ) {}
+  ) {
+    // Secrets are watched like the generic store's kinds, once a test enables it (fake.objects.watch.enable())
+    this.objects.watch.register('/api/v1/secrets');
+  }
 
   static async start(options: { changeLogLimit?: number } = {}): Promise<FakeApiServer> {
     const dir = mkdtempSync(join(tmpdir(), 'regent-fake-apiserver-'));
@@ -123,6 +126,7 @@ export class FakeApiServer {
       res.end();
     }
     this.openWatches.clear();
+    this.objects.watch.endAll();
   }
 
   /** Requests other than the ones matching `ignore` (e.g. watch polling). */
@@ -171,7 +175,7 @@ export class FakeApiServer {
       return send(fault!.status, statusBody(fault!.status, fault!.reason, fault!.message ?? `injected ${fault!.status}`));
     }
     try {
-      const served = (await this.serveCustom(request, res, send)) || this.serveLease(request, send) || this.serveEvent(request, send) || this.serveSecret(request, send) || this.objects.serve(request, send);
+      const served = (await this.serveCustom(request, res, send)) || this.serveLease(request, send) || this.serveEvent(request, send) || this.objects.watch.serve(request, res) || this.serveSecret(request, send) || this.objects.serve(request, send);
       if (!served) {
         this.unexpected.push(request);
         send(404, statusBody(404, 'NotFound', `the fake API server does not serve ${request.method} ${request.path}`));
@@ -393,6 +397,7 @@ export class FakeApiServer {
         },
       };
       this.secrets.set(`${ns}/${String(metadata.name)}`, stored);
+      this.objects.watch.record(previous ? 'MODIFIED' : 'ADDED', '/api/v1/secrets', stored);
       return stored;
     };
     if (name === undefined) {
@@ -446,6 +451,8 @@ export class FakeApiServer {
         if (!current) notFound(name);
         else {
           this.secrets.delete(`${namespace}/${name}`);
+          this.secretVersion += 1;
+          this.objects.watch.record('DELETED', '/api/v1/secrets', { ...current, metadata: { ...(current.metadata as Json), resourceVersion: String(this.secretVersion) } });
           send(200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: 'secrets', uid: (current.metadata as Json).uid } });
         }
         return true;

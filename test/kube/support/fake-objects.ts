@@ -17,7 +17,8 @@
  * that agrees with anything:
  * - GET one (404 NotFound); LIST a namespace or every namespace with `labelSelector` (src/kube/secrets.ts's
  *   parser: a bad selector is 400) and `fieldSelector` on metadata.name / metadata.namespace. A `watch=true`
- *   list is NOT served: it 404s and lands in `unexpected`, so a test proves an adapter never watched.
+ *   list is NOT served: it 404s and lands in `unexpected`, so a test proves an adapter never watched — unless
+ *   the test called `fake.objects.watch.enable()` (./fake-object-watch.ts: every write is recorded as a watch event).
  * - POST: 409 AlreadyExists; uid, resourceVersion, generation 1 and creationTimestamp assigned;
  *   `generateName` honoured; status dropped for kinds with a status subresource (all but configmaps);
  *   a Job gets the controller's defaults (selector and pod-template labels `batch.kubernetes.io/controller-uid`,
@@ -78,6 +79,7 @@
 import { randomUUID } from 'node:crypto';
 import { applyMergePatch } from '../../../src/kube/merge-patch.js';
 import { matchesSelector, parseLabelSelector } from '../../../src/kube/secrets.js';
+import { FakeObjectWatch } from './fake-object-watch.js';
 
 type Json = Record<string, unknown>;
 
@@ -202,6 +204,12 @@ export class FakeObjects {
   private readonly uninstalled = new Set<string>();
   private readonly discoveryFaults = new Map<string, number>();
   private version = 9000;
+  /** Every write as a watch event; `?watch=true` served once a test calls `watch.enable()` (./fake-object-watch.ts). */
+  readonly watch = new FakeObjectWatch((groupVersion) => !this.uninstalled.has(groupVersion));
+
+  constructor() {
+    for (const [plural, type] of Object.entries(TYPES)) this.watch.register(`${type.prefix}/${plural}`);
+  }
 
   /** The API path of a collection (no name) or of one object. */
   path(plural: FakePlural, namespace: string, name?: string): string {
@@ -234,6 +242,7 @@ export class FakeObjects {
       },
     };
     this.items.set(key, stored);
+    this.watch.record(previous ? 'MODIFIED' : 'ADDED', `${p.type.prefix}/${p.plural}`, stored);
     return clone(stored);
   }
 
@@ -276,6 +285,8 @@ export class FakeObjects {
 
   remove(path: string): boolean {
     const p = this.must(path);
+    const removed = this.items.get(this.key(p, p.namespace!, p.name!));
+    if (removed) this.watch.record('DELETED', `${p.type.prefix}/${p.plural}`, { ...removed, metadata: { ...meta(removed), resourceVersion: this.nextVersion() } });
     return this.items.delete(this.key(p, p.namespace!, p.name!));
   }
 
@@ -588,6 +599,7 @@ export class FakeObjects {
   private destroy(p: Parsed, obj: Json, policy: FakeDeletion['applied']): void {
     const m = meta(obj);
     this.items.delete(this.key(p, m.namespace as string, m.name as string));
+    this.watch.record('DELETED', `${p.type.prefix}/${p.plural}`, { ...obj, metadata: { ...m, resourceVersion: this.nextVersion() } });
     const uid = m.uid as string;
     for (const [key, dependent] of [...this.items]) {
       const refs = (meta(dependent).ownerReferences ?? []) as Json[];
@@ -631,7 +643,9 @@ export class FakeObjects {
       this.destroy(p, stored, 'Background');
       return clone(stored);
     }
+    const existed = this.items.has(this.key(p, m.namespace as string, m.name as string));
     this.items.set(this.key(p, m.namespace as string, m.name as string), stored);
+    this.watch.record(existed ? 'MODIFIED' : 'ADDED', `${p.type.prefix}/${p.plural}`, stored);
     return clone(stored);
   }
 
