@@ -11,7 +11,9 @@
  *   - a release bump: expand and migrate run with the roles untouched, RollingUpdate restarts the real processes in
  *     the spec's order, contract runs after, installedRelease is promoted, and Ready comes back True;
  *   - an abort mid-upgrade: the phase Jobs deleted, the phase cleared, Ready again on the installed release;
- *   - the figures: the time to Ready, each role's memory (RSS of its process group), and the upgrade's duration.
+ *   - the figures: the time to Ready, each role's memory (RSS of its process group), and the upgrade's duration;
+ *   - deletion (issue 27): the finalizer drops exactly the Nova's schemas and users, holding one pass while they were
+ *     live; a second Nova's schemas in the same MariaDB, and a schema Regent did not create, stay.
  * Credentials reach the processes as environment only: no secret value is in a file under the data directory.
  */
 import { expect } from 'chai';
@@ -37,6 +39,9 @@ const API_DB = `regent_p${id}_api`;
 const CELL_DB = `regent_p${id}`;
 const USERS = [`regent_p${id}_a`, `regent_p${id}_c`];
 const VHOST = `regent_p${id}`;
+/** The second Nova, provisioned in the same MariaDB, and a schema no Nova of Regent's created. */
+const OTHER = { name: `nova-q${id}`, api: `regent_q${id}_api`, cell: `regent_q${id}`, users: [`regent_q${id}_a`, `regent_q${id}_c`] };
+const FOREIGN_DB = `regent_p${id}_foreign`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -163,8 +168,8 @@ describe('issue 26 against the real Nova: the pipeline on the embedded default, 
     }
     const admin = await mysql.createConnection({ socketPath: SOCKET, user: 'root' });
     try {
-      for (const db of [API_DB, CELL_DB, `${CELL_DB}_cell0`]) await admin.query(`DROP DATABASE IF EXISTS \`${db}\``);
-      for (const user of USERS) await admin.query(`DROP USER IF EXISTS '${user}'@'%'`);
+      for (const db of [API_DB, CELL_DB, `${CELL_DB}_cell0`, OTHER.api, OTHER.cell, `${OTHER.cell}_cell0`, FOREIGN_DB]) await admin.query(`DROP DATABASE IF EXISTS \`${db}\``);
+      for (const user of [...USERS, ...OTHER.users]) await admin.query(`DROP USER IF EXISTS '${user}'@'%'`);
     } finally {
       await admin.end();
     }
@@ -249,5 +254,59 @@ describe('issue 26 against the real Nova: the pipeline on the embedded default, 
   it('no secret value is in any file under the data directory', () => {
     const onDisk = filesUnder(join(rig.dir, 'nova')).map((f) => readFileSync(f, 'utf8')).join('\n');
     for (const value of [...Object.values(passwords), sandboxServicePassword()]) expect(onDisk).to.not.contain(value);
+  });
+
+  it('deleting the Ready Nova (its finalizer): exactly its schemas and users are dropped, held one pass while they were live; a second Nova\'s schemas in the same MariaDB and a schema Regent did not create stay', async function () {
+    this.timeout(300_000);
+    const admin = await mysql.createConnection({ socketPath: SOCKET, user: 'root' });
+    const other = await openNovaRig({
+      name: OTHER.name,
+      provisioner: new SqlDatabaseProvisioner(resolveClusterFromSecrets({ get: (ns: string, n: string) => other.source.secrets.get(ns, n) } as never)),
+      databaseEndpoint: async () => ({ host: '127.0.0.1', port: 3306 }),
+      binDir,
+      jobsUnavailable: () => 'the second Nova runs no Job here: its schemas are all this test needs',
+      settings: { keystoneURL: KEYSTONE, regionName: 'RegionOne' },
+    });
+    try {
+      const schemas = async (): Promise<string[]> => ((await admin.query("SELECT SCHEMA_NAME AS s FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'regent\\_%'"))[0] as Array<{ s: string }>).map((r) => r.s).sort();
+      const users = async (): Promise<string[]> => ((await admin.query("SELECT User AS u FROM mysql.user WHERE User LIKE 'regent\\_%'"))[0] as Array<{ u: string }>).map((r) => r.u).sort();
+      // the second Nova: provisioned by Regent in the same MariaDB (it stops at WaitingForConfig: no Job runner)
+      await other.source.secrets.put('default', 'mariadb-sandbox', { host: '127.0.0.1', port: '3306', adminUser: 'root', adminSocket: SOCKET });
+      await other.source.secrets.put('default', 'nova-api-db', { username: OTHER.users[0]!, password: randomBytes(12).toString('base64url') });
+      await other.source.secrets.put('default', 'nova-db', { username: OTHER.users[1]!, password: randomBytes(12).toString('base64url') });
+      await other.source.secrets.put('default', 'nova-service-user', { password: sandboxServicePassword() });
+      await other.source.secrets.put('default', 'nova-metadata', { 'shared-secret': randomBytes(12).toString('base64url') });
+      await other.source.secrets.put('default', 'scratch-rabbit', { url: `rabbit://guest:guest@127.0.0.1:5672/${VHOST}` });
+      await other.apply({ ...spec('2025.2'), database: { api: { ...spec('2025.2').database.api, database: OTHER.api }, cell: { ...spec('2025.2').database.cell, database: OTHER.cell } } });
+      await other.until((s) => cond(s, 'DatabaseReady')?.reason === 'WaitingForConfig', { pollMs: 200, maxPasses: 50 });
+      await admin.query(`CREATE DATABASE \`${FOREIGN_DB}\``);
+      const mine = [API_DB, CELL_DB, `${CELL_DB}_cell0`];
+      const kept = [OTHER.api, OTHER.cell, `${OTHER.cell}_cell0`, FOREIGN_DB];
+      expect(await schemas()).to.include.members([...mine, ...kept]);
+      expect(await users()).to.include.members([...USERS, ...OTHER.users]);
+
+      const pids = UPGRADE_ROLE_ORDER.map((role) => rig.roles!.pid('default', NAME, role));
+      await rig.source.delete('Nova', 'default', NAME);
+      const held = await rig.pass();
+      expect(held, 'the schemas were live before the drops: held one more pass').to.deep.include({ kind: 'yield', afterMs: 30_000 });
+      expect(held.kind === 'yield' && held.why).to.contain('FinalizingDatabase');
+      expect(await rig.source.get('Nova', 'default', NAME), 'still held by the finalizer').to.not.equal(undefined);
+      expect(await rig.pass()).to.deep.include({ kind: 'done', why: 'DatabaseFinalized: the finalizer is released' });
+      expect(await rig.source.get('Nova', 'default', NAME), 'released: gone').to.equal(undefined);
+      const after = await schemas();
+      for (const db of mine) expect(after, `${db} dropped`).to.not.include(db);
+      expect(after, 'the second Nova\'s schemas and the foreign one stay').to.include.members(kept);
+      const usersAfter = await users();
+      for (const user of USERS) expect(usersAfter, `${user} dropped`).to.not.include(user);
+      expect(usersAfter, 'the second Nova\'s users stay').to.include.members(OTHER.users);
+      for (const [i, role] of UPGRADE_ROLE_ORDER.entries()) expect(rig.roles!.pid('default', NAME, role), `${role} (pid ${pids[i]}) stopped`).to.equal(undefined);
+      const events = (await rig.source.listEvents()).map((e) => `${e.type} ${e.reason}`);
+      expect(events).to.include.members(['Normal FinalizingDatabase', 'Normal DatabaseFinalized']);
+      const ledger = await other.store.readStream(`nova-finalizer-${(await other.source.get('Nova', 'default', OTHER.name))!.metadata.uid}`);
+      expect(ledger.length, 'the second Nova claimed its own schemas in its own stream').to.be.greaterThan(0);
+    } finally {
+      await other.close();
+      await admin.end();
+    }
   });
 });
