@@ -8,28 +8,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Metrics } from '../../src/observability/metrics.js';
 import { DEPLOY } from './support/files.js';
+import type { GrafanaDashboard } from '../support/grafana.js';
 
-interface Target {
-  expr?: string;
-  refId?: string;
-  datasource?: { type?: string; uid?: string };
-}
-interface Panel {
-  id: number;
-  type: string;
-  title: string;
-  gridPos?: { h: number; w: number; x: number; y: number };
-  datasource?: { type?: string; uid?: string };
-  targets?: Target[];
-  panels?: Panel[];
-}
-interface Dashboard {
-  uid: string;
-  title: string;
-  schemaVersion: number;
-  panels: Panel[];
-  templating: { list: Array<{ name: string; type: string; query?: string | { query?: string } }> };
-}
+type Dashboard = GrafanaDashboard;
 
 const dashboard = JSON.parse(readFileSync(join(DEPLOY, 'grafana', 'regent-dashboard.json'), 'utf8')) as Dashboard;
 const panels = dashboard.panels.flatMap((p) => [p, ...(p.panels ?? [])]);

@@ -9,7 +9,8 @@ import { expect } from 'chai';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BlockPlan, DatabaseProvisioner, ProvisionOutcome, ProvisionedObject, DeprovisionOutcome } from '../../src/nova/database/port.js';
+import type { BlockPlan, ProvisionOutcome } from '../../src/nova/database/port.js';
+import { RecordingProvisionerBase } from '../nova/support/recording-provisioner.js';
 import type { NovaSpec } from '../../src/resources/nova.js';
 import { openNovaRig, type NovaRig, type NovaStatusView } from '../nova/support/nova-rig.js';
 import { makeTlsFixtures, opensslAvailable, type TlsFixtures } from '../nova/support/tls-fixtures.js';
@@ -53,21 +54,12 @@ exit 99
   chmodSync(join(bin, 'nova-manage'), 0o755);
 };
 
-class RecordingProvisioner implements DatabaseProvisioner {
-  plans: BlockPlan[] = [];
+class RecordingProvisioner extends RecordingProvisionerBase {
   tlsSeen: string[] = [];
   async provision(_namespace: string, plan: BlockPlan, read: (s: { name: string; key: string }) => Promise<string | undefined>): Promise<ProvisionOutcome> {
     this.plans.push(plan);
     if (plan.tls) for (const ref of [plan.tls.ca, plan.tls.cert, plan.tls.key]) if (ref) this.tlsSeen.push(`${plan.instance} ${ref.name}/${ref.key} ${(await read(ref)) === undefined ? 'missing' : 'read'}`);
     return { kind: 'ready' };
-  }
-  deprovisioned: BlockPlan[] = [];
-  async absent(): Promise<ProvisionedObject[]> {
-    return [];
-  }
-  async deprovision(_namespace: string, plan: BlockPlan): Promise<DeprovisionOutcome> {
-    this.deprovisioned.push(plan);
-    return { live: false, message: 'nothing was live' };
   }
 }
 

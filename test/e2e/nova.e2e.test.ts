@@ -10,7 +10,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BlockPlan, DatabaseProvisioner, ProvisionOutcome, ProvisionedObject, DeprovisionOutcome } from '../../src/nova/database/port.js';
+import type { BlockPlan, ProvisionOutcome } from '../../src/nova/database/port.js';
+import { RecordingProvisionerBase } from '../nova/support/recording-provisioner.js';
 import type { NovaSpec } from '../../src/resources/nova.js';
 import { openNovaRig, type NovaRig, type NovaStatusView } from '../nova/support/nova-rig.js';
 import { Registry } from 'prom-client';
@@ -52,22 +53,13 @@ exit 99
 };
 
 /** A provisioner that records the plans it was handed and answers what the test says. */
-class RecordingProvisioner implements DatabaseProvisioner {
-  plans: BlockPlan[] = [];
+class RecordingProvisioner extends RecordingProvisionerBase {
   answer: ProvisionOutcome = { kind: 'ready' };
   passwordsSeen: string[] = [];
   async provision(_namespace: string, plan: BlockPlan, password: (s: { name: string; key: string }) => Promise<string | undefined>): Promise<ProvisionOutcome> {
     this.plans.push(plan);
     for (const step of plan.steps) if (step.kind === 'User') this.passwordsSeen.push((await password(step.passwordSecret)) ?? '<missing>');
     return this.answer;
-  }
-  deprovisioned: BlockPlan[] = [];
-  async absent(): Promise<ProvisionedObject[]> {
-    return [];
-  }
-  async deprovision(_namespace: string, plan: BlockPlan): Promise<DeprovisionOutcome> {
-    this.deprovisioned.push(plan);
-    return { live: false, message: 'nothing was live' };
   }
 }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { Metrics } from '../../src/observability/metrics.js';
 import { NOVA_METRIC_NAMES, NovaMetrics, type NovaJobObservation } from '../../src/observability/nova-metrics.js';
+import type { GrafanaDashboard } from '../support/grafana.js';
 
 const START = new Date('2025-06-01T12:00:00Z');
 const NOVA = { namespace: 'openstack', name: 'nova' };
@@ -187,26 +188,7 @@ describe('observability: NovaMetrics', () => {
 
 // ---- the dashboard ----------------------------------------------------------------------------------
 
-interface Target {
-  expr?: string;
-  refId?: string;
-}
-interface Panel {
-  id: number;
-  type: string;
-  title: string;
-  gridPos?: { h: number; w: number; x: number; y: number };
-  datasource?: { type?: string; uid?: string };
-  targets?: Target[];
-  panels?: Panel[];
-}
-interface Dashboard {
-  uid: string;
-  title: string;
-  schemaVersion: number;
-  panels: Panel[];
-  templating: { list: Array<{ name: string; type: string; query?: string | { query?: string }; definition?: string }> };
-}
+type Dashboard = GrafanaDashboard;
 
 const PROMQL_KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'and', 'or', 'unless', 'offset', 'inf', 'nan']);
 
