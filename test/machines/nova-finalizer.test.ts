@@ -76,9 +76,81 @@ describe('novaFinalizer machine', () => {
         expect((event as NovaFinalizerStimulus).type).to.equal('cleanupAnswered');
         expect((event as Extract<NovaFinalizerStimulus, { type: 'cleanupAnswered' }>).live).to.deep.equal([]);
       }
-      for (const { type, ...params } of next.effects) expect({ type, params }).to.deep.equal({ type: 'nova.deprovisionDatabases', params: { owned: context(before).owned } });
-      if (before.value === 'released') expect(next.changed, 'nothing after released').to.equal(false);
+      for (const { type, ...params } of next.effects) {
+        // NF7: the sweep only after the named cleanup released (never before it)
+        if (type === 'nova.sweepRemoteChildren') expect(context(before).databasesFinalized, 'a sweep only after the named cleanup released').to.equal(true);
+        else expect({ type, params }).to.deep.equal({ type: 'nova.deprovisionDatabases', params: { owned: context(before).owned } });
+      }
+      if (['released', 'swept', 'abandoned'].includes(String(before.value))) expect(next.changed, 'nothing after released, swept or abandoned').to.equal(false);
     }
     expect(releases).to.be.greaterThan(0);
+  });
+
+  describe('a Nova on a target cluster (NF6-NF9)', () => {
+    const remoteSeen: NovaFinalizerStimulus = { type: 'deletionSeen', source: 'reconciler', generation: 1, remote: true };
+    const T0 = '2026-01-01T00:00:00.000Z';
+    const unresolvedAt = (at: string): NovaFinalizerStimulus => ({ type: 'targetUnresolved', source: 'reconciler', cluster: 'edge', at });
+    const swept = (...deleted: string[]): NovaFinalizerStimulus => ({ type: 'remoteChildrenSwept', source: 'effect', deleted });
+
+    it('NF6 the named cleanup comes first: its release is databasesReleased, not the end, and nothing is swept with it', () => {
+      const s = after(claimed(db('nova_api')), remoteSeen, remoteSeen);
+      expect(s.value).to.equal('finalizing');
+      const released = step(def, s, answered());
+      expect(released.snapshot.value).to.equal('databasesReleased');
+      expect(released.outcome).to.equal('databaseFinalized');
+      expect(released.effects).to.deep.equal([]);
+    });
+
+    it('NF6 while the named cleanup still found something live, no sweep is armed or decided', () => {
+      const held = after(remoteSeen, remoteSeen, answered('nova-api'));
+      expect(held.value).to.equal('finalizing');
+      const again = step(def, held, remoteSeen);
+      expect(again.effects.map((e) => e.type)).to.deep.equal(['nova.deprovisionDatabases']);
+    });
+
+    it('NF7 the sweep is write-ahead: a deletionSeen arms it (no effect), the next decides nova.sweepRemoteChildren, a pass while sweeping decides it again, the answer ends it (swept, final)', () => {
+      const released = after(remoteSeen, remoteSeen, answered());
+      const armed = step(def, released, remoteSeen);
+      expect(armed.snapshot.value).to.equal('sweepArmed');
+      expect(armed.effects).to.deep.equal([]);
+      const decided = step(def, armed.snapshot, remoteSeen);
+      expect(decided.snapshot.value).to.equal('sweeping');
+      expect(decided.effects).to.deep.equal([{ type: 'nova.sweepRemoteChildren' }]);
+      expect(decided.outcome).to.equal('sweepDecided');
+      expect(step(def, decided.snapshot, remoteSeen).effects.map((e) => e.type)).to.deep.equal(['nova.sweepRemoteChildren']);
+      const done = step(def, decided.snapshot, swept('Deployment nova-api'));
+      expect(done.snapshot.value).to.equal('swept');
+      expect(context(done.snapshot).swept).to.deep.equal(['Deployment nova-api']);
+      expect(step(def, done.snapshot, remoteSeen).changed, 'final').to.equal(false);
+    });
+
+    it('NF8 the first unresolved pass records its time; a pass within the window changes nothing; one at since + 5 min abandons (final, nothing deleted)', () => {
+      const first = step(def, after(remoteSeen, remoteSeen), unresolvedAt(T0));
+      expect(first.changed).to.equal(true);
+      expect(context(first.snapshot).unresolvedSince).to.equal(T0);
+      const within = step(def, first.snapshot, unresolvedAt('2026-01-01T00:04:59.999Z'));
+      expect(within.changed, 'held within the window').to.equal(false);
+      const elapsed = step(def, first.snapshot, unresolvedAt('2026-01-01T00:05:00.000Z'));
+      expect(elapsed.snapshot.value).to.equal('abandoned');
+      expect(elapsed.outcome).to.equal('remoteChildrenAbandoned');
+      expect(elapsed.effects).to.deep.equal([]);
+      expect(context(elapsed.snapshot).unresolvedCluster).to.equal('edge');
+    });
+
+    it('NF9 a target that resolves again before the window ends continues the cleanup, and a later outage starts a new window', () => {
+      const first = after(remoteSeen, remoteSeen, unresolvedAt(T0));
+      const back = step(def, first, remoteSeen);
+      expect(back.effects.map((e) => e.type)).to.deep.equal(['nova.deprovisionDatabases']);
+      expect(context(back.snapshot).unresolvedSince).to.equal(null);
+      const later = step(def, back.snapshot, unresolvedAt('2026-01-01T00:05:00.000Z'));
+      expect(later.snapshot.value, 'a new window, not the old one').to.equal('finalizing');
+      expect(context(later.snapshot).unresolvedSince).to.equal('2026-01-01T00:05:00.000Z');
+    });
+
+    it('only an effect ends a sweep and only the reconciler reports an unresolved target', () => {
+      expect(def.stimulus.is({ type: 'remoteChildrenSwept', source: 'reconciler', deleted: [] })).to.equal(false);
+      expect(def.stimulus.is({ type: 'targetUnresolved', source: 'effect', cluster: 'edge', at: T0 })).to.equal(false);
+      expect(step(def, after(remoteSeen, remoteSeen, answered()), swept()).changed, 'no answer before a sweep was decided').to.equal(false);
+    });
   });
 });
