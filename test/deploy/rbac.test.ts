@@ -43,10 +43,15 @@ import {
   NOVA_CLIENT_CALLS,
   NOVA_CLIENT_MODULES_ELSEWHERE,
   NOVA_DISCOVERY_CALLS,
+  NOVA_UNREACHED_CALLS,
+  NOVA_WATCHES,
+  NOVA_WATCHES_NOT_GRANTED,
   expectedNovaGrants,
   isDiscoveryRequest,
   novaClientCallsInAdapters,
   novaClientModules,
+  novaWatchedAccesses,
+  novaWatchModules,
 } from './support/adapter.js';
 import { KubernetesJobRunner } from '../../src/nova/jobs/kubernetes.js';
 import { MariaDbOperatorProvisioner } from '../../src/nova/database/mariadb-operator.js';
@@ -142,14 +147,43 @@ describe('deploy: RBAC least privilege', () => {
       expect(finalizedKinds()).to.include('Nova');
     });
 
-    it('NOVA_CLIENT_CALLS and NOVA_DISCOVERY_CALLS name exactly the client calls the Nova adapters make (jobs, mariadb-operator, workloads, secret store, config store, group)', () => {
-      expect(novaClientCallsInAdapters()).to.deep.equal(sorted([...Object.keys(NOVA_CLIENT_CALLS), ...Object.keys(NOVA_DISCOVERY_CALLS)]));
-      expect(Object.keys(NOVA_DISCOVERY_CALLS).filter((call) => call in NOVA_CLIENT_CALLS), 'a call is either granted or discovery').to.deep.equal([]);
+    it('NOVA_CLIENT_CALLS, NOVA_DISCOVERY_CALLS and NOVA_UNREACHED_CALLS name exactly the client calls the Nova adapters make (jobs, mariadb-operator, workloads, secret store, config store, group, the watches\' lists)', () => {
+      expect(novaClientCallsInAdapters()).to.deep.equal(sorted([...Object.keys(NOVA_CLIENT_CALLS), ...Object.keys(NOVA_DISCOVERY_CALLS), ...Object.keys(NOVA_UNREACHED_CALLS)]));
+      const tables = [Object.keys(NOVA_CLIENT_CALLS), Object.keys(NOVA_DISCOVERY_CALLS), Object.keys(NOVA_UNREACHED_CALLS)];
+      expect(tables.flat().filter((call) => tables.filter((t) => t.includes(call)).length > 1), 'a call is granted, discovery or unreached: one of them').to.deep.equal([]);
+    });
+
+    it("the Nova controller's watches: NOVA_WATCHES names exactly the legs src/nova/watches.ts registers under --namespace, each in the install namespace", () => {
+      // the only Watch of src/nova, on the path of a leg from novaWatchLegs (imported below: the table cannot drift)
+      expect(novaWatchModules(), 'modules under src/nova constructing a Watch').to.deep.equal(['src/nova/watches.ts']);
+      const watches = read('src/nova/watches.ts');
+      expect(watches.match(/\.watch\(/g), 'one watch call').to.have.length(1);
+      expect(watches).to.match(/new Watch\(this\.options\.kubeConfig\)\s*\.watch\(this\.path,/);
+      expect(watches).to.match(/private get path\(\): string \{\s*return legPath\(this\.leg\);/);
+      expect(watches).to.match(/const legs = novaWatchLegs\(options\.namespace, options\.clusterScoped\);/);
+      // what Regent registers: src/app/nova-runtime.ts starts the watches namespace-scoped
+      expect(read('src/app/nova-runtime.ts')).to.match(/startNovaWatches\(\{[^}]*\bnamespace: options\.installNamespace, clusterScoped: false\b/);
+      const install = 'install-namespace';
+      const registered = novaWatchedAccesses(install, false);
+      expect(sorted(registered.map((a) => a.key))).to.deep.equal(sorted(Object.keys(NOVA_WATCHES)));
+      expect(registered.filter((a) => a.namespace !== install).map((a) => a.key), 'watched outside the install namespace').to.deep.equal([]);
+      // the leg Regent does not register (a cluster-scoped install would): cluster-wide, and granted nowhere
+      const unregistered = novaWatchedAccesses(install, true).filter((a) => !registered.some((r) => r.key === a.key));
+      expect(sorted(unregistered.map((a) => a.key))).to.deep.equal(sorted(Object.keys(NOVA_WATCHES_NOT_GRANTED)));
+      expect(unregistered.every((a) => a.namespace === undefined), 'the ClusterSecretStore leg is cluster-wide').to.equal(true);
+      expect(Object.keys(NOVA_WATCHES).filter((key) => key in NOVA_WATCHES_NOT_GRANTED)).to.deep.equal([]);
+    });
+
+    it('every watched leg is granted list (the LIST it starts from and relists with) and watch; the unregistered ClusterSecretStore leg neither', () => {
+      const grants = expectedNovaGrants();
+      for (const key of Object.keys(NOVA_WATCHES)) expect(grants, key).to.include.members([`${key}:list`, `${key}:watch`]);
+      for (const key of Object.keys(NOVA_WATCHES_NOT_GRANTED)) expect(grants.filter((g) => g.startsWith(`${key}:`)), key).to.deep.equal([]);
+      expect(read('src/nova/watches.ts'), "the unreached call is the ClusterSecretStore leg's list").to.match(/l\.namespace === undefined \? await this\.custom\.listClusterCustomObject\(/);
     });
 
     it('every Nova client call is a real method of the client class its field holds', () => {
       const classes: Record<string, { prototype: unknown }> = { BatchV1Api, CoreV1Api, AppsV1Api, PolicyV1Api, CustomObjectsApi, AutoscalingV2Api, NetworkingV1Api };
-      for (const call of [...Object.keys(NOVA_CLIENT_CALLS), ...Object.keys(NOVA_DISCOVERY_CALLS)]) {
+      for (const call of [...Object.keys(NOVA_CLIENT_CALLS), ...Object.keys(NOVA_DISCOVERY_CALLS), ...Object.keys(NOVA_UNREACHED_CALLS)]) {
         const [field, method] = call.split('.') as [string, string];
         const prototype = classes[NOVA_API_CLIENTS[field]!]?.prototype as Record<string, unknown> | undefined;
         expect(typeof prototype?.[method], call).to.equal('function');
@@ -193,24 +227,42 @@ describe('deploy: RBAC least privilege', () => {
       ]));
       expect(leases).to.deep.equal(sorted([triple(LEASE_GROUP, 'leases', 'create'), triple(LEASE_GROUP, 'leases', 'get', 'regent-controller'), triple(LEASE_GROUP, 'leases', 'update', 'regent-controller')]));
       expect(secrets).to.deep.equal(sorted(['get', 'create', 'update', 'delete'].map((verb) => triple('', 'secrets', verb))));
-      expect(expectedNovaGrants()).to.deep.equal(sorted([
+      // the Nova controller's watches (src/nova/watches.ts): list and watch, in the install namespace, on each leg
+      const watched = (group: string, resource: string) => ['list', 'watch'].map((verb) => triple(group, resource, verb));
+      expect(expectedNovaGrants()).to.deep.equal(sorted([...new Set([
         ...['get', 'list', 'create', 'delete'].map((verb) => triple('batch', 'jobs', verb)),
+        ...watched('batch', 'jobs'),
         ...['get', 'create', 'update'].map((verb) => triple('batch', 'cronjobs', verb)),
+        ...watched('batch', 'cronjobs'),
         triple('', 'pods', 'list'),
         ...['get', 'list', 'create', 'patch', 'delete'].map((verb) => triple('', 'configmaps', verb)),
+        ...watched('', 'configmaps'),
         ...['get', 'patch', 'create', 'update', 'delete'].map((verb) => triple('apps', 'deployments', verb)),
+        ...watched('apps', 'deployments'),
         ...['get', 'create', 'update', 'delete'].map((verb) => triple('', 'services', verb)),
+        ...watched('', 'services'),
         ...['get', 'create', 'update', 'delete'].map((verb) => triple('policy', 'poddisruptionbudgets', verb)),
+        ...watched('policy', 'poddisruptionbudgets'),
         triple('k8s.mariadb.com', 'mariadbs', 'get'),
+        ...watched('k8s.mariadb.com', 'mariadbs'),
         // delete: the finalizer's deprovision (issue 27)
         ...['databases', 'users', 'grants'].flatMap((r) => ['get', 'create', 'patch', 'delete'].map((verb) => triple('k8s.mariadb.com', r, verb))),
         triple('external-secrets.io', 'secretstores', 'get'),
-        // the parallel group (issue 27): get, create, update (replace on drift), delete; never list or watch
+        ...watched('external-secrets.io', 'secretstores'),
+        // the parallel group (issue 27): get, create, update (replace on drift), delete; list and watch: the watches only
         ...['get', 'create', 'update', 'delete'].map((verb) => triple('gateway.networking.k8s.io', 'httproutes', verb)),
+        ...watched('gateway.networking.k8s.io', 'httproutes'),
         ...['get', 'create', 'update', 'delete'].map((verb) => triple('autoscaling', 'horizontalpodautoscalers', verb)),
+        ...watched('autoscaling', 'horizontalpodautoscalers'),
         ...['get', 'create', 'update', 'delete'].map((verb) => triple('autoscaling.k8s.io', 'verticalpodautoscalers', verb)),
         ...['get', 'create', 'update', 'delete'].map((verb) => triple('networking.k8s.io', 'networkpolicies', verb)),
-      ]));
+        ...watched('networking.k8s.io', 'networkpolicies'),
+        // EXCEPTION to "never list or watch Secrets" (the secrets Role above keeps it): the spec's Secret leg — a Nova
+        // wakes when a Secret it references changes; namespace-scoped to the install namespace
+        ...watched('', 'secrets'),
+        // not external-secrets.io/clustersecretstores: Regent runs namespaced, and the spec registers no
+        // ClusterSecretStore leg under --namespace (NOVA_WATCHES_NOT_GRANTED)
+      ])]));
     });
   });
 
@@ -246,6 +298,10 @@ describe('deploy: RBAC least privilege', () => {
         for (const grant of expectedNovaGrants()) expect(clusterWide, grant).to.not.include(grant);
       });
 
+      it('no role grants anything on clustersecretstores: Regent runs namespaced, so the ClusterSecretStore leg is not registered (the spec: not under --namespace)', () => {
+        for (const r of [clusterRole, ...roles]) expect(grantsOf(rulesOf(r)).filter((g) => g.startsWith('external-secrets.io/clustersecretstores')), r.metadata.name).to.deep.equal([]);
+      });
+
       it('no wildcard, no non-resource URL, no duplicate grant, and no other role', () => {
         for (const r of [clusterRole, ...roles]) {
           expect(wildcardsIn(rulesOf(r)), r.kind).to.deep.equal([]);
@@ -264,15 +320,21 @@ describe('deploy: RBAC least privilege', () => {
         expect(bound.filter((b) => b.from.startsWith('Role ')).every((b) => b.namespace === deployment.metadata.namespace)).to.equal(true);
       });
 
-      it('the ServiceAccount can touch secrets only in its own namespace, and can never list or watch them', () => {
+      it('the ServiceAccount can touch secrets only in its own namespace; list and watch them only there, through the Nova Role (the Secret leg), never through the secrets Role', () => {
         const serviceAccount = { name: at(deployment, 'spec', 'template', 'spec', 'serviceAccountName') as string, namespace: deployment.metadata.namespace! };
         const bound = rulesFor(objects, serviceAccount);
         const home = deployment.metadata.namespace!;
-        const secret = (verb: string, namespace?: string, name?: string) => allows(bound, { verb, group: '', resource: 'secrets', ...(namespace ? { namespace } : {}), ...(name ? { name } : {}) });
+        const secret = (verb: string, namespace?: string, name?: string, rules = bound) => allows(rules, { verb, group: '', resource: 'secrets', ...(namespace ? { namespace } : {}), ...(name ? { name } : {}) });
         expect(['get', 'update', 'delete'].map((verb) => secret(verb, home, 'acme-web'))).to.deep.equal([true, true, true]);
         expect(secret('create', home)).to.equal(true);
         expect(['get', 'create', 'update', 'delete'].map((verb) => secret(verb, 'default', 'acme-web'))).to.deep.equal([false, false, false, false]);
-        expect([secret('list', home), secret('watch', home), secret('list'), secret('watch'), secret('deletecollection', home)]).to.deep.equal([false, false, false, false, false]);
+        // EXCEPTION: the spec's Secret leg — a Nova wakes when a Secret it references changes; namespace-scoped to the install namespace
+        expect([secret('list', home), secret('watch', home)]).to.deep.equal([true, true]);
+        expect([secret('list'), secret('watch'), secret('list', 'default'), secret('watch', 'default'), secret('deletecollection', home)]).to.deep.equal([false, false, false, false, false]);
+        const from = (name: string) => bound.filter((b) => b.from === `Role ${name}`);
+        expect([secret('list', home, undefined, from(secretRole.metadata.name)), secret('watch', home, undefined, from(secretRole.metadata.name))], 'the secrets Role: never list or watch').to.deep.equal([false, false]);
+        expect([secret('list', home, undefined, from(novaRole.metadata.name)), secret('watch', home, undefined, from(novaRole.metadata.name))], 'the Nova Role: the Secret leg').to.deep.equal([true, true]);
+        expect(grantsOf(rulesOf(novaRole)).filter((g) => g.startsWith('/secrets:')), 'the Nova Role: list and watch of Secrets, nothing else').to.deep.equal(['/secrets:list', '/secrets:watch']);
       });
     });
   }
@@ -297,6 +359,9 @@ describe('deploy: RBAC least privilege', () => {
     before(async function () {
       this.timeout(120_000);
       const fake = await FakeApiServer.start();
+      // The Nova controller's watches (src/nova/watches.ts) list and watch its legs in the install namespace: the fake
+      // streams `?watch=true` on its generic store's collections only once enabled (otherwise a 404 in `unexpected`)
+      fake.objects.watch.enable();
       const sim = await startSimulator({ clock: 'real', delays: { serverBuild: 100, rebuildStep: 100, serverDelete: 100, serverAction: 100 } });
       const dir = mkdtempSync(join(tmpdir(), 'regent-deploy-rbac-'));
       const saved = { KUBECONFIG: process.env.KUBECONFIG, POD_NAMESPACE: process.env.POD_NAMESPACE };

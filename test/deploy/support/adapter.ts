@@ -18,6 +18,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { ROOT } from './files.js';
 import { triple } from './rbac.js';
 import { servedKinds as tableServedKinds } from '../../../src/app/kinds.js';
+import { legPath, novaWatchLegs } from '../../../src/nova/watches.js';
 
 export type Api = 'custom' | 'custom/status' | 'events' | 'leases' | 'secrets';
 
@@ -114,7 +115,9 @@ export const CONTROL_PLANE_CALLS: Readonly<Record<string, { kinds: 'all' | 'serv
  * Granted in the install namespace only (a Role), because Regent's secrets live there. Never
  * `secrets.list`: Regent knows its secrets by name, and RBAC cannot grant list without every value of
  * every Secret in the namespace (a list returns the data); `regent get secrets` runs with the
- * operator's credentials. When a controller calls one of these, move it to CONTROL_PLANE_CALLS.
+ * operator's credentials. (The secrets Role keeps that rule. The one exception is the Nova Role's list and
+ * watch of Secrets in the install namespace, for the Nova controller's Secret leg: NOVA_WATCHES.)
+ * When a controller calls one of these, move it to CONTROL_PLANE_CALLS.
  */
 export const GRANTED_AHEAD: Readonly<Record<string, { kinds: 'secrets'; path: string }>> = {};
 
@@ -310,7 +313,16 @@ export const expectedGrants = (plurals: { all: readonly string[]; served: readon
  * /version is a non-resource URL system:public-info-viewer allows anyway. NOVA_CLIENT_MODULES_ELSEWHERE says so for
  * the test that every src/nova module building an API client is accounted for.
  */
-export const NOVA_ADAPTERS = ['src/nova/jobs/kubernetes.ts', 'src/nova/database/mariadb-operator.ts', 'src/nova/workloads/kubernetes.ts', 'src/nova/secret-store-kubernetes.ts', 'src/nova/config/kubernetes.ts', 'src/nova/group/kubernetes.ts'];
+export const NOVA_ADAPTERS = [
+  'src/nova/jobs/kubernetes.ts',
+  'src/nova/database/mariadb-operator.ts',
+  'src/nova/workloads/kubernetes.ts',
+  'src/nova/secret-store-kubernetes.ts',
+  'src/nova/config/kubernetes.ts',
+  'src/nova/group/kubernetes.ts',
+  // the watches' LISTs (LegLists); their WATCHes go through the client's Watch, which this scan cannot see: NOVA_WATCHES
+  'src/nova/watches.ts',
+];
 
 /** Modules under src/nova that build a client-node API client but are not Nova adapters of this cluster, and why. */
 export const NOVA_CLIENT_MODULES_ELSEWHERE: Readonly<Record<string, string>> = {
@@ -361,6 +373,7 @@ export const NOVA_CLIENT_CALLS: Readonly<Record<string, NovaGrant | readonly Nov
   // the history; current reads the one the API Deployment mounts
   'core.createNamespacedConfigMap': { group: '', resources: ['configmaps'], verb: 'create' },
   'core.readNamespacedConfigMap': { group: '', resources: ['configmaps'], verb: 'get' },
+  // also the ConfigMap leg of the watches (src/nova/watches.ts): the LIST its WATCH starts from
   'core.listNamespacedConfigMap': { group: '', resources: ['configmaps'], verb: 'list' },
   'core.patchNamespacedConfigMap': { group: '', resources: ['configmaps'], verb: 'patch' },
   'core.deleteNamespacedConfigMap': { group: '', resources: ['configmaps'], verb: 'delete' },
@@ -387,6 +400,25 @@ export const NOVA_CLIENT_CALLS: Readonly<Record<string, NovaGrant | readonly Nov
   'networking.createNamespacedNetworkPolicy': { group: 'networking.k8s.io', resources: ['networkpolicies'], verb: 'create' },
   'networking.replaceNamespacedNetworkPolicy': { group: 'networking.k8s.io', resources: ['networkpolicies'], verb: 'update' },
   'networking.deleteNamespacedNetworkPolicy': { group: 'networking.k8s.io', resources: ['networkpolicies'], verb: 'delete' },
+  // The Nova controller's watches (src/nova/watches.ts LegLists, nova-operator.md "Watches and indexes"): each leg
+  // LISTs the install namespace for a resourceVersion, then WATCHes from it (the watch verbs: NOVA_WATCHES), and
+  // relists after a 410 Gone. The core legs through CoreV1Api, every other group through CustomObjectsApi below.
+  'core.listNamespacedService': { group: '', resources: ['services'], verb: 'list' },
+  // EXCEPTION to "Regent never lists Secrets" (the secrets Role, GRANTED_AHEAD): the spec's Secret leg — a Nova wakes
+  // when a Secret it references changes; namespace-scoped to the install namespace, granted by the Nova Role only.
+  // The leg reads metadata alone (watch-legs.ts WatchedObject), but RBAC cannot grant list without the data.
+  'core.listNamespacedSecret': { group: '', resources: ['secrets'], verb: 'list' },
+  'custom.listNamespacedCustomObject': [
+    { group: 'apps', resources: ['deployments'], verb: 'list' },
+    { group: 'policy', resources: ['poddisruptionbudgets'], verb: 'list' },
+    { group: 'autoscaling', resources: ['horizontalpodautoscalers'], verb: 'list' },
+    { group: 'networking.k8s.io', resources: ['networkpolicies'], verb: 'list' },
+    // jobs list: also src/nova/jobs/kubernetes.ts (listNamespacedJob, the archive runs)
+    { group: 'batch', resources: ['jobs', 'cronjobs'], verb: 'list' },
+    { group: GATEWAY, resources: ['httproutes'], verb: 'list' },
+    { group: MARIADB, resources: ['mariadbs'], verb: 'list' },
+    { group: 'external-secrets.io', resources: ['secretstores'], verb: 'list' },
+  ],
   // CustomObjectsApi: mariadb-operator (src/nova/database/mariadb-operator.ts), the SecretStore gate
   // (src/nova/secret-store-kubernetes.ts) and the group's HTTPRoutes and VPAs (src/nova/group/kubernetes.ts)
   'custom.getNamespacedCustomObject': [
@@ -427,6 +459,64 @@ export const NOVA_DISCOVERY_CALLS: Readonly<Record<string, string>> = {
   'custom.getAPIResources': 'src/nova/group/kubernetes.ts probe: GET /apis/<group>/<version> (the Gateway API, the VPA API), allowed by system:discovery',
 };
 
+/**
+ * Client calls of the Nova adapters that the source makes but Regent's install never reaches, so no rule grants them,
+ * and why. rbac.test.ts checks each reason against the code (nova-runtime.ts passes `clusterScoped: false`).
+ */
+export const NOVA_UNREACHED_CALLS: Readonly<Record<string, string>> = {
+  'custom.listClusterCustomObject':
+    "src/nova/watches.ts: the ClusterSecretStore leg's cluster-wide LIST, registered only when `clusterScoped` (the spec: \"not registered when the operator runs with --namespace\"); Regent runs namespace-scoped (src/app/nova-runtime.ts passes clusterScoped: false)",
+};
+
+/**
+ * The Nova controller's WATCHes (src/nova/watches.ts, nova-operator.md "Watches and indexes"), `<group>/<resource>`
+ * (core: `/<resource>`) → why. Written by hand because the watch is the client's `Watch` on a path built at run time
+ * (legPath), which the `this.<client>.<call>(` scan cannot see; rbac.test.ts checks it against the legs watches.ts
+ * registers (novaWatchLegs, imported: it cannot drift) and that each is in the install namespace. Each leg also LISTs
+ * (NOVA_CLIENT_CALLS above), so each resource here is granted list and watch in the Nova Role.
+ */
+export const NOVA_WATCHES: Readonly<Record<string, string>> = {
+  // the owned set (watch-legs.ts ownedLeg): what Regent creates for a Nova, by owner reference or the regent.dev/nova label
+  'apps/deployments': 'owned set: the role Deployments (a rollout, a status change)',
+  '/services': "owned set: the roles' Services",
+  '/configmaps': 'owned set: the content-addressed configs',
+  'policy/poddisruptionbudgets': "owned set: the API's PodDisruptionBudget",
+  'autoscaling/horizontalpodautoscalers': "owned set: the API's HorizontalPodAutoscaler",
+  'networking.k8s.io/networkpolicies': 'owned set: {name} and {name}-novncproxy',
+  'batch/jobs': 'owned set: the Database-step Jobs and the archive runs',
+  'batch/cronjobs': "owned set: the archive CronJob (status.active: what wakes the pass that refreshes DBArchiveReady)",
+  'gateway.networking.k8s.io/httproutes': 'owned set: the routes (a 404 while the Gateway API CRD is not installed turns the leg off)',
+  // EXCEPTION to "Regent never lists or watches Secrets" (the secrets Role keeps that rule): the spec's Secret leg —
+  // a Nova wakes when a Secret it references changes; namespace-scoped to the install namespace, in the Nova Role only.
+  '/secrets': "the spec's Secret leg (secretLeg): a Nova wakes when a Secret it references changes; namespace-scoped to the install namespace",
+  'k8s.mariadb.com/mariadbs': "mariaDBLeg: the MariaDB cluster either of a Nova's database blocks names",
+  'external-secrets.io/secretstores': 'secretStoreLeg: the SecretStore a Nova selects',
+};
+
+/**
+ * Legs watches.ts can register that Regent's install does not, so no Role grants them: `<group>/<resource>` → why.
+ */
+export const NOVA_WATCHES_NOT_GRANTED: Readonly<Record<string, string>> = {
+  'external-secrets.io/clustersecretstores':
+    'clusterSecretStoreLeg, cluster-wide: "The ClusterSecretStore leg is not registered when the operator runs with --namespace", and Regent runs namespaced (src/app/nova-runtime.ts passes clusterScoped: false); its RBAC could not list them',
+};
+
+/** The (group, resource, namespace) of each leg watches.ts registers, read off the path it watches (legPath). */
+export const novaWatchedAccesses = (namespace: string, clusterScoped: boolean): Array<{ key: string; namespace: string | undefined }> =>
+  novaWatchLegs(namespace, clusterScoped).map((leg) => {
+    const m = /^\/(?:api\/v1|apis\/([^/]+)\/[^/]+)(?:\/namespaces\/([^/]+))?\/([^/]+)$/.exec(legPath(leg));
+    if (!m) throw new Error(`${leg.resource}: not a collection path: ${legPath(leg)}`);
+    return { key: `${m[1] ?? ''}/${m[3]!}`, namespace: m[2] };
+  });
+
+/** The modules under src/nova that construct the client's Watch. */
+export const novaWatchModules = (): string[] =>
+  (readdirSync(join(ROOT, 'src/nova'), { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => `src/nova/${f}`)
+    .filter((file) => /\bnew Watch\(/.test(src(file)))
+    .sort();
+
 /** A discovery request (`/api`, `/apis`, `/api/v1`, `/apis/<group>/<version>`, a GET): system:discovery allows it, no resource rule applies. */
 export const isDiscoveryRequest = (method: string, path: string): boolean => method === 'GET' && /^\/(?:api|apis|api\/v1|apis\/[^/]+\/[^/]+)\/?$/.test(path);
 
@@ -457,6 +547,11 @@ export const novaClientModules = (): string[] =>
     .filter((file) => /makeApiClient\(/.test(src(file)))
     .sort();
 
-/** The Nova Role's grants, as derived from NOVA_CLIENT_CALLS (NOVA_DISCOVERY_CALLS need none). */
+/** The Nova Role's grants, as derived from NOVA_CLIENT_CALLS and NOVA_WATCHES (NOVA_DISCOVERY_CALLS and NOVA_UNREACHED_CALLS need none). */
 export const expectedNovaGrants = (): string[] =>
-  [...new Set(Object.values(NOVA_CLIENT_CALLS).flatMap((c) => [c].flat().flatMap((g) => g.resources.map((resource) => triple(g.group, resource, g.verb)))))].sort();
+  [
+    ...new Set([
+      ...Object.values(NOVA_CLIENT_CALLS).flatMap((c) => [c].flat().flatMap((g) => g.resources.map((resource) => triple(g.group, resource, g.verb)))),
+      ...Object.keys(NOVA_WATCHES).map((key) => `${key}:watch`),
+    ]),
+  ].sort();
