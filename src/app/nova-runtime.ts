@@ -12,7 +12,7 @@
  * | the cloud the roles join | `REGENT_NOVA_KEYSTONE_URL`, `REGENT_NOVA_REGION` (unset: those keys are left to spec.extraConfig) | the same |
  * | namespaces | any | the install namespace only (the RBAC of deploy/manifests); elsewhere NamespaceNotServed |
  * | the parallel group (routes, HPA, VPA, NetworkPolicy) | not installed on a host without Kubernetes (src/nova/group/local.ts) | Gateway API, autoscaling/v2, autoscaling.k8s.io (probed), networking.k8s.io |
- * | target clusters | none registered: a spec.targetClusterRef is TargetClusterUnavailable | Secrets `target-cluster-<name>` (key kubeconfig) in the Nova's namespace |
+ * | target clusters | none registered: a spec.targetClusterRef is TargetClusterUnavailable | Secrets `target-cluster-<name>` (key kubeconfig) in the Nova's namespace; the children projected there (src/app/nova-target-ports.ts) |
  */
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -106,6 +106,7 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
   const { kubernetesSecretStoreReader } = await import('../nova/secret-store-kubernetes.js');
   const { KubernetesGroupObjects } = await import('../nova/group/kubernetes.js');
   const { SecretTargetClusters } = await import('../nova/target-clusters.js');
+  const { targetPortsFactory } = await import('./nova-target-ports.js');
   const { startNovaWatches } = await import('../nova/watches.js');
   const kubeConfig = source.kubeConfig;
   return {
@@ -123,6 +124,7 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
     secretStoreGate: namespacedSecretStoreGate(kubernetesSecretStoreReader(kubeConfig)),
     group: new KubernetesGroupObjects({ kubeConfig }),
     targetClusters: new SecretTargetClusters({ secrets: source.secrets }),
+    forTarget: targetPortsFactory(novaCloudSettings(options.env)),
     start: () => undefined,
     stop: () => undefined,
     // namespace-scoped (the install's RBAC, and namespaceRefused above): no ClusterSecretStore leg

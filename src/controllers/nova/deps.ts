@@ -17,7 +17,8 @@ import type { SecretStoreGate } from '../../nova/secret-store.js';
 import type { HealthProbeCache } from '../../nova/health-probe.js';
 import type { GroupObjects } from '../../nova/group/port.js';
 import type { NovaMetrics } from '../../observability/nova-metrics.js';
-import type { TargetClusters } from '../../nova/target-clusters.js';
+import type { TargetCluster, TargetClusters } from '../../nova/target-clusters.js';
+import type { RemoteChildren } from '../../nova/remote-children.js';
 
 /** nova-operator.md, "Requeue semantics". */
 export const NOVA_REQUEUE_MS = {
@@ -64,6 +65,11 @@ export interface NovaControllerDeps {
    * registered here, so a Nova naming one is TargetClusterUnavailable.
    */
   targetClusters?: TargetClusters;
+  /**
+   * The ports on a resolved target cluster (Kubernetes only: src/app/nova-runtime.ts), built on its kubeconfig with
+   * `remote: true` (src/nova/ownership.ts); absent: a target that resolves is TargetClusterNotSupported.
+   */
+  forTarget?: (cluster: TargetCluster) => TargetPorts;
   /** The parallel group's objects (routes, HPA, VPA, NetworkPolicy); absent: the embedded default's (src/nova/group/local.ts). */
   group?: GroupObjects;
   /**
@@ -72,3 +78,10 @@ export interface NovaControllerDeps {
    */
   released?: (namespace: string, name: string) => Promise<void>;
 }
+
+/** What a Nova placed on a target cluster runs with there instead of the management cluster's ports. */
+export type TargetPorts = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndpoint' | 'jobs' | 'workloads' | 'secrets'> &
+  Required<Pick<NovaControllerDeps, 'configs' | 'group' | 'secretStoreGate'>> & {
+    /** The sweep of the remote-children finalizer (src/nova/remote-children.ts). */
+    remoteChildren: RemoteChildren;
+  };

@@ -9,6 +9,10 @@
  *                                          → `rolesStamped`
  *   nova.ensureArchiveCronJob {hash}    → the {name}-db-archive CronJob written when it differs → `cronJobEnsured`
  *   nova.deprovisionDatabases {owned}   → the finalizer's cleanup of both blocks → `cleanupAnswered` (./finalizer.ts)
+ *   nova.sweepRemoteChildren {}         → the remote-children sweep on the target cluster → `remoteChildrenSwept`
+ *
+ * Each runs on the cluster the Nova is placed on (./target.ts): a Nova with a resolved target cluster has its Jobs,
+ * CronJob, stamps and cleanup there; a target that does not resolve at the effect throws (the next pass decides again).
  */
 import type { EffectHandler, EffectResult } from '../../engine/engine.js';
 import type { Nova } from '../../resources/nova.js';
@@ -18,9 +22,10 @@ import { JobRunnerError } from '../../nova/jobs/port.js';
 import { NON_API_ROLES } from '../../nova/workloads/port.js';
 import type { NovaControllerDeps } from './deps.js';
 import { novaOfStream, novaRenderOptions } from './render-options.js';
-import { deprovisionHandler } from './finalizer.js';
+import { deprovisionHandler, sweepHandler } from './finalizer.js';
+import { portsFor } from './target.js';
 
-type Deps = Pick<NovaControllerDeps, 'source' | 'jobs' | 'workloads' | 'renderOptions' | 'logger'> & Partial<Pick<NovaControllerDeps, 'secrets' | 'provisioner'>>;
+type Deps = Pick<NovaControllerDeps, 'source' | 'jobs' | 'workloads' | 'renderOptions' | 'logger'> & Partial<Pick<NovaControllerDeps, 'secrets' | 'provisioner' | 'targetClusters' | 'forTarget'>>;
 
 const novaFor = async (deps: Deps, stream: string): Promise<Nova | undefined> => {
   const ref = novaOfStream(stream);
@@ -33,7 +38,8 @@ const refOf = (nova: Nova) => ({ namespace: nova.metadata.namespace ?? 'default'
 
 export const novaEffectHandlers = (deps: Deps): Record<string, EffectHandler> => ({
   // the finalizer's cleanup (./finalizer.ts), where the deps can run it (a test of the Job effects alone cannot)
-  ...(deps.secrets && deps.provisioner ? { 'nova.deprovisionDatabases': deprovisionHandler({ source: deps.source, secrets: deps.secrets, provisioner: deps.provisioner }) } : {}),
+  ...(deps.secrets && deps.provisioner ? { 'nova.deprovisionDatabases': deprovisionHandler({ ...deps, secrets: deps.secrets, provisioner: deps.provisioner }) } : {}),
+  'nova.sweepRemoteChildren': sweepHandler(deps),
   'nova.createJob': async (effect, context) => {
     const { job, hash } = effect as unknown as { job: NovaJob; hash: string };
     const nova = await novaFor(deps, context.stream);
@@ -45,7 +51,8 @@ export const novaEffectHandlers = (deps: Deps): Record<string, EffectHandler> =>
       return undefined;
     }
     try {
-      await deps.jobs.create(spec);
+      // on the cluster the Nova is placed on (./target.ts): a target cluster's Jobs run there
+      await (await portsFor(deps, nova)).jobs.create(spec);
     } catch (error) {
       if (error instanceof JobRunnerError && error.status === 409) return undefined;
       throw error;
@@ -57,7 +64,9 @@ export const novaEffectHandlers = (deps: Deps): Record<string, EffectHandler> =>
     const { jobs } = effect as unknown as { jobs: NovaJob[] };
     const ref = novaOfStream(context.stream);
     if (!ref) return undefined;
-    for (const job of jobs) await deps.jobs.delete(ref.namespace, novaJobName(ref.name, job));
+    const nova = await novaFor(deps, context.stream);
+    const runner = nova ? (await portsFor(deps, nova)).jobs : deps.jobs;
+    for (const job of jobs) await runner.delete(ref.namespace, novaJobName(ref.name, job));
     context.logger.info('Jobs deleted', { nova: `${ref.namespace}/${ref.name}`, jobs: jobs.map((j) => novaJobName(ref.name, j)) });
     return undefined;
   },
@@ -68,8 +77,9 @@ export const novaEffectHandlers = (deps: Deps): Record<string, EffectHandler> =>
     const ref = refOf(nova);
     const roles = NON_API_ROLES.filter((role) => role !== 'novncproxy' || nova.spec.consoleProxy?.enabled === true);
     const stamped: string[] = [];
+    const { workloads } = await portsFor(deps, nova);
     for (const role of roles) {
-      const result = await deps.workloads.stampInstalledRelease(ref.namespace, ref.name, role, release);
+      const result = await workloads.stampInstalledRelease(ref.namespace, ref.name, role, release);
       if (result !== 'absent') stamped.push(role);
     }
     return { type: 'rolesStamped', release, roles: stamped };
@@ -80,7 +90,7 @@ export const novaEffectHandlers = (deps: Deps): Record<string, EffectHandler> =>
     if (!nova) return undefined;
     const spec = renderArchiveCronJob(refOf(nova), nova.spec, novaRenderOptions(deps, refOf(nova)));
     if (spec.templateHash !== hash) return undefined;
-    await deps.jobs.ensureCronJob(spec);
+    await (await portsFor(deps, nova)).jobs.ensureCronJob(spec);
     return { type: 'cronJobEnsured', hash };
   },
 });

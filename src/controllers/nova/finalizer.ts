@@ -20,7 +20,7 @@
 import { contextOf } from '../../engine/engine.js';
 import type { EffectHandler, EffectResult } from '../../engine/engine.js';
 import type { Stimulus } from '../../../machines/definition.js';
-import { novaFinalizerDefinition, novaFinalizerStream, type OwnedObject } from '../../../machines/nova-finalizer.js';
+import { ABANDON_WINDOW_MS, novaFinalizerDefinition, novaFinalizerStream, type NovaFinalizerContext, type OwnedObject } from '../../../machines/nova-finalizer.js';
 import { describeError } from '../../log/logger.js';
 import type { Nova } from '../../resources/nova.js';
 import { planDatabases } from '../../nova/database/plan.js';
@@ -29,6 +29,8 @@ import { sharedHealthProbes } from '../../nova/health-probe.js';
 import { done, yieldFor, type Disposition } from '../disposition.js';
 import { NOVA_REQUEUE_MS, type NovaControllerDeps } from './deps.js';
 import { novaOfStream } from './render-options.js';
+import { REMOTE_CHILDREN_FINALIZER, placeNova, portsFor } from './target.js';
+import { SWEPT_KINDS } from '../../nova/remote-children.js';
 
 export const NOVA_FINALIZER = 'nova.openstack.c5c3.io/finalizer';
 
@@ -54,7 +56,7 @@ const usernameOf = async (deps: Pick<NovaControllerDeps, 'secrets'>, nova: Nova,
  * each observing liveness before its Deletes. Throws when a block could not be cleaned (the next pass decides again).
  */
 export const deprovisionHandler =
-  (deps: Pick<NovaControllerDeps, 'source' | 'secrets' | 'provisioner'>): EffectHandler =>
+  (deps: Pick<NovaControllerDeps, 'source' | 'secrets' | 'provisioner'> & Partial<Pick<NovaControllerDeps, 'targetClusters' | 'forTarget'>>): EffectHandler =>
   async (effect, context): Promise<EffectResult | undefined> => {
     const { owned } = effect as unknown as { owned: OwnedObject[] };
     const ref = novaOfStream(context.stream);
@@ -62,6 +64,8 @@ export const deprovisionHandler =
     const nova = (await deps.source.get('Nova', ref.namespace, ref.name)) as Nova | undefined;
     // gone already (someone removed the finalizer by hand): nothing to hold; the next pass finds it gone
     if (!nova || nova.metadata.uid !== ref.uid) return { type: 'cleanupAnswered', live: [], message: 'the Nova is gone: nothing left to clean up here' };
+    // NF6: on a target cluster the CRs were created there, and the credentials Secrets are read there
+    deps = await portsFor(deps, nova);
     const credentials = { api: { username: await usernameOf(deps, nova, 'api', owned) }, cell: { username: await usernameOf(deps, nova, 'cell', owned) } };
     const plan = planDatabases(nova, credentials);
     if (!plan.ok) return { type: 'cleanupAnswered', live: [], message: `no schema was provisioned under a valid plan (${plan.problems.join('; ')}): nothing to clean up` };
@@ -77,6 +81,28 @@ export const deprovisionHandler =
       if (answer.message) messages.push(`${block.instance}: ${answer.message}`);
     }
     return { type: 'cleanupAnswered', live, message: messages.join('; ') };
+  };
+
+/**
+ * `nova.sweepRemoteChildren {}` → `remoteChildrenSwept {deleted}` (NF7): every child on the Nova's target cluster
+ * labelled `regent.dev/nova-uid=<uid>` (src/nova/remote-children.ts). A target that does not resolve now throws:
+ * the next pass sees it unresolved (NF8) or decides the sweep again.
+ */
+export const sweepHandler =
+  (deps: Pick<NovaControllerDeps, 'source' | 'logger'> & Partial<Pick<NovaControllerDeps, 'targetClusters' | 'forTarget'>>): EffectHandler =>
+  async (_effect, context): Promise<EffectResult | undefined> => {
+    const ref = novaOfStream(context.stream);
+    if (!ref) return undefined;
+    const nova = (await deps.source.get('Nova', ref.namespace, ref.name)) as Nova | undefined;
+    // gone already (its finalizers removed by hand): its spec no longer says where the children are
+    if (!nova || nova.metadata.uid !== ref.uid) return { type: 'remoteChildrenSwept', deleted: [] };
+    const placement = await placeNova(deps, nova);
+    if (placement.kind === 'unavailable') throw new Error(placement.message);
+    // nothing was projected anywhere else (no target, or a runtime that cannot project): nothing to sweep
+    if (placement.kind !== 'remote') return { type: 'remoteChildrenSwept', deleted: [] };
+    const { deleted } = await placement.deps.remoteChildren.sweep(ref.namespace, ref.uid);
+    context.logger.info('remote children swept', { nova: `${ref.namespace}/${ref.name}`, cluster: placement.cluster.name, deleted: deleted.length });
+    return { type: 'remoteChildrenSwept', deleted };
   };
 
 /** What the finalizer leaves behind once released: the per-CR metrics, the probe caches, the local processes. */
@@ -101,15 +127,65 @@ export const claimOwnership = async (deps: NovaControllerDeps, ref: NovaRef, obj
   await deps.engine.dispatch(novaFinalizerStream(ref.uid), { stimulus: { type: 'claimed', source: 'reconciler', objects } as unknown as Stimulus, actor });
 };
 
-/** The pass of a Nova being deleted that carries Regent's finalizer. */
-export const finalizeNova = async (deps: NovaControllerDeps, nova: Nova, ref: NovaRef, endpoint: string | undefined): Promise<Disposition> => {
+/** The finalizers Regent holds on this Nova. */
+const heldFinalizers = (nova: Nova): string[] => (nova.metadata.finalizers ?? []).filter((f) => f === NOVA_FINALIZER || f === REMOTE_CHILDREN_FINALIZER);
+
+/** Releases every finalizer Regent holds (both, for a Nova on a target cluster). */
+const release = async (deps: NovaControllerDeps, nova: Nova, ref: NovaRef): Promise<void> => {
+  for (const finalizer of heldFinalizers(nova)) await deps.source.removeFinalizer('Nova', ref.namespace, ref.name, finalizer);
+};
+
+/** NF8: what a RemoteChildrenAbandoned Warning says stays behind on the cluster. */
+export const abandonedMessage = (context: NovaFinalizerContext, cluster: string): string => {
+  const databases = context.databasesFinalized
+    ? 'the MariaDB Database/User/Grant CRs were deleted by name before'
+    : `the MariaDB Database/User/Grant CRs were not cleaned (${context.live && context.live.length > 0 ? `last seen live: ${context.live.join(', ')}` : 'both blocks, under {name}-api and {name}'})`;
+  return `the target cluster ${cluster} has not resolved for ${ABANDON_WINDOW_MS / 60_000} minutes (since ${context.unresolvedSince ?? 'unknown'}): its children stay behind there, unswept: every ${SWEPT_KINDS.join(', ')} labelled regent.dev/nova-uid; ${databases}; both finalizers are released`;
+};
+
+/** The pass of a Nova being deleted that carries Regent's finalizer (or only the remote-children one). */
+export const finalizeNova = async (deps: NovaControllerDeps, nova: Nova, ref: NovaRef, endpoint: string | undefined, now: () => Date = () => new Date()): Promise<Disposition> => {
   const stream = novaFinalizerStream(ref.uid);
-  const seen = { stimulus: { type: 'deletionSeen', source: 'reconciler', generation: nova.metadata.generation ?? 1 } as unknown as Stimulus, actor };
+  const remote = (nova.metadata.finalizers ?? []).includes(REMOTE_CHILDREN_FINALIZER);
+  let run = deps;
+  if (remote) {
+    const placement = await placeNova(deps, nova);
+    if (placement.kind === 'unavailable' || placement.kind === 'notSupported') {
+      // NF8: time arrives on the stimulus (the pass's clock); the machine decides whether the window has ended
+      const unresolved = { stimulus: { type: 'targetUnresolved', source: 'reconciler', cluster: placement.kind === 'unavailable' ? placement.cluster : placement.cluster.name, at: now().toISOString() } as unknown as Stimulus, actor };
+      await deps.engine.dispatch(stream, unresolved);
+      const { value, snapshot } = await deps.engine.load(novaFinalizerDefinition, stream);
+      const context = contextOf(novaFinalizerDefinition, snapshot);
+      const cluster = context.unresolvedCluster ?? nova.spec.targetClusterRef?.name ?? '';
+      if (value === 'abandoned') {
+        await recordEvent(deps, nova, 'Warning', 'RemoteChildrenAbandoned', abandonedMessage(context, cluster));
+        await forget(deps, ref, endpoint);
+        await release(deps, nova, ref);
+        return done('RemoteChildrenAbandoned: both finalizers are released');
+      }
+      return yieldFor(NOVA_REQUEUE_MS.secretPolling, `TargetClusterUnavailable: ${placement.message}; the remote children are abandoned once it has not resolved for ${ABANDON_WINDOW_MS / 60_000} minutes (since ${context.unresolvedSince})`);
+    }
+    run = placement.deps;
+  }
+  const seen = { stimulus: { type: 'deletionSeen', source: 'reconciler', generation: nova.metadata.generation ?? 1, ...(remote ? { remote: true } : {}) } as unknown as Stimulus, actor };
+  const valueOf = async (): Promise<string> => String((await deps.engine.load(novaFinalizerDefinition, stream)).value);
   await deps.engine.dispatch(stream, seen);
   // NF2: the first one arms the cleanup; read back, the second decides it (and the engine runs it after the append)
-  if ((await deps.engine.load(novaFinalizerDefinition, stream)).value === 'cleanupArmed') await deps.engine.dispatch(stream, seen);
+  if ((await valueOf()) === 'cleanupArmed') await deps.engine.dispatch(stream, seen);
+  if ((await valueOf()) === 'databasesReleased') {
+    // NF6 → NF7: the named cleanup released in this pass (or an earlier one); now the sweep, armed then read back
+    await recordEvent(deps, nova, 'Normal', 'DatabaseFinalized', contextOf(novaFinalizerDefinition, (await deps.engine.load(novaFinalizerDefinition, stream)).snapshot).message || 'no MariaDB object of this Nova was live');
+    await deps.engine.dispatch(stream, seen);
+  }
+  if ((await valueOf()) === 'sweepArmed') await deps.engine.dispatch(stream, seen);
   const { value, snapshot } = await deps.engine.load(novaFinalizerDefinition, stream);
   const context = contextOf(novaFinalizerDefinition, snapshot);
+  if (value === 'swept') {
+    await recordEvent(deps, nova, 'Normal', 'RemoteChildrenSwept', `deleted on the target cluster ${nova.spec.targetClusterRef?.name ?? ''}: ${(context.swept ?? []).join(', ') || 'nothing was left'}`);
+    await forget(run, ref, endpoint);
+    await release(deps, nova, ref);
+    return done('RemoteChildrenSwept: both finalizers are released');
+  }
   if (value !== 'released') {
     const message = `still live before the Deletes: ${(context.live ?? []).join(', ') || 'not answered yet'}${context.message ? ` (${context.message})` : ''}; the finalizer is held for one more pass`;
     await recordEvent(deps, nova, 'Normal', 'FinalizingDatabase', message);
@@ -117,6 +193,6 @@ export const finalizeNova = async (deps: NovaControllerDeps, nova: Nova, ref: No
   }
   await recordEvent(deps, nova, 'Normal', 'DatabaseFinalized', context.message || 'no MariaDB object of this Nova was live');
   await forget(deps, ref, endpoint);
-  if ((nova.metadata.finalizers ?? []).includes(NOVA_FINALIZER)) await deps.source.removeFinalizer('Nova', ref.namespace, ref.name, NOVA_FINALIZER);
+  await release(deps, nova, ref);
   return done('DatabaseFinalized: the finalizer is released');
 };

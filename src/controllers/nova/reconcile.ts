@@ -16,6 +16,7 @@ import { novaDatabaseStream, novaUpgradeDefinition } from '../../../machines/nov
 import { novaPipelineDefinition, novaPipelineStream, type NovaPipelineStimulus } from '../../../machines/nova-pipeline.js';
 import { contextOf } from '../../engine/engine.js';
 import { FINALIZER_ADDED, NOVA_FINALIZER, finalizeNova } from './finalizer.js';
+import { REMOTE_CHILDREN_FINALIZER, placeNova } from './target.js';
 import { isDeleting } from '../../kube/object.js';
 import type { Nova } from '../../resources/nova.js';
 import type { NovaRef } from '../../nova/jobs/render.js';
@@ -87,20 +88,6 @@ const recordGate = async (deps: NovaControllerDeps, object: Nova, ref: NovaRef, 
   await deps.engine.dispatch(novaPipelineStream(ref.uid), { stimulus: stimulus as unknown as Stimulus, actor });
 };
 
-/**
- * spec.targetClusterRef, ahead of every step: a name that is not registered or does not resolve stops the pass
- * before anything is created anywhere (TargetClusterUnavailable, 15 s, no finalizer). One that resolves is not
- * acted on yet: Regent does not project a Nova's children onto another cluster (docs/nova.md), so it says so
- * (TargetClusterNotSupported) instead of building them on the management cluster.
- */
-const targetClusterGate = async (deps: NovaControllerDeps, object: Nova): Promise<{ reason: string; message: string } | null> => {
-  const target = object.spec.targetClusterRef?.name;
-  if (!target) return null;
-  const resolution = deps.targetClusters ? await deps.targetClusters.resolve(object.metadata.namespace ?? 'default', target) : { kind: 'unregistered' as const, message: `the target cluster ${target} is not registered: this runtime has no registry of target clusters (the embedded default runs on one host)` };
-  if (resolution.kind !== 'resolved') return { reason: 'TargetClusterUnavailable', message: resolution.message };
-  return { reason: 'TargetClusterNotSupported', message: `the target cluster ${target} resolves (${resolution.cluster.server}), but Regent does not project a Nova's children onto a target cluster yet: nothing is created on either cluster` };
-};
-
 export const reconcileNova = async (deps: NovaControllerDeps, namespace: string, name: string, now: () => Date = () => new Date()): Promise<Disposition> => {
   const object = (await deps.source.get('Nova', namespace, name)) as Nova | undefined;
   if (!object) {
@@ -111,10 +98,11 @@ export const reconcileNova = async (deps: NovaControllerDeps, namespace: string,
   }
   const ref: NovaRef = { namespace, name, uid: object.metadata.uid };
   rememberNova(ref);
-  const holdsFinalizer = (object.metadata.finalizers ?? []).includes(NOVA_FINALIZER);
+  const finalizers = object.metadata.finalizers ?? [];
+  const holdsFinalizer = finalizers.includes(NOVA_FINALIZER);
   if (isDeleting(object)) {
-    if (!holdsFinalizer) return done('being deleted without Regent\'s finalizer: nothing of it was created here, or its cleanup is done');
-    return finalizeNova(deps, object, ref, await stampedEndpoint(deps, ref));
+    if (!holdsFinalizer && !finalizers.includes(REMOTE_CHILDREN_FINALIZER)) return done('being deleted without Regent\'s finalizer: nothing of it was created here, or its cleanup is done');
+    return finalizeNova(deps, object, ref, await stampedEndpoint(deps, ref), now);
   }
   const refused = deps.namespaceRefused?.(namespace) ?? null;
   if (refused) {
@@ -124,17 +112,23 @@ export const reconcileNova = async (deps: NovaControllerDeps, namespace: string,
     await deps.engine.dispatch(novaDatabaseStream(ref.uid), { stimulus: { type: 'pass', source: 'reconciler', generation: object.metadata.generation ?? 1, release: object.spec.openStackRelease, image: object.spec.image, blocked: { reason: 'NamespaceNotServed', message: refused }, hashes, jobs: none, report: null, rollout: null } as unknown as Stimulus, actor });
     return done(refused);
   }
-  const gate = await targetClusterGate(deps, object);
-  if (gate) {
-    await recordGate(deps, object, ref, gate.reason, gate.message, now);
-    return yieldFor(NOVA_REQUEUE_MS.secretPolling, `${gate.reason}: ${gate.message}`);
+  // spec.targetClusterRef, ahead of every step (./target.ts): a name that is not registered or does not resolve stops
+  // the pass before anything is created anywhere (TargetClusterUnavailable, 15 s, no finalizer); one that resolves
+  // runs the pass with the target's ports, or says it cannot (TargetClusterNotSupported: a runtime without forTarget)
+  const placement = await placeNova(deps, object);
+  if (placement.kind === 'unavailable' || placement.kind === 'notSupported') {
+    const reason = placement.kind === 'unavailable' ? 'TargetClusterUnavailable' : 'TargetClusterNotSupported';
+    await recordGate(deps, object, ref, reason, placement.message, now);
+    return yieldFor(NOVA_REQUEUE_MS.secretPolling, `${reason}: ${placement.message}`);
   }
-  if (!holdsFinalizer) {
-    // the finalizer goes on before anything is created, so nothing is ever created for a Nova that can vanish unseen
-    await deps.source.addFinalizer('Nova', namespace, name, NOVA_FINALIZER);
-    return yieldFor(NOVA_REQUEUE_MS.nextPass, FINALIZER_ADDED);
+  // the finalizers go on before anything is created, so nothing is ever created for a Nova that can vanish unseen; a
+  // Nova on a target cluster carries the remote-children one too (its children there have no owner reference)
+  const missing = [NOVA_FINALIZER, ...(placement.kind === 'remote' ? [REMOTE_CHILDREN_FINALIZER] : [])].filter((f) => !finalizers.includes(f));
+  if (missing.length > 0) {
+    for (const finalizer of missing) await deps.source.addFinalizer('Nova', namespace, name, finalizer);
+    return yieldFor(NOVA_REQUEUE_MS.nextPass, missing.length === 1 && missing[0] === NOVA_FINALIZER ? FINALIZER_ADDED : `the finalizers ${missing.join(', ')} were added; the pipeline runs on the next pass`);
   }
-  const pass: NovaLanePass = { nova: object, ref, deps, values: { digests: {} }, upgrading: await upgrading(deps, ref), now };
+  const pass: NovaLanePass = { nova: object, ref, deps: placement.deps, values: { digests: {} }, upgrading: await upgrading(deps, ref), now };
   const lane = await runLane(NOVA_LANE, pass);
   const group = lane.endedAt === null ? await runGroup(NOVA_GROUP, pass) : null;
   observeSteps(deps, lane, group);

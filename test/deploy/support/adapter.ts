@@ -327,6 +327,7 @@ export const NOVA_ADAPTERS = [
 /** Modules under src/nova that build a client-node API client but are not Nova adapters of this cluster, and why. */
 export const NOVA_CLIENT_MODULES_ELSEWHERE: Readonly<Record<string, string>> = {
   'src/nova/target-clusters.ts': "VersionApi on a remote target cluster, with that cluster's own kubeconfig: not a grant of this cluster",
+  'src/nova/remote-children.ts': "the remote-children sweep (list and delete by the regent.dev/nova-uid label) on a target cluster, with its own kubeconfig: not a grant of this cluster",
 };
 
 /**
