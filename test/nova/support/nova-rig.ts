@@ -67,6 +67,8 @@ export interface NovaRig {
   /** Passes (waiting `pollMs` between them) until `done` holds for the status, bounded by `maxPasses`. */
   until(done: (status: NovaStatusView) => boolean, options?: { maxPasses?: number; pollMs?: number }): Promise<NovaStatusView>;
   close(): Promise<void>;
+  /** The controller's deps (a test that drives reconcileNova with its own clock). */
+  deps: NovaControllerDeps;
 }
 
 export interface NovaRigOptions {
@@ -89,6 +91,8 @@ export interface NovaRigOptions {
   metrics?: NovaMetrics;
   /** The registry of target clusters (absent: none registered, as on the embedded default). */
   targetClusters?: TargetClusters;
+  /** The ports on a resolved target cluster (absent: a resolving target is TargetClusterNotSupported). */
+  forTarget?: NovaControllerDeps['forTarget'];
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -128,6 +132,7 @@ export const openNovaRig = async (options: NovaRigOptions): Promise<NovaRig> => 
     ...(options.jobsUnavailable ? { jobsUnavailable: options.jobsUnavailable } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.targetClusters ? { targetClusters: options.targetClusters } : {}),
+    ...(options.forTarget ? { forTarget: options.forTarget } : {}),
   };
   for (const [type, handler] of Object.entries(novaEffectHandlers(deps))) engine.handle(type, handler);
   const status = new StatusRunner({ store, engine, source, checkpoint: new MemoryCheckpoint(), logger, ...statusRunnerParts(['Nova']) });
@@ -139,6 +144,7 @@ export const openNovaRig = async (options: NovaRigOptions): Promise<NovaRig> => 
     return ((await source.get('Nova', namespace, options.name))?.status ?? {}) as NovaStatusView;
   };
   const rig: NovaRig = {
+    deps,
     source,
     engine,
     store,
