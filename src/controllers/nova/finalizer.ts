@@ -16,6 +16,13 @@
  *
  * A cleanup that fails (MariaDB unreachable, the API server refusing) throws: the pass backs off and the next one
  * decides the cleanup again; the finalizer is never released over an unverified cleanup.
+ *
+ * A Nova on a target cluster (it carries `openstack.c5c3.io/remote-children` too; ./target.ts) runs the same named
+ * cleanup on the target (NF6), then the write-ahead sweep `nova.sweepRemoteChildren` by the label
+ * `regent.dev/nova-uid` (NF7; Normal RemoteChildrenSwept), and releases both finalizers. While its target does not
+ * resolve each pass records `targetUnresolved {at}` (15 s); the first pass at or past five minutes after the first
+ * one abandons (NF8): a Warning RemoteChildrenAbandoned names the cluster and what stays behind, and both finalizers
+ * are released.
  */
 import { contextOf } from '../../engine/engine.js';
 import type { EffectHandler, EffectResult } from '../../engine/engine.js';
