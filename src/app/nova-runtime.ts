@@ -129,6 +129,8 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
     stop: () => undefined,
     // namespace-scoped (the install's RBAC, and namespaceRefused above): no ClusterSecretStore leg
     startWatches: (enqueue, novas) => startNovaWatches({ kubeConfig, namespace: options.installNamespace, clusterScoped: false, novas, enqueue, logger: options.logger }),
+    // the watches above wake a Nova on its children's changes: its passes poll no rollout or Job here
+    childrenWatched: true,
     close: async () => undefined,
   };
 };

@@ -198,39 +198,41 @@ describe('issue 14 end to end: the Nova Database step on the embedded default (s
     expect((await events()).filter((e) => e === 'Warning DBSyncFailed'), 'one Warning, polling emits no more').to.have.length(1);
   });
 
-  it('outside an upgrade a role still starting does not end the lane: the API step runs in the same pass, and the pass comes back in 10 s (not the 60 s synced poll) while it starts', async () => {
-    // a workload port whose conductor never finishes starting, every other role rolled out, and a healthy API
-    const api = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"versions":[]}'));
-    await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
-    const endpoint = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
-    let conductorReady = false;
-    const rolled = (role: NovaRole, nova: string) => ({ role, deployment: `${nova}-${role}`, present: true, rolledOut: role !== 'conductor' || conductorReady, detail: role === 'conductor' && !conductorReady ? 'the conductor is still starting' : 'rolled out' });
-    const port = {
-      rollout: async (_ns: string, nova: string, role: NovaRole) => rolled(role, nova),
-      stampInstalledRelease: async () => 'stamped' as const,
-      ensure: async (_ns: string, nova: { name: string }, role: NovaRole) => rolled(role, nova.name),
-      remove: async () => 'absent' as const,
-      endpoint: async () => endpoint,
-    };
-    try {
-      await rig.close();
-      rig = await openNovaRig({ name: NAME, provisioner, databaseEndpoint: async () => ({ host: '10.0.0.4', port: 3306 }), binDir: bin, workloads: port, settings: { keystoneURL: 'http://127.0.0.1:5000/v3', regionName: 'RegionOne' } });
-      await rig.apply(spec('2025.1'));
-      await putSecrets();
-      const waiting = await rig.until((v) => cond(v, 'NovaAPIReady')?.status === 'True');
-      expect(cond(waiting, 'ConductorReady')).to.include({ status: 'False', reason: 'WaitingForConductor', message: 'the conductor is still starting' });
-      expect(cond(waiting, 'DeploymentReady'), 'the API step ran behind the starting conductor').to.include({ status: 'True' });
-      const disposition = await rig.pass();
-      expect(disposition).to.deep.include({ kind: 'yield', afterMs: 10_000 });
-      expect((disposition as { why: string }).why).to.contain('ConductorReady');
-      conductorReady = true;
-      await rig.pass();
-      expect(cond(await rig.status(), 'Ready')).to.include({ status: 'True', reason: 'AllReady' });
-      expect(await rig.pass(), 'every role ready: the synced poll').to.deep.include({ kind: 'yield', afterMs: 60_000 });
-    } finally {
-      api.close();
-    }
-  });
+  for (const watched of [false, true]) {
+    it(`outside an upgrade a role still starting does not end the lane: the API step runs in the same pass, and the pass comes back ${watched ? 'on the watches (a 10 min resync), never a poll, where the children are watched (Kubernetes)' : 'in 10 s (not the 60 s synced poll) while it starts'}`, async () => {
+      // a workload port whose conductor never finishes starting, every other role rolled out, and a healthy API
+      const api = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"versions":[]}'));
+      await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
+      const endpoint = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+      let conductorReady = false;
+      const rolled = (role: NovaRole, nova: string) => ({ role, deployment: `${nova}-${role}`, present: true, rolledOut: role !== 'conductor' || conductorReady, detail: role === 'conductor' && !conductorReady ? 'the conductor is still starting' : 'rolled out' });
+      const port = {
+        rollout: async (_ns: string, nova: string, role: NovaRole) => rolled(role, nova),
+        stampInstalledRelease: async () => 'stamped' as const,
+        ensure: async (_ns: string, nova: { name: string }, role: NovaRole) => rolled(role, nova.name),
+        remove: async () => 'absent' as const,
+        endpoint: async () => endpoint,
+      };
+      try {
+        await rig.close();
+        rig = await openNovaRig({ name: NAME, provisioner, databaseEndpoint: async () => ({ host: '10.0.0.4', port: 3306 }), binDir: bin, workloads: port, settings: { keystoneURL: 'http://127.0.0.1:5000/v3', regionName: 'RegionOne' }, childrenWatched: watched });
+        await rig.apply(spec('2025.1'));
+        await putSecrets();
+        const waiting = await rig.until((v) => cond(v, 'NovaAPIReady')?.status === 'True');
+        expect(cond(waiting, 'ConductorReady')).to.include({ status: 'False', reason: 'WaitingForConductor', message: 'the conductor is still starting' });
+        expect(cond(waiting, 'DeploymentReady'), 'the API step ran behind the starting conductor').to.include({ status: 'True' });
+        const disposition = await rig.pass();
+        expect(disposition).to.deep.include({ kind: 'yield', afterMs: watched ? 600_000 : 10_000 });
+        expect((disposition as { why: string }).why).to.contain('ConductorReady');
+        conductorReady = true;
+        await rig.pass();
+        expect(cond(await rig.status(), 'Ready')).to.include({ status: 'True', reason: 'AllReady' });
+        expect(await rig.pass(), 'every role ready: the synced poll, or the resync behind the watches').to.deep.include({ kind: 'yield', afterMs: watched ? 600_000 : 60_000 });
+      } finally {
+        api.close();
+      }
+    });
+  }
 
   it('a deleted Nova leaves no role process running: the pass that releases its finalizer stops every role, and the next finds it gone', async () => {
     await rig.apply(spec('2025.1'));

@@ -32,8 +32,13 @@ export const NOVA_REQUEUE_MS = {
   upgradeWait: 30_000,
   /** RequeueSecretPolling: a secret-store or credential gate, a DB-connection half, the transport URL. */
   secretPolling: 15_000,
-  /** Synced: the archive's runs, the Jobs and the roles are read again (Regent watches none of them). */
+  /** Synced, where nothing watches the children (the embedded default, a target cluster): read again in a minute. */
   synced: 60_000,
+  /**
+   * Where the children are watched (src/nova/watches.ts on the management cluster): a change of a Deployment, Job,
+   * CronJob, Secret, MariaDB cluster or store wakes the pass; this is only the resync behind them.
+   */
+  watchedResync: 600_000,
 } as const;
 
 export interface NovaControllerDeps {
@@ -70,6 +75,11 @@ export interface NovaControllerDeps {
    * `remote: true` (src/nova/ownership.ts); absent: a target that resolves is TargetClusterNotSupported.
    */
   forTarget?: (cluster: TargetCluster) => TargetPorts;
+  /**
+   * The runtime watches the children on the management cluster while this process leads (Kubernetes): a pass need
+   * not poll for a rollout or a Job there, the watch wakes it.
+   */
+  childrenWatched?: boolean;
   /** The parallel group's objects (routes, HPA, VPA, NetworkPolicy); absent: the embedded default's (src/nova/group/local.ts). */
   group?: GroupObjects;
   /**

@@ -138,9 +138,14 @@ export const reconcileNova = async (deps: NovaControllerDeps, namespace: string,
   const outcome = lane.endedAt !== null ? lane.outcome : group!.outcome;
   if (outcome.kind === 'error') throw outcome.error;
   if (outcome.kind === 'requeue') return yieldFor(outcome.afterMs, `${lane.endedAt ?? group?.endedAt}: ${outcome.why}`);
-  // outside an upgrade a role still starting does not end the lane; Regent watches no Deployment or process, so the
-  // pass comes back at the rollout poll to see it ready (the spec's Owns(Deployment) re-enqueue)
+  // outside an upgrade a role still starting does not end the lane. Where the children are watched (Kubernetes, the
+  // management cluster) the Deployment's and the Jobs' changes wake the next pass (the spec's Owns re-enqueue), and
+  // only a resync stands behind them; elsewhere (the embedded default's processes, a target cluster) nothing
+  // watches them, so the pass polls: 10 s while a role starts, a minute once all is well
+  const watched = deps.childrenWatched === true && placement.kind !== 'remote';
   const rolling = lane.conditions.filter((c) => ROLE_CONDITIONS.has(c.type) && c.status !== 'True');
-  if (rolling.length > 0) return yieldFor(NOVA_REQUEUE_MS.deploymentPolling, `still rolling out: ${rolling.map((c) => `${c.type} ${c.message}`).join('; ')}`);
+  const still = rolling.map((c) => `${c.type} ${c.message}`).join('; ');
+  if (watched) return yieldFor(NOVA_REQUEUE_MS.watchedResync, rolling.length > 0 ? `still rolling out: ${still}; the Deployment watch wakes the next pass` : 'every step passed; the watches wake the next pass (a resync in 10 min)');
+  if (rolling.length > 0) return yieldFor(NOVA_REQUEUE_MS.deploymentPolling, `still rolling out: ${still}`);
   return yieldFor(NOVA_REQUEUE_MS.synced, 'every step passed; the archive, the Jobs and the roles are read again in a minute');
 };

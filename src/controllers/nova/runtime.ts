@@ -7,7 +7,7 @@ import type { NovaControllerDeps } from './deps.js';
 export type { TargetPorts } from './deps.js';
 import type { Nova } from '../../resources/nova.js';
 
-export type NovaRuntime = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndpoint' | 'jobs' | 'workloads' | 'jobsUnavailable' | 'namespaceRefused' | 'configs' | 'secretStoreGate' | 'healthProbe' | 'released' | 'group' | 'targetClusters' | 'forTarget'> & {
+export type NovaRuntime = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndpoint' | 'jobs' | 'workloads' | 'jobsUnavailable' | 'namespaceRefused' | 'configs' | 'secretStoreGate' | 'healthProbe' | 'released' | 'group' | 'targetClusters' | 'forTarget' | 'childrenWatched'> & {
   description: string;
   /** Starts what runs in the background (the local runner's CronJob scheduler). */
   start(): void;

@@ -93,6 +93,8 @@ export interface NovaRigOptions {
   targetClusters?: TargetClusters;
   /** The ports on a resolved target cluster (absent: a resolving target is TargetClusterNotSupported). */
   forTarget?: NovaControllerDeps['forTarget'];
+  /** The runtime watches the children (Kubernetes): the passes poll no rollout or Job. */
+  childrenWatched?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -133,6 +135,7 @@ export const openNovaRig = async (options: NovaRigOptions): Promise<NovaRig> => 
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.targetClusters ? { targetClusters: options.targetClusters } : {}),
     ...(options.forTarget ? { forTarget: options.forTarget } : {}),
+    ...(options.childrenWatched ? { childrenWatched: true } : {}),
   };
   for (const [type, handler] of Object.entries(novaEffectHandlers(deps))) engine.handle(type, handler);
   const status = new StatusRunner({ store, engine, source, checkpoint: new MemoryCheckpoint(), logger, ...statusRunnerParts(['Nova']) });
