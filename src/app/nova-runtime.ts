@@ -108,6 +108,7 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
   const { SecretTargetClusters } = await import('../nova/target-clusters.js');
   const { targetPortsFactory } = await import('./nova-target-ports.js');
   const { startNovaWatches } = await import('../nova/watches.js');
+  const { startTargetWatches } = await import('../nova/target-watches.js');
   const kubeConfig = source.kubeConfig;
   return {
     description: `kubernetes: mariadb-operator CRs, batch/v1 Jobs, apps/v1 Deployments, for Novas in ${options.installNamespace}`,
@@ -129,6 +130,8 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
     stop: () => undefined,
     // namespace-scoped (the install's RBAC, and namespaceRefused above): no ClusterSecretStore leg
     startWatches: (enqueue, novas) => startNovaWatches({ kubeConfig, namespace: options.installNamespace, clusterScoped: false, novas, enqueue, logger: options.logger }),
+    // a target cluster's children, by the uid label on the target's own kubeconfig: started by the first pass placed there
+    startTargetWatches: (enqueue, novas) => startTargetWatches({ novas, enqueue, logger: options.logger }),
     // the watches above wake a Nova on its children's changes: its passes poll no rollout or Job here
     childrenWatched: true,
     close: async () => undefined,

@@ -14,6 +14,9 @@
  * - mariaDBLeg: one leg for both clusterRefs, so a Nova whose two blocks name the same cluster is woken once.
  * - secretStoreLeg / clusterSecretStoreLeg: the store a Nova selects (./secret-store.ts selectedSecretStore: unset is
  *   the default ClusterSecretStore openbao-cluster-store, a ref without a kind is a SecretStore).
+ * - targetLeg(cluster): a Nova's children on a target cluster (./target-watches.ts), which carry no owner reference but
+ *   the label `regent.dev/nova-uid` (./ownership.ts): the Nova of that uid, only while its spec.targetClusterRef names
+ *   that cluster.
  * - novaSpecChanged: the filter of the CR's own watch (a status-only write wakes nothing).
  *
  * Every answer is deduplicated and sorted, and names only Novas in the snapshot handed in: an object labelled for a
@@ -21,6 +24,7 @@
  */
 import type { Nova, NovaSpec } from '../resources/nova.js';
 import { OWNER_UID_LABEL } from '../kube/secrets.js';
+import { NOVA_UID_LABEL } from './ownership.js';
 import { selectedSecretStore } from './secret-store.js';
 
 /** The Nova CR's API group: an owner reference to a Nova names `regent.dev/<version>`. */
@@ -145,6 +149,20 @@ export const clusterSecretStoreLeg = (store: WatchedObject, novas: NovaSnapshot)
       .map(keyOfNova),
   );
 };
+
+/**
+ * An owned object on the target cluster `cluster` (the owned set and the Secrets the target's store wrote, every one
+ * labelled `regent.dev/nova-uid`): the Nova whose uid the label holds, if its spec.targetClusterRef names `cluster`.
+ * An owner reference does not cross a cluster boundary, so none is read; nor the `regent.dev/nova` name label (a name
+ * is not unique across namespaces, the uid is). A Nova that no longer names the cluster is not woken by what it left.
+ */
+export const targetLeg =
+  (cluster: string) =>
+  (object: WatchedObject, novas: NovaSnapshot): string[] => {
+    const uid = object.metadata?.labels?.[NOVA_UID_LABEL];
+    if (uid === undefined || uid === '') return [];
+    return unique(novas.filter((n) => n.metadata.uid === uid && n.spec.targetClusterRef?.name === cluster).map(keyOfNova));
+  };
 
 type NovaMeta = { metadata: { generation?: number; deletionTimestamp?: string; finalizers?: readonly string[] } };
 

@@ -44,15 +44,18 @@ export interface WatchLeg {
   /** The namespace watched; undefined: cluster-wide (a cluster-scoped kind). */
   readonly namespace: string | undefined;
   readonly wakes: (object: WatchedObject, novas: NovaSnapshot) => string[];
+  /** Lists and watches only the objects this selector matches (a target cluster's: the uid label); undefined: all. */
+  readonly labelSelector?: string;
 }
 
-const leg = (group: string, version: string, plural: string, namespace: string | undefined, wakes: WatchLeg['wakes']): WatchLeg => ({
+export const leg = (group: string, version: string, plural: string, namespace: string | undefined, wakes: WatchLeg['wakes'], labelSelector?: string): WatchLeg => ({
   resource: group === '' ? plural : `${plural}.${group}`,
   group,
   version,
   plural,
   namespace,
   wakes,
+  ...(labelSelector === undefined ? {} : { labelSelector }),
 });
 
 /** The legs registered for an install in `namespace`; the ClusterSecretStore leg only when `clusterScoped`. */
@@ -87,12 +90,11 @@ export interface WatchTiming {
 
 const DEFAULT_TIMING: WatchTiming = { notInstalledRetryMs: 5 * 60_000, backoffInitialMs: 1_000, backoffMaxMs: 30_000, watchTimeoutSeconds: 300 };
 
-export interface NovaWatchOptions {
+/** What runs a set of legs (startLegWatches): the cluster they watch, the Novas they map to, where keys go. */
+export interface LegWatchOptions {
   readonly kubeConfig: KubeConfig;
-  /** The install namespace: every namespaced leg watches it alone. */
-  readonly namespace: string;
-  /** Registers the ClusterSecretStore leg (a cluster-scoped install); false under --namespace. */
-  readonly clusterScoped: boolean;
+  /** The cluster watched, for the logs (undefined: the management cluster, with Regent's own Role). */
+  readonly cluster?: string;
   /** The Novas the legs map to: the controller's informer cache, read at each event (no API call). */
   readonly novas: () => NovaSnapshot;
   readonly enqueue: (key: string) => void;
@@ -100,9 +102,21 @@ export interface NovaWatchOptions {
   readonly timing?: Partial<WatchTiming>;
 }
 
+export interface NovaWatchOptions extends LegWatchOptions {
+  /** The install namespace: every namespaced leg watches it alone. */
+  readonly namespace: string;
+  /** Registers the ClusterSecretStore leg (a cluster-scoped install); false under --namespace. */
+  readonly clusterScoped: boolean;
+}
+
 export interface NovaWatches {
   /** The resources watched (`<plural>[.<group>]`). */
   readonly resources: readonly string[];
+  /**
+   * Whether every leg is listed and watching now (a leg whose resource is not served counts: nothing of it can
+   * change); false before the first lists and while a leg fails (a 403, a cluster that does not answer).
+   */
+  live(): boolean;
   /** Ends every watch; resolves when every leg's loop has returned. */
   stop(): Promise<void>;
 }
@@ -131,7 +145,7 @@ class LegWatch {
 
   constructor(
     private readonly leg: WatchLeg,
-    private readonly options: NovaWatchOptions,
+    private readonly options: LegWatchOptions,
     private readonly timing: WatchTiming,
     private readonly list: () => Promise<ListResult>,
   ) {
@@ -141,6 +155,11 @@ class LegWatch {
   stop(): void {
     this.stopped = true;
     this.interrupt?.();
+  }
+
+  /** Listed and watching (a version to resume from), or off because its resource is not served. */
+  get live(): boolean {
+    return !this.stopped && (this.version !== undefined || !this.installed);
   }
 
   private get path(): string {
@@ -209,11 +228,16 @@ class LegWatch {
     const delay = Math.min(this.timing.backoffMaxMs, this.timing.backoffInitialMs * 2 ** Math.min(this.failures - 1, 16));
     if (code === 403 && !this.forbiddenSaid) {
       this.forbiddenSaid = true;
-      this.options.logger.warn(`the Nova controller may not ${during === 'list' ? 'list' : 'watch'} ${this.leg.resource} in ${this.leg.namespace ?? 'the cluster'} (403): its Role needs list and watch on it; retrying`, { resource: this.leg.resource });
+      const who = this.options.cluster === undefined ? 'its Role needs' : `the identity of the target cluster ${this.options.cluster}'s kubeconfig needs`;
+      this.options.logger.warn(`the Nova controller may not ${during === 'list' ? 'list' : 'watch'} ${this.leg.resource} in ${this.leg.namespace ?? 'the cluster'}${this.options.cluster === undefined ? '' : ` on the target cluster ${this.options.cluster}`} (403): ${who} list and watch on it; retrying`, { resource: this.leg.resource, ...this.clusterMeta() });
     } else {
       this.options.logger.debug(`a Nova watch leg's ${during} failed: reconnecting after a backoff`, { resource: this.leg.resource, status: code, delayMs: delay, ...describeError(error) });
     }
     await this.sleep(delay);
+  }
+
+  private clusterMeta(): { cluster?: string } {
+    return this.options.cluster === undefined ? {} : { cluster: this.options.cluster };
   }
 
   private watchOnce(): Promise<Outcome> {
@@ -255,7 +279,7 @@ class LegWatch {
       };
       if (this.stopped) return settle({ kind: 'stopped' });
       new Watch(this.options.kubeConfig)
-        .watch(this.path, { resourceVersion: this.version, allowWatchBookmarks: true, timeoutSeconds: this.timing.watchTimeoutSeconds }, onEvent, onDone)
+        .watch(this.path, { resourceVersion: this.version, allowWatchBookmarks: true, timeoutSeconds: this.timing.watchTimeoutSeconds, ...(this.leg.labelSelector === undefined ? {} : { labelSelector: this.leg.labelSelector }) }, onEvent, onDone)
         .then(
           (c) => {
             controller = c;
@@ -275,7 +299,7 @@ class LegWatch {
       return;
     }
     if (keys.length === 0) return;
-    this.options.logger.debug('a watch event wakes Novas', { resource: this.leg.resource, type, name: object.metadata?.name, novas: keys });
+    this.options.logger.debug('a watch event wakes Novas', { resource: this.leg.resource, type, name: object.metadata?.name, novas: keys, ...this.clusterMeta() });
     for (const key of keys) this.options.enqueue(key);
   }
 
@@ -311,37 +335,47 @@ class LegLists {
   }
 
   async list(l: WatchLeg): Promise<ListResult> {
+    const selector = l.labelSelector === undefined ? {} : { labelSelector: l.labelSelector };
     if (l.group === '') {
       const namespace = l.namespace;
       if (namespace === undefined) throw new Error(`no cluster-wide list of the core resource ${l.plural}`);
       switch (l.plural) {
         case 'services':
-          return listed(await this.core.listNamespacedService({ namespace }));
+          return listed(await this.core.listNamespacedService({ namespace, ...selector }));
         case 'configmaps':
-          return listed(await this.core.listNamespacedConfigMap({ namespace }));
+          return listed(await this.core.listNamespacedConfigMap({ namespace, ...selector }));
         case 'secrets':
-          return listed(await this.core.listNamespacedSecret({ namespace }));
+          return listed(await this.core.listNamespacedSecret({ namespace, ...selector }));
         default:
           throw new Error(`no list of the core resource ${l.plural}`);
       }
     }
-    const coordinates = { group: l.group, version: l.version, plural: l.plural };
+    const coordinates = { group: l.group, version: l.version, plural: l.plural, ...selector };
     return listed((l.namespace === undefined ? await this.custom.listClusterCustomObject(coordinates) : await this.custom.listNamespacedCustomObject({ ...coordinates, namespace: l.namespace })) as { items?: unknown[]; metadata?: { resourceVersion?: string } });
   }
 }
 
-/** Starts one watch per leg; `stop()` ends them all. */
-export const startNovaWatches = (options: NovaWatchOptions): NovaWatches => {
+/**
+ * Starts one list-then-watch loop per leg on `options.kubeConfig`; `stop()` ends them all. The machinery of both the
+ * management cluster's watches (startNovaWatches) and a target cluster's (./target-watches.ts).
+ */
+export const startLegWatches = (legs: readonly WatchLeg[], options: LegWatchOptions): NovaWatches => {
   const timing = { ...DEFAULT_TIMING, ...options.timing };
-  const legs = novaWatchLegs(options.namespace, options.clusterScoped);
   const lists = new LegLists(options.kubeConfig);
   const watches = legs.map((l) => new LegWatch(l, options, timing, () => lists.list(l)));
-  options.logger.debug('the Nova controller watches its children', { namespace: options.namespace, resources: legs.map((l) => l.resource) });
   return {
     resources: legs.map((l) => l.resource),
+    live: () => watches.every((w) => w.live),
     async stop() {
       for (const w of watches) w.stop();
       await Promise.all(watches.map((w) => w.done));
     },
   };
+};
+
+/** Starts one watch per leg of the install; `stop()` ends them all. */
+export const startNovaWatches = (options: NovaWatchOptions): NovaWatches => {
+  const legs = novaWatchLegs(options.namespace, options.clusterScoped);
+  options.logger.debug('the Nova controller watches its children', { namespace: options.namespace, resources: legs.map((l) => l.resource) });
+  return startLegWatches(legs, options);
 };

@@ -14,6 +14,7 @@ import {
   secretIndex,
   secretLeg,
   secretStoreLeg,
+  targetLeg,
   type NovaSnapshot,
   type WatchedObject,
 } from '../../src/nova/watch-legs.js';
@@ -69,6 +70,31 @@ describe('the Nova watch legs (nova-operator.md, "Watches and indexes")', () => 
     it('the rule is the same for every owned kind (Deployment, Service, ConfigMap, Secret, PDB, HPA, NetworkPolicy, Job, CronJob, HTTPRoute)', () => {
       for (const kind of ['Deployment', 'Service', 'ConfigMap', 'Secret', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'NetworkPolicy', 'Job', 'CronJob', 'HTTPRoute']) {
         expect(ownedLeg({ ...object('openstack', `b-${kind}`, { ownerReferences: [owner('uid-b')] }), kind } as WatchedObject, NOVAS), kind).to.deep.equal(['openstack/b']);
+      }
+    });
+  });
+
+  describe('targetLeg: the children on a target cluster, by the uid label (no owner reference crosses a cluster)', () => {
+    // E and F name the target edge, G the target core; D (no target) has the uid of nothing projected
+    const E = nova('openstack', 'e', 'uid-e', spec('e', { targetClusterRef: { name: 'edge' } }));
+    const F = nova('other', 'e', 'uid-f', spec('e', { targetClusterRef: { name: 'edge' } }));
+    const G = nova('openstack', 'g', 'uid-g', spec('g', { targetClusterRef: { name: 'core' } }));
+    const ON_TARGET: NovaSnapshot = [...NOVAS, E, F, G];
+    const uid = (value: string, extra: Record<string, string> = {}) => ({ labels: { 'regent.dev/nova-uid': value, ...extra } });
+    const cases: Array<{ rule: string; object: WatchedObject; wakes: string[] }> = [
+      { rule: 'the uid label wakes the Nova of that uid, which names this target', object: object('openstack', 'e-api', uid('uid-e', { 'regent.dev/nova': 'e' })), wakes: ['openstack/e'] },
+      { rule: 'the uid, not the namespace or the name label, decides: a Nova of another namespace naming the same target', object: object('openstack', 'e-api', uid('uid-f', { 'regent.dev/nova': 'e' })), wakes: ['other/e'] },
+      { rule: 'an object without the uid label wakes none (the name label alone or an owner reference are not read on a target)', object: object('openstack', 'e-api', { labels: { 'regent.dev/nova': 'e' }, ownerReferences: [owner('uid-e')] }), wakes: [] },
+      { rule: 'another uid than any Nova’s wakes none', object: object('openstack', 'x', uid('uid-gone')), wakes: [] },
+      { rule: 'the uid of a Nova that names another target wakes none here', object: object('openstack', 'g-api', uid('uid-g')), wakes: [] },
+      { rule: 'the uid of a Nova that names no target wakes none (what it left on this target)', object: object('openstack', 'a-api', uid('uid-a')), wakes: [] },
+      { rule: 'an empty uid label wakes none', object: object('openstack', 'x', uid('')), wakes: [] },
+    ];
+    for (const c of cases) it(c.rule, () => expect(targetLeg('edge')(c.object, ON_TARGET)).to.deep.equal(c.wakes));
+
+    it('the rule is the same for every owned kind, and for a Secret carrying the label', () => {
+      for (const kind of ['Deployment', 'Service', 'ConfigMap', 'Secret', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'NetworkPolicy', 'Job', 'CronJob', 'HTTPRoute']) {
+        expect(targetLeg('edge')({ ...object('openstack', `e-${kind}`, uid('uid-e')), kind } as WatchedObject, ON_TARGET), kind).to.deep.equal(['openstack/e']);
       }
     });
   });

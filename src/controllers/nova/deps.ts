@@ -32,10 +32,11 @@ export const NOVA_REQUEUE_MS = {
   upgradeWait: 30_000,
   /** RequeueSecretPolling: a secret-store or credential gate, a DB-connection half, the transport URL. */
   secretPolling: 15_000,
-  /** Synced, where nothing watches the children (the embedded default, a target cluster): read again in a minute. */
+  /** Synced, where nothing watches the children (the embedded default, a target whose watch set is not live): read again in a minute. */
   synced: 60_000,
   /**
-   * Where the children are watched (src/nova/watches.ts on the management cluster): a change of a Deployment, Job,
+   * Where the children are watched (src/nova/watches.ts on the management cluster; src/nova/target-watches.ts on a
+   * target, by the uid label): a change of a Deployment, Job,
    * CronJob, Secret, MariaDB cluster or store wakes the pass; this is only the resync behind them.
    */
   watchedResync: 600_000,
@@ -80,6 +81,12 @@ export interface NovaControllerDeps {
    * not poll for a rollout or a Job there, the watch wakes it.
    */
   childrenWatched?: boolean;
+  /**
+   * Watches the children a Nova placed on `cluster` has in `namespace` there, by the uid label (src/nova/target-watches.ts),
+   * starting the cluster's watch set on the first call; true while that set is live, so the pass need not poll.
+   * Absent (the embedded default, or not leading): a pass on a target polls.
+   */
+  watchTarget?: (cluster: TargetCluster, namespace: string) => boolean;
   /** The parallel group's objects (routes, HPA, VPA, NetworkPolicy); absent: the embedded default's (src/nova/group/local.ts). */
   group?: GroupObjects;
   /**

@@ -121,6 +121,9 @@ export const reconcileNova = async (deps: NovaControllerDeps, namespace: string,
     await recordGate(deps, object, ref, reason, placement.message, now);
     return yieldFor(NOVA_REQUEUE_MS.secretPolling, `${reason}: ${placement.message}`);
   }
+  // a Nova on a target: its children there are watched by the uid label (the target's watch set, started here once
+  // per cluster and namespace while this process leads; the end of the pass asks again whether it is live)
+  if (placement.kind === 'remote') deps.watchTarget?.(placement.cluster, namespace);
   // the finalizers go on before anything is created, so nothing is ever created for a Nova that can vanish unseen; a
   // Nova on a target cluster carries the remote-children one too (its children there have no owner reference)
   const missing = [NOVA_FINALIZER, ...(placement.kind === 'remote' ? [REMOTE_CHILDREN_FINALIZER] : [])].filter((f) => !finalizers.includes(f));
@@ -138,11 +141,12 @@ export const reconcileNova = async (deps: NovaControllerDeps, namespace: string,
   const outcome = lane.endedAt !== null ? lane.outcome : group!.outcome;
   if (outcome.kind === 'error') throw outcome.error;
   if (outcome.kind === 'requeue') return yieldFor(outcome.afterMs, `${lane.endedAt ?? group?.endedAt}: ${outcome.why}`);
-  // outside an upgrade a role still starting does not end the lane. Where the children are watched (Kubernetes, the
-  // management cluster) the Deployment's and the Jobs' changes wake the next pass (the spec's Owns re-enqueue), and
-  // only a resync stands behind them; elsewhere (the embedded default's processes, a target cluster) nothing
-  // watches them, so the pass polls: 10 s while a role starts, a minute once all is well
-  const watched = deps.childrenWatched === true && placement.kind !== 'remote';
+  // outside an upgrade a role still starting does not end the lane. Where the children are watched (Kubernetes: the
+  // management cluster's watches, or a target cluster's watch set by the uid label once it is live) the Deployment's
+  // and the Jobs' changes wake the next pass (the spec's Owns re-enqueue), and only a resync stands behind them;
+  // elsewhere (the embedded default's processes, a target whose watch set is not live yet or fails) nothing watches
+  // them, so the pass polls: 10 s while a role starts, a minute once all is well
+  const watched = placement.kind === 'remote' ? deps.watchTarget?.(placement.cluster, namespace) === true : deps.childrenWatched === true;
   const rolling = lane.conditions.filter((c) => ROLE_CONDITIONS.has(c.type) && c.status !== 'True');
   const still = rolling.map((c) => `${c.type} ${c.message}`).join('; ');
   if (watched) return yieldFor(NOVA_REQUEUE_MS.watchedResync, rolling.length > 0 ? `still rolling out: ${still}; the Deployment watch wakes the next pass` : 'every step passed; the watches wake the next pass (a resync in 10 min)');

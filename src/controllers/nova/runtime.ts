@@ -6,6 +6,7 @@
 import type { NovaControllerDeps } from './deps.js';
 export type { TargetPorts } from './deps.js';
 import type { Nova } from '../../resources/nova.js';
+import type { TargetCluster } from '../../nova/target-clusters.js';
 
 export type NovaRuntime = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndpoint' | 'jobs' | 'workloads' | 'jobsUnavailable' | 'namespaceRefused' | 'configs' | 'secretStoreGate' | 'healthProbe' | 'released' | 'group' | 'targetClusters' | 'forTarget' | 'childrenWatched'> & {
   description: string;
@@ -17,5 +18,10 @@ export type NovaRuntime = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndp
    * store change (src/nova/watches.ts), while this process leads; the embedded default has none (its polls stay).
    */
   startWatches?(enqueue: (key: string) => void, novas: () => readonly Nova[]): { stop(): Promise<void> };
+  /**
+   * Kubernetes only: the registry of the target clusters' watch sets (src/nova/target-watches.ts), while this process
+   * leads: `ensure` starts a cluster's set (the Nova pass calls it through deps.watchTarget), `stopAll` ends them.
+   */
+  startTargetWatches?(enqueue: (key: string) => void, novas: () => readonly Nova[]): { ensure(cluster: TargetCluster, namespace: string): boolean; stopAll(): Promise<void> };
   close(): Promise<void>;
 };

@@ -12,6 +12,7 @@ import { novaEffectHandlers } from './effects.js';
 import { reconcileNova } from './reconcile.js';
 import { novaStatus } from './status.js';
 import type { Nova } from '../../resources/nova.js';
+import type { TargetCluster } from '../../nova/target-clusters.js';
 
 export const novaWiring: KindWiring = {
   kind: 'Nova',
@@ -24,21 +25,27 @@ export const novaWiring: KindWiring = {
   status: novaStatus,
   wakes: [{ from: 'Nova', on: 'spec', why: 'its own spec changed, or its deletion was requested', keys: (o) => [keyOf(o)] }],
   build: (services) => {
-    const deps = { engine: services.engine, source: services.source, secrets: services.source.secrets, logger: services.logger, metrics: new NovaMetrics(services.metrics.registry), ...services.nova };
-    // the children's watches (Kubernetes), while leading: a change wakes the Nova it maps to, from the informer cache
+    // the children's watches (Kubernetes), while leading: a change wakes the Nova it maps to, from the informer cache;
+    // a target cluster's watch set is started by the first pass placed there (deps.watchTarget), all stopped together
     let watches: { stop(): Promise<void> } | undefined;
+    let targets: ReturnType<NonNullable<typeof services.nova.startTargetWatches>> | undefined;
+    const watchTarget = services.nova.startTargetWatches ? { watchTarget: (cluster: TargetCluster, namespace: string) => targets?.ensure(cluster, namespace) ?? false } : {};
+    const deps = { engine: services.engine, source: services.source, secrets: services.source.secrets, logger: services.logger, metrics: new NovaMetrics(services.metrics.registry), ...services.nova, ...watchTarget };
     return {
       reconcile: (key) => reconcileNova(deps, ...keyParts(key)),
       handlers: novaEffectHandlers(deps),
       startLeading: () => {
         services.nova.start();
         watches = services.nova.startWatches?.((key) => services.enqueue('Nova', key), () => services.lookups.list('Nova') as Nova[]);
+        targets = services.nova.startTargetWatches?.((key) => services.enqueue('Nova', key), () => services.lookups.list('Nova') as Nova[]);
       },
       stopLeading: async () => {
         services.nova.stop();
         const stopping = watches;
+        const stoppingTargets = targets;
         watches = undefined;
-        await stopping?.stop();
+        targets = undefined;
+        await Promise.all([stopping?.stop(), stoppingTargets?.stopAll()]);
       },
     };
   },

@@ -14,10 +14,13 @@
  *   relists. A watch without a version (or "0") starts from now (the fake sends no synthetic ADDED of what exists);
  * - BOOKMARKs are never sent; `endAll()` ends every open stream, as a server-side timeout does;
  * - a collection is watchable once registered (`register(prefix/plural)`) and while `served(groupVersion)` says so,
- *   so an uninstalled group's watch falls through to the store's 404.
+ *   so an uninstalled group's watch falls through to the store's 404;
+ * - a `labelSelector` on the watch streams only the events of objects it matches (their labels as the event carries
+ *   them: the fake sends no DELETED for an object that stops matching).
  * Versions are numbers compared within a collection (the generic store and the Secrets count separately).
  */
 import type { ServerResponse } from 'node:http';
+import { matchesSelector, parseLabelSelector } from '../../../src/kube/secrets.js';
 
 type Json = Record<string, unknown>;
 export type FakeWatchType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -34,6 +37,7 @@ interface Stream {
   readonly collection: string;
   readonly namespace: string | undefined;
   readonly res: ServerResponse;
+  readonly selector: ReturnType<typeof parseLabelSelector>;
 }
 
 /** A collection path: `/api/v1[/namespaces/<ns>]/<plural>` or `/apis/<group>/<version>[/namespaces/<ns>]/<plural>`. */
@@ -101,7 +105,7 @@ export class FakeObjectWatch {
     const [, prefix, groupVersion, namespace, plural] = m;
     const collection = `${prefix!}/${plural!}`;
     if (!this.collections.has(collection) || (groupVersion !== undefined && !this.served(groupVersion))) return false;
-    const stream: Stream = { collection, namespace, res };
+    const stream: Stream = { collection, namespace, res, selector: parseLabelSelector(request.query.labelSelector) };
     res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
     // the API server answers a watch's headers at once; the client's watch() resolves (and can be aborted) only then
     res.flushHeaders();
@@ -121,7 +125,8 @@ export class FakeObjectWatch {
   }
 
   private covers(stream: Stream, event: Recorded): boolean {
-    return stream.collection === event.collection && (stream.namespace === undefined || stream.namespace === event.namespace);
+    const labels = ((event.object.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {});
+    return stream.collection === event.collection && (stream.namespace === undefined || stream.namespace === event.namespace) && matchesSelector(labels, stream.selector);
   }
 
   private write(res: ServerResponse, payload: Json): void {
