@@ -146,10 +146,14 @@ export const reconcileNova = async (deps: NovaControllerDeps, namespace: string,
   // and the Jobs' changes wake the next pass (the spec's Owns re-enqueue), and only a resync stands behind them;
   // elsewhere (the embedded default's processes, a target whose watch set is not live yet or fails) nothing watches
   // them, so the pass polls: 10 s while a role starts, a minute once all is well
-  const watched = placement.kind === 'remote' ? deps.watchTarget?.(placement.cluster, namespace) === true : deps.childrenWatched === true;
+  // On a target only the children are watched, not the credential Secrets read there: a synced Nova on a target keeps
+  // the minute's poll so a rotated credential rolls as soon as it would without a target.
+  const remote = placement.kind === 'remote';
+  const watched = remote ? deps.watchTarget?.(placement.cluster, namespace) === true : deps.childrenWatched === true;
   const rolling = lane.conditions.filter((c) => ROLE_CONDITIONS.has(c.type) && c.status !== 'True');
   const still = rolling.map((c) => `${c.type} ${c.message}`).join('; ');
-  if (watched) return yieldFor(NOVA_REQUEUE_MS.watchedResync, rolling.length > 0 ? `still rolling out: ${still}; the Deployment watch wakes the next pass` : 'every step passed; the watches wake the next pass (a resync in 10 min)');
+  if (watched && rolling.length > 0) return yieldFor(NOVA_REQUEUE_MS.watchedResync, `still rolling out: ${still}; the Deployment watch wakes the next pass`);
+  if (watched && !remote) return yieldFor(NOVA_REQUEUE_MS.watchedResync, 'every step passed; the watches wake the next pass (a resync in 10 min)');
   if (rolling.length > 0) return yieldFor(NOVA_REQUEUE_MS.deploymentPolling, `still rolling out: ${still}`);
   return yieldFor(NOVA_REQUEUE_MS.synced, 'every step passed; the archive, the Jobs and the roles are read again in a minute');
 };
