@@ -11,24 +11,10 @@ import type { TargetCluster } from '../../src/nova/target-clusters.js';
 import type { Nova, NovaSpec } from '../../src/resources/nova.js';
 import type { Logger } from '../../src/log/logger.js';
 
+import { novaObject, novaSpecFor } from './support/nova-objects.js';
 const NS = 'openstack';
-const spec = (prefix: string, target: string | undefined): NovaSpec => ({
-  image: 'ghcr.io/c5c3/nova:2025.1',
-  openStackRelease: '2025.1',
-  database: {
-    api: { clusterRef: { name: `${prefix}-mariadb` }, database: 'nova_api', secretRef: { name: `${prefix}-api-db` } },
-    cell: { clusterRef: { name: `${prefix}-mariadb` }, database: 'nova', secretRef: { name: `${prefix}-cell-db` } },
-  },
-  messaging: { secretRef: { name: `${prefix}-rabbit`, key: 'url' } },
-  serviceUser: { secretRef: { name: `${prefix}-service-user` } },
-  ...(target ? { targetClusterRef: { name: target } } : {}),
-});
-const nova = (name: string, uid: string, target: string | undefined): Nova => ({
-  apiVersion: 'regent.dev/v1alpha1',
-  kind: 'Nova',
-  metadata: { namespace: NS, name, uid, resourceVersion: '1', generation: 1, creationTimestamp: '2025-01-01T00:00:00Z' },
-  spec: spec(name, target),
-});
+const spec = (prefix: string, target: string | undefined): NovaSpec => novaSpecFor(prefix, target ? { targetClusterRef: { name: target } } : {});
+const nova = (name: string, uid: string, target: string | undefined): Nova => novaObject(name, uid, spec(name, target), NS);
 const E = nova('e', 'uid-e', 'edge');
 const LOCAL = nova('a', 'uid-a', undefined);
 const NOVAS = [E, LOCAL];

@@ -14,6 +14,7 @@ import { startNovaWatches, novaWatchLegs, legPath, type NovaWatches } from '../.
 import type { Nova, NovaSpec } from '../../src/resources/nova.js';
 import type { Logger } from '../../src/log/logger.js';
 
+import { novaObject, novaSpecFor } from './support/nova-objects.js';
 const NS = 'openstack';
 type Json = Record<string, unknown>;
 interface Logged {
@@ -22,23 +23,8 @@ interface Logged {
   meta: Record<string, unknown>;
 }
 
-const spec = (prefix: string, extra: Partial<NovaSpec> = {}): NovaSpec => ({
-  image: 'ghcr.io/c5c3/nova:2025.1',
-  openStackRelease: '2025.1',
-  database: {
-    api: { clusterRef: { name: `${prefix}-mariadb` }, database: 'nova_api', secretRef: { name: `${prefix}-api-db` } },
-    cell: { clusterRef: { name: `${prefix}-mariadb` }, database: 'nova', secretRef: { name: `${prefix}-cell-db` } },
-  },
-  messaging: { secretRef: { name: `${prefix}-rabbit`, key: 'url' } },
-  serviceUser: { secretRef: { name: `${prefix}-service-user` } },
-  ...extra,
-});
-const nova = (name: string, uid: string, novaSpec: NovaSpec, namespace = NS): Nova => ({
-  apiVersion: 'regent.dev/v1alpha1',
-  kind: 'Nova',
-  metadata: { namespace, name, uid, resourceVersion: '1', generation: 1, creationTimestamp: '2025-01-01T00:00:00Z' },
-  spec: novaSpec,
-});
+const spec = novaSpecFor;
+const nova = (name: string, uid: string, novaSpec: NovaSpec, namespace = NS): Nova => novaObject(name, uid, novaSpec, namespace);
 const A = nova('a', 'uid-a', spec('a'));
 const B = nova('b', 'uid-b', spec('b', { secretStoreRef: { name: 'vault', kind: 'SecretStore' } }));
 const ELSEWHERE = nova('a', 'uid-c', spec('a'), 'other');
