@@ -8,6 +8,7 @@ import type { HttpSession } from './http.js';
 import { contextOf } from './http.js';
 import type { BoundClient } from './bind.js';
 import { bindClient } from './bind.js';
+import { NotFound } from './errors.js';
 import { exactlyOne } from './names.js';
 import { decodeOrThrow } from './decoders/field.js';
 import { placementHeaders } from './microversions.js';
@@ -69,6 +70,28 @@ export const getProviderTraits = async (http: HttpSession, uuid: string): Promis
   return decodeOrThrow(t.type({ traits: t.array(t.string) }), response.data, 'traits', contextOf(http, response)).traits;
 };
 
+// Placement API: Show traits — GET /traits/{name} (1.6): true on 204/200, false on 404
+export const traitExists = async (http: HttpSession, name: string): Promise<boolean> => {
+  try {
+    await http.get(`/traits/${enc(name)}`, undefined, pinned(http));
+    return true;
+  } catch (error: unknown) {
+    if (error instanceof NotFound) return false;
+    throw error;
+  }
+};
+
+// Placement API: Update traits — PUT /traits/{name} (1.6): 201 created, 204 it existed already
+export const createTrait = async (http: HttpSession, name: string): Promise<'created' | 'existed'> => {
+  const response = await http.put(`/traits/${enc(name)}`, undefined, pinned(http));
+  return response.status === 201 ? 'created' : 'existed';
+};
+
+// Placement API: Delete traits — DELETE /traits/{name} (1.6): 404 NotFound, 409 Conflict while a provider carries it
+export const deleteTrait = async (http: HttpSession, name: string): Promise<void> => {
+  await http.delete(`/traits/${enc(name)}`, undefined, pinned(http));
+};
+
 export interface CandidateQuery {
   /** `{VCPU: 2, MEMORY_MB: 2048, CUSTOM_BAREMETAL: 1}`. */
   resources: Readonly<Record<string, number>>;
@@ -110,6 +133,7 @@ export const listAllocationCandidates = async (http: HttpSession, q: CandidateQu
 
 const placementFunctions = {
   listResourceProviders, getResourceProvider, findResourceProviderByName, getInventories, getProviderTraits, listAllocationCandidates,
+  traitExists, createTrait, deleteTrait,
 };
 export type PlacementClient = BoundClient<typeof placementFunctions>;
 export const createPlacementClient = (http: HttpSession): PlacementClient => bindClient(http, placementFunctions);

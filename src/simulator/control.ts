@@ -28,6 +28,17 @@ export interface SeedServers {
   state?: 'ACTIVE' | 'BUILD';
 }
 
+/** A nova-compute host (control.computeHost, POST /_sim/compute-hosts). */
+export interface ComputeHostSpec {
+  host: string;
+  /** Availability zone of a new service (default nova). */
+  zone?: string;
+  /** false: the host has no host mapping (discover_hosts has not run): os-hypervisors leaves it out. Default true. */
+  mapped?: boolean;
+  /** true: the host's cell does not answer: os-services 2.69+ lists it as status UNKNOWN. Default false. */
+  cellDown?: boolean;
+}
+
 export interface ForceServer {
   status?: 'ACTIVE' | 'ERROR' | 'SHUTOFF' | 'BUILD';
   vm_state?: string;
@@ -177,6 +188,34 @@ export class SimControl {
     if (o.floating_ip_address !== undefined && typeof o.floating_ip_address !== 'string') throw new SimError(400, 'floating_ip_address must be a string');
     if (o.floating_ip_address !== undefined) f.floatingIpAddress = o.floating_ip_address;
     return { id: f.id, floating_ip_address: f.floatingIpAddress, port_id: f.portId };
+  }
+
+  /**
+   * Registers a nova-compute service and its hypervisor on `host` (or, when the host has one, changes its flags):
+   * the seed for host-mapping and down-cell cases. Omitted flags keep their value (new hosts: mapped, cell up).
+   */
+  computeHost(o: ComputeHostSpec): { serviceId: string; hypervisorId: string; host: string; mapped: boolean; cellDown: boolean } {
+    const nova = this.sim.nova;
+    if (typeof o.host !== 'string' || o.host === '') throw new SimError(400, 'host must be a non-empty string');
+    if (o.zone !== undefined && typeof o.zone !== 'string') throw new SimError(400, 'zone must be a string');
+    if (o.mapped !== undefined && typeof o.mapped !== 'boolean') throw new SimError(400, 'mapped must be a boolean');
+    if (o.cellDown !== undefined && typeof o.cellDown !== 'boolean') throw new SimError(400, 'cellDown must be a boolean');
+    let svc = [...nova.services.values()].find((x) => x.binary === 'nova-compute' && x.host === o.host);
+    if (svc === undefined) {
+      const legacyId = Math.max(0, ...[...nova.services.values()].map((x) => x.legacyId)) + 1;
+      svc = { id: uuid(), legacyId, binary: 'nova-compute', host: o.host, zone: o.zone ?? 'nova', status: 'enabled', state: 'up', disabledReason: null, forcedDown: false };
+      nova.services.set(svc.id, svc);
+    }
+    const serviceId = svc.id;
+    let hyp = [...nova.hypervisors.values()].find((h) => h.serviceId === serviceId);
+    if (hyp === undefined) {
+      const legacyId = Math.max(0, ...[...nova.hypervisors.values()].map((h) => h.legacyId)) + 1;
+      hyp = { id: uuid(), legacyId, hostname: o.host, host: o.host, type: 'QEMU', hostIp: '127.0.0.1', serviceId, vcpus: 64, memoryMb: 262144, localGb: 1000 };
+      nova.hypervisors.set(hyp.id, hyp);
+    }
+    if (o.mapped !== undefined) hyp.mapped = o.mapped;
+    if (o.cellDown !== undefined) svc.cellDown = o.cellDown;
+    return { serviceId, hypervisorId: hyp.id, host: o.host, mapped: hyp.mapped !== false, cellDown: svc.cellDown === true };
   }
 
   /** A second record with the same exact name (and project) as an existing one. */

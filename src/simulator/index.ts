@@ -20,6 +20,7 @@ export type { SimClock } from './clock.js';
 export type { SimDelays, SimConfig, BootRule } from './config.js';
 export type { CallRecord, CallFilter } from './calls.js';
 export type { FaultSpec } from './faults.js';
+export type { ComputeHostSpec } from './control.js';
 export type { SeedCredential } from './keystone/seed.js';
 export { SimControl } from './control.js';
 export { SEED } from './seed.js';

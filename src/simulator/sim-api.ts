@@ -1,5 +1,5 @@
 // /_sim: the unauthenticated, loopback-only control API (documented in README.md).
-import type { SimControl } from './control.js';
+import type { ComputeHostSpec, SimControl } from './control.js';
 import { SimError } from './http.js';
 import type { SimResponse } from './http.js';
 import type { Sim } from './state.js';
@@ -73,6 +73,7 @@ simRoute('POST', /^\/_sim\/servers\/([^/]+)\/state$/, (c, req, m) => json({ serv
 simRoute('POST', /^\/_sim\/volumes\/([^/]+)\/state$/, (c, req, m) => json({ volume: c.forceVolume(m[1] ?? '', obj(req.body)) }));
 simRoute('POST', /^\/_sim\/loadbalancers\/([^/]+)\/state$/, (c, req, m) => json({ loadbalancer: c.forceLoadBalancer(m[1] ?? '', obj(req.body)) }));
 simRoute('POST', /^\/_sim\/floatingips\/([^/]+)\/state$/, (c, req, m) => json({ floatingip: c.forceFloatingIp(m[1] ?? '', obj(req.body)) }));
+simRoute('POST', /^\/_sim\/compute-hosts$/, (c, req) => json({ computeHost: c.computeHost(obj(req.body) as unknown as ComputeHostSpec) }));
 simRoute('POST', /^\/_sim\/duplicate$/, (c, req) => {
   const b = obj(req.body);
   if (typeof b.kind !== 'string' || typeof b.id !== 'string') throw new SimError(400, 'body must be {"kind": "server|volume|network|loadbalancer|image", "id": "<existing id>"}');

@@ -40,10 +40,21 @@ export const computeServiceCodec = t.intersection([
 ]);
 export type ComputeService = t.TypeOf<typeof computeServiceCodec>;
 
+/**
+ * A nova-compute service of a cell that did not answer (2.69+): Nova builds only this minimal construct, with
+ * status UNKNOWN and no id or state. Below 2.69 such services are left out of the list.
+ */
+export const downCellServiceCodec = t.type({ binary: t.string, host: t.string, status: t.literal('UNKNOWN') });
+export type DownCellService = t.TypeOf<typeof downCellServiceCodec>;
+
 /** Hypervisor (2.88 dropped the usage counters from this view; they live in Placement). */
 export const hypervisorCodec = t.intersection([
   t.type({ id: t.union([t.string, t.number]), hypervisor_hostname: t.string }),
-  t.partial({ state: t.string, status: t.string, hypervisor_type: t.string, host_ip: nullable(t.string), servers: t.array(t.UnknownRecord) }),
+  t.partial({
+    state: t.string, status: t.string, hypervisor_type: t.string, host_ip: nullable(t.string), servers: t.array(t.UnknownRecord),
+    /** The detail view's compute service of the node: `service.host` is the host Nova maps it to. */
+    service: t.intersection([t.type({ host: t.string }), t.partial({ id: nullable(t.union([t.string, t.number])), disabled_reason: nullable(t.string) })]),
+  }),
 ]);
 export type Hypervisor = t.TypeOf<typeof hypervisorCodec>;
 

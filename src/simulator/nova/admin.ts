@@ -74,7 +74,9 @@ export function registerAdmin(r: Registrar): void {
   r.get('/os-services', (ctx) => {
     admin(ctx, 'os_compute_api:os-services:list');
     const rows = [...ctx.sim.nova.services.values()].filter((s) => (ctx.q('binary') === undefined || s.binary === ctx.q('binary')) && (ctx.q('host') === undefined || s.host === ctx.q('host')));
-    return ok({ services: rows.map((s) => serviceView(ctx, s)) });
+    // A service of a cell that did not answer: 2.69+ shows the minimal construct Nova builds, older versions skip it.
+    const downCell = atLeast(ctx.mv, '2.69');
+    return ok({ services: rows.filter((s) => downCell || s.cellDown !== true).map((s) => (s.cellDown === true ? { binary: s.binary, host: s.host, status: 'UNKNOWN' } : serviceView(ctx, s))) });
   });
   r.put('/os-services/:id', (ctx) => {
     admin(ctx, 'os_compute_api:os-services:update');
@@ -104,7 +106,9 @@ export function registerAdmin(r: Registrar): void {
   const hyperList = (ctx: Ctx, detail: boolean) => {
     admin(ctx, 'os_compute_api:os-hypervisors:list');
     const pattern = atLeast(ctx.mv, '2.53') ? ctx.q('hypervisor_hostname_pattern') : undefined;
-    const rows = [...ctx.sim.nova.hypervisors.values()].filter((h) => pattern === undefined || h.hostname.includes(pattern));
+    // Nova leaves out a compute node whose host has no host mapping (HostMappingNotFound) or whose cell is down.
+    const listed = (h: Hypervisor) => h.mapped !== false && ctx.sim.nova.services.get(h.serviceId)?.cellDown !== true;
+    const rows = [...ctx.sim.nova.hypervisors.values()].filter((h) => listed(h) && (pattern === undefined || h.hostname.includes(pattern)));
     if (pattern !== undefined && rows.length === 0) throw new SimError(404, `No hypervisor matching '${pattern}' could be found.`);
     return ok({ hypervisors: rows.map((h) => hypervisorView(ctx, h, detail)) });
   };

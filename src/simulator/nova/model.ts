@@ -86,11 +86,15 @@ export interface Aggregate {
 export interface ComputeService {
   id: string; legacyId: number; binary: string; host: string; zone: string; status: 'enabled' | 'disabled';
   state: 'up' | 'down'; disabledReason: string | null; forcedDown: boolean;
+  /** Its cell does not answer (control.computeHost): 2.69+ lists it as {binary, host, status: UNKNOWN}, older versions omit it. */
+  cellDown?: boolean;
 }
 
 export interface Hypervisor {
   id: string; legacyId: number; hostname: string; host: string; type: string; hostIp: string; serviceId: string;
   vcpus: number; memoryMb: number; localGb: number;
+  /** false: its host has no host mapping yet (discover_hosts has not run), so os-hypervisors leaves it out. */
+  mapped?: boolean;
 }
 
 export interface NovaState {
