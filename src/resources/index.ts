@@ -7,6 +7,8 @@ import { IdentityKind } from './identity.js';
 import { LoadBalancerKind } from './loadbalancer.js';
 import { NetworkKind } from './network.js';
 import { NovaKind } from './nova.js';
+import { NovaComputeKind } from './nova-compute.js';
+import { NodeKind } from './node.js';
 import { RegionKind } from './region.js';
 import { SecurityGroupKind } from './security-group.js';
 import { ServerKind } from './server.js';
@@ -22,6 +24,8 @@ export * from './server.js';
 export * from './volume.js';
 export * from './loadbalancer.js';
 export * from './nova.js';
+export * from './nova-compute.js';
+export * from './node.js';
 export * from './ssh-certificate-authority.js';
 export * from './security-group.js';
 export * from './registry.js';
@@ -30,5 +34,12 @@ export { Condition, Conditions, type ConditionStatus, LocalObjectReference, Secr
 
 export type AnyKindDefinition = KindDefinition<string, unknown, unknown>;
 
-/** Every kind, in dependency order (a Region before its Identities, a Network before its Servers). */
-export const KINDS: readonly AnyKindDefinition[] = [RegionKind, IdentityKind, NetworkKind, SecurityGroupKind, SshCertificateAuthorityKind, ServerKind, VolumeKind, LoadBalancerKind, NovaKind] as unknown as readonly AnyKindDefinition[];
+/**
+ * Every Regent kind (one CRD each), in dependency order (a Region before its Identities, a Network before its
+ * Servers, a Nova before its NovaComputes).
+ */
+export const KINDS: readonly AnyKindDefinition[] = [RegionKind, IdentityKind, NetworkKind, SecurityGroupKind, SshCertificateAuthorityKind, ServerKind, VolumeKind, LoadBalancerKind, NovaKind, NovaComputeKind] as unknown as readonly AnyKindDefinition[];
+/** Core Kubernetes kinds the embedded store holds (a v1 Node, cluster-scoped): no CRD, no RBAC, no controller. */
+export const CORE_KINDS: readonly AnyKindDefinition[] = [NodeKind] as unknown as readonly AnyKindDefinition[];
+/** What a resource source resolves kind names against (src/kube/kinds.ts): Regent's kinds, then the core ones. */
+export const STORED_KINDS: readonly AnyKindDefinition[] = [...KINDS, ...CORE_KINDS];

@@ -57,8 +57,21 @@ export type ValidationResult<T> =
   | { readonly ok: true; readonly value: T; readonly warnings: readonly string[] }
   | { readonly ok: false; readonly errors: readonly FieldError[]; readonly message: string };
 
+/** `Namespaced` (every Regent CRD) or `Cluster` (a core kind such as Node, stored under CLUSTER_NAMESPACE). */
+export type KindScope = 'Namespaced' | 'Cluster';
+
+/**
+ * Where the embedded store keeps the objects of a cluster-scoped kind (a core v1 Node): one fixed namespace, so
+ * the store's (kind, namespace, name) key holds; the embedded store maps every namespace a caller names for such a
+ * kind onto it, and `regent get` prints no NAMESPACE column for it.
+ */
+export const CLUSTER_NAMESPACE = 'default';
+
 export interface KindDefinition<K extends string = string, Spec = unknown, Status = unknown> {
   readonly kind: K;
+  /** `regent.dev/v1alpha1` for Regent's kinds (a CRD each); `v1` for a core kind (Node: no CRD). */
+  readonly apiVersion: string;
+  readonly scope: KindScope;
   readonly listKind: string;
   readonly singular: string;
   readonly plural: string;
@@ -81,6 +94,12 @@ export interface KindOptions<K extends string, Spec, Status> {
   readonly status: t.Type<Status, Status, unknown>;
   readonly columns: readonly PrinterColumn[];
   readonly transitions?: readonly TransitionRule<Spec, Status>[];
+  /** Default API_VERSION (a Regent CRD). */
+  readonly apiVersion?: string;
+  /** Default Namespaced. */
+  readonly scope?: KindScope;
+  /** The object may omit spec (a core Node): it is then validated as `{}`. Default: spec is required. */
+  readonly optionalSpec?: boolean;
 }
 
 const decodeAt = <A>(codec: t.Type<A, A, unknown>, value: unknown, key: string, errors: FieldError[]): A | undefined => {
@@ -107,18 +126,20 @@ export const prunedFields = (input: unknown, output: unknown, path: string): str
 
 export const defineKind = <K extends string, Spec, Status>(options: KindOptions<K, Spec, Status>): KindDefinition<K, Spec, Status> => {
   const { kind, spec, status } = options;
+  const apiVersion = options.apiVersion ?? API_VERSION;
   const transitions = options.transitions ?? [];
   const validate = (input: unknown, old?: ResourceInput<K, Spec, Status>): ValidationResult<ResourceInput<K, Spec, Status>> => {
     const errors: FieldError[] = [];
     if (!isPlainObject(input)) {
       errors.push({ path: '', message: 'Invalid value: must be an object' });
     } else {
-      if (input.apiVersion !== API_VERSION) errors.push({ path: 'apiVersion', message: `Unsupported value: ${JSON.stringify(input.apiVersion ?? null)}: supported values: "${API_VERSION}"` });
+      if (input.apiVersion !== apiVersion) errors.push({ path: 'apiVersion', message: `Unsupported value: ${JSON.stringify(input.apiVersion ?? null)}: supported values: "${apiVersion}"` });
       if (input.kind !== kind) errors.push({ path: 'kind', message: `Unsupported value: ${JSON.stringify(input.kind ?? null)}: supported values: "${kind}"` });
       if (input.metadata === undefined || input.metadata === null) errors.push({ path: 'metadata.name', message: 'Required value' });
-      if (input.spec === undefined || input.spec === null) errors.push({ path: 'spec', message: 'Required value' });
+      if ((input.spec === undefined || input.spec === null) && options.optionalSpec !== true) errors.push({ path: 'spec', message: 'Required value' });
     }
-    const object = isPlainObject(input) ? input : {};
+    const given = isPlainObject(input) ? input : {};
+    const object = options.optionalSpec === true && given.spec == null ? { ...given, spec: {} } : given;
     const metadata = object.metadata == null ? undefined : decodeAt(ObjectMetaInput, object.metadata, 'metadata', errors);
     const decodedSpec = object.spec == null ? undefined : decodeAt(spec, object.spec, 'spec', errors);
     const decodedStatus = object.status == null ? undefined : decodeAt(status, object.status, 'status', errors);
@@ -128,7 +149,7 @@ export const defineKind = <K extends string, Spec, Status>(options: KindOptions<
     }
     if (errors.length > 0) return { ok: false, errors, message: `${kind} ${describeName(object)} is invalid: ${describeFieldErrors(errors)}` };
     const value: ResourceInput<K, Spec, Status> = {
-      apiVersion: API_VERSION,
+      apiVersion,
       kind,
       metadata: metadata as ObjectMetaInput,
       spec: decodedSpec as Spec,
@@ -139,6 +160,8 @@ export const defineKind = <K extends string, Spec, Status>(options: KindOptions<
   };
   return {
     kind,
+    apiVersion,
+    scope: options.scope ?? 'Namespaced',
     listKind: `${kind}List`,
     singular: kind.toLowerCase(),
     plural: options.plural,

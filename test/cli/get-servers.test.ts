@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { openEmbeddedSource } from '../../src/kube/embedded/store.js';
 import { applyManifests } from '../../src/kube/cli/manifests.js';
 import { serverResourceName } from '../../src/api/model.js';
-import { KINDS, KIND_NAMES } from '../../src/resources/index.js';
+import { KINDS, KIND_NAMES, STORED_KINDS } from '../../src/resources/index.js';
 import { resolveKind } from '../../src/kube/kinds.js';
 
 const ID = serverResourceName('net-a', 'api-1'); // what POST /api/v2/servers names it
@@ -103,7 +103,7 @@ describe('regent get servers shows the name the API was given; unknown kinds lis
   it('delete <unknown kind> lists the kinds delete takes (the stored kinds and secrets)', () => {
     const { code, err } = regent(['delete', 'flavor', 'x', ...resources]);
     expect(code).to.equal(2);
-    expect(err.trim()).to.equal(`regent: unknown kind "flavor"; known kinds: ${[...KINDS.map((k) => k.plural), 'secrets'].join(', ')}`);
+    expect(err.trim()).to.equal(`regent: unknown kind "flavor"; known kinds: ${[...STORED_KINDS.map((k) => k.plural), 'secrets'].join(', ')}`);
   });
 
   it('apply of a document with a wrong apiVersion or kind names every kind it takes', () => {
@@ -111,7 +111,7 @@ describe('regent get servers shows the name the API was given; unknown kinds lis
     const wrongVersion = 'apiVersion: regent.dev/v1\nkind: Server\nmetadata: {name: y}\nspec: {}\n';
     const { code, err } = regent(['apply', '-f', '-', ...resources], `${wrongKind}---\n${wrongVersion}`);
     expect(code).to.equal(1);
-    const kinds = `expected apiVersion regent.dev/v1alpha1 and one of the kinds ${KIND_NAMES.join(', ')}; or apiVersion v1 and kind Secret`;
+    const kinds = `expected apiVersion regent.dev/v1alpha1 and one of the kinds ${KIND_NAMES.join(', ')}; or apiVersion v1 and kind Secret or Node`;
     expect(err.trim().split('\n')).to.deep.equal([
       `regent: -: document 1: not a Regent resource (apiVersion "regent.dev/v1alpha1", kind "Sever"); ${kinds}`,
       `-: document 2: not a Regent resource (apiVersion "regent.dev/v1", kind "Server"); ${kinds}`,

@@ -27,6 +27,7 @@ import {
   EXAMPLES_ONLY,
   GRANTED_AHEAD,
   GROUP,
+  NOVA_COMPUTE_GRANTED_AHEAD,
   LEASE_GROUP,
   PORT_CALLS,
   clientCallsInAdapter,
@@ -140,6 +141,19 @@ describe('deploy: RBAC least privilege', () => {
       }
     });
 
+    it('the NovaCompute grants are granted ahead of its controller (issue 28): none is derived from the code yet, each says why', () => {
+      const withoutAhead = new Set([
+        ...expectedGrants(plurals(), leaseName()).cluster.filter((g) => !(g in NOVA_COMPUTE_GRANTED_AHEAD.cluster)),
+        ...Object.values(NOVA_CLIENT_CALLS).flatMap((c) => [c].flat().flatMap((g) => g.resources.map((resource) => triple(g.group, resource, g.verb)))),
+        ...Object.keys(NOVA_WATCHES).map((key) => `${key}:watch`),
+      ]);
+      // a finalized NovaCompute kind (src/app/kinds.ts) derives novacomputes patch: move it out of the table then
+      const derived = [...Object.keys(NOVA_COMPUTE_GRANTED_AHEAD.cluster), ...Object.keys(NOVA_COMPUTE_GRANTED_AHEAD.namespaced)].filter((g) => withoutAhead.has(g));
+      expect(derived, 'the code now needs these: move them from NOVA_COMPUTE_GRANTED_AHEAD to the derivation').to.deep.equal([]);
+      for (const [grant, why] of [...Object.entries(NOVA_COMPUTE_GRANTED_AHEAD.cluster), ...Object.entries(NOVA_COMPUTE_GRANTED_AHEAD.namespaced)]) expect(why, grant).to.be.a('string').and.not.equal('');
+      expect(KINDS.map((k) => k.plural)).to.include('novacomputes');
+    });
+
     it('the Nova controller holds its finalizer (issue 27): it adds and removes it on the Nova, so novas is a finalized kind', () => {
       const code = ['src/controllers/nova/reconcile.ts', 'src/controllers/nova/finalizer.ts'].map((f) => read(f)).join('\n');
       expect(code).to.match(/\bsource\.addFinalizer\('Nova',/);
@@ -224,6 +238,14 @@ describe('deploy: RBAC least privilege', () => {
         triple(GROUP, 'servers', 'create'),
         triple(GROUP, 'servers', 'update'),
         triple(GROUP, 'servers', 'delete'),
+        // the NovaCompute controller (issue 28), granted ahead (NOVA_COMPUTE_GRANTED_AHEAD.cluster): its finalizers and
+        // owner references, the cluster-scoped Nodes it selects and the Hypervisors whose custom traits it writes
+        triple(GROUP, 'novacomputes', 'patch'),
+        triple(GROUP, 'novacomputes', 'update'),
+        triple(GROUP, 'novacomputes/finalizers', 'update'),
+        ...['get', 'list', 'watch'].map((verb) => triple('', 'nodes', verb)),
+        triple('kvm.cloud.sap', 'hypervisors', 'get'),
+        triple('kvm.cloud.sap', 'hypervisors', 'patch'),
       ]));
       expect(leases).to.deep.equal(sorted([triple(LEASE_GROUP, 'leases', 'create'), triple(LEASE_GROUP, 'leases', 'get', 'regent-controller'), triple(LEASE_GROUP, 'leases', 'update', 'regent-controller')]));
       expect(secrets).to.deep.equal(sorted(['get', 'create', 'update', 'delete'].map((verb) => triple('', 'secrets', verb))));
@@ -235,6 +257,11 @@ describe('deploy: RBAC least privilege', () => {
         ...['get', 'create', 'update'].map((verb) => triple('batch', 'cronjobs', verb)),
         ...watched('batch', 'cronjobs'),
         triple('', 'pods', 'list'),
+        // the NovaCompute controller (issue 28), granted ahead (NOVA_COMPUTE_GRANTED_AHEAD.namespaced): the pool's pods
+        // and its {name}-nova-compute DaemonSet
+        triple('', 'pods', 'get'),
+        triple('', 'pods', 'watch'),
+        ...['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'].map((verb) => triple('apps', 'daemonsets', verb)),
         ...['get', 'list', 'create', 'patch', 'delete'].map((verb) => triple('', 'configmaps', verb)),
         ...watched('', 'configmaps'),
         ...['get', 'patch', 'create', 'update', 'delete'].map((verb) => triple('apps', 'deployments', verb)),
@@ -546,7 +573,8 @@ describe('deploy: RBAC least privilege', () => {
       // each event once. The patch itself is covered by the kubernetes adapter's wire tests (test/kube).
       // The scenario sends no API request: the server API's Server writes are exercised by test/api (over the
       // embedded source) and the adapter's create/replace/delete by its conformance suite (test/kube).
-      const exercisedElsewhere = ['/events:patch', 'regent.dev/servers:create', 'regent.dev/servers:update', 'regent.dev/servers:delete'];
+      // The NovaCompute grants are granted ahead of its controller (NOVA_COMPUTE_GRANTED_AHEAD): nothing requests them yet.
+      const exercisedElsewhere = ['/events:patch', 'regent.dev/servers:create', 'regent.dev/servers:update', 'regent.dev/servers:delete', ...Object.keys(NOVA_COMPUTE_GRANTED_AHEAD.cluster), ...Object.keys(NOVA_COMPUTE_GRANTED_AHEAD.namespaced)];
       expect(unused.filter((grant) => !exercisedElsewhere.includes(grant))).to.deep.equal([]);
     });
   });

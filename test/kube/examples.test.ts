@@ -13,7 +13,7 @@ import { validateAgainstSchema } from '../resources/support/openapi.js';
 import { schemaFor } from '../resources/support/crds.js';
 
 const DIR = fileURLToPath(new URL('../../examples/', import.meta.url));
-const ORDER = ['region.yaml', 'identity.yaml', 'network.yaml', 'securitygroup.yaml', 'sshcertificateauthority.yaml', 'volume.yaml', 'servers.yaml', 'loadbalancer.yaml', 'nova.yaml'];
+const ORDER = ['region.yaml', 'identity.yaml', 'network.yaml', 'securitygroup.yaml', 'sshcertificateauthority.yaml', 'volume.yaml', 'servers.yaml', 'loadbalancer.yaml', 'nova.yaml', 'novacompute.yaml'];
 
 describe('examples', () => {
   it('there is an example for every kind, and two Servers', () => {
@@ -52,6 +52,7 @@ describe('examples', () => {
         'Server/web-2 created',
         'LoadBalancer/web-lb created',
         'Nova/nova created',
+        'NovaCompute/az1 created',
       ]);
       const again = await applyManifests(source, text);
       expect(new Set(again.map((o) => o.action))).to.deep.equal(new Set(['unchanged']));

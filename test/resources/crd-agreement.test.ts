@@ -11,6 +11,7 @@ import { identityCases } from './cases/identity.cases.js';
 import { loadBalancerCases } from './cases/loadbalancer.cases.js';
 import { networkCases } from './cases/network.cases.js';
 import { novaCases } from './cases/nova.cases.js';
+import { novaComputeCases } from './cases/nova-compute.cases.js';
 import { regionCases } from './cases/region.cases.js';
 import { securityGroupCases } from './cases/security-group.cases.js';
 import { serverCases } from './cases/server.cases.js';
@@ -27,6 +28,7 @@ const TABLES: Record<string, AgreementCase[]> = {
   Volume: volumeCases,
   LoadBalancer: loadBalancerCases,
   Nova: novaCases,
+  NovaCompute: novaComputeCases,
   SSHCertificateAuthority: sshCertificateAuthorityCases,
   SecurityGroup: securityGroupCases,
 };

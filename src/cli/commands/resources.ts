@@ -42,8 +42,9 @@ const isImageKind = (kind: string): boolean => IMAGE_NAMES.includes(kind.toLower
  * did not exist.
  */
 const unknownKind = async (kind: string, others: readonly (readonly string[])[]): Promise<UsageError> => {
-  const { KINDS } = await import('../../resources/index.js');
-  return new UsageError(`unknown kind "${kind}"; known kinds: ${[...KINDS.map((k) => k.plural), ...others.map((names) => names[1] as string)].join(', ')}`);
+  // the stored kinds: Regent's, then the core ones the embedded store also holds (nodes)
+  const { STORED_KINDS } = await import('../../resources/index.js');
+  return new UsageError(`unknown kind "${kind}"; known kinds: ${[...STORED_KINDS.map((k) => k.plural), ...others.map((names) => names[1] as string)].join(', ')}`);
 };
 /** The stored kind a user named, or the usage error listing what the command takes. */
 const storedKind = async (kind: string, others: readonly (readonly string[])[]): Promise<KindName> => {

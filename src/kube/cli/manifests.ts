@@ -1,7 +1,8 @@
 /**
  * The operations behind `regent apply -f`, `regent get` and `regent delete`, written against the
  * port so the CLI works the same on the embedded store and on a cluster. `apiVersion: v1, kind:
- * Secret` documents go to the secret store (./secrets.ts); every other document must be a Regent
+ * Secret` documents go to the secret store (./secrets.ts); `apiVersion: v1, kind: Node` documents are stored
+ * like a resource (the embedded default's Nodes, src/resources/node.ts); every other document must be a Regent
  * resource.
  *
  * applyManifests (one text) and applyManifestFiles (every `-f`) validate every document before they
@@ -11,7 +12,7 @@
 import { parseAllDocuments } from 'yaml';
 import { API_VERSION, KIND_NAMES, type InputOf, type KindName, type ObjectOf } from '../../resources/index.js';
 import { BadRequest, Invalid, NotFound } from '../errors.js';
-import { definitionOf, isKindName, resolveKind } from '../kinds.js';
+import { definitionOf, isKindName, qualifiedSingular, resolveKind, storedNamespace } from '../kinds.js';
 import type { ApplyResult, DeleteResult, ResourceSource } from '../port.js';
 import { applySecret, isSecretDocument, parseSecretDocument, type SecretDocument } from './secrets.js';
 
@@ -78,11 +79,11 @@ const parseDocuments = (yamlText: string, options: ManifestOptions): Parsed => {
       if (secret.secret) parsed.documents.push({ where, secret: secret.secret, warnings: secret.warnings });
       return;
     }
-    if (value.apiVersion !== API_VERSION || typeof value.kind !== 'string' || !isKindName(value.kind)) {
-      return void parsed.problems.push(`${where}: not a Regent resource (apiVersion ${JSON.stringify(value.apiVersion)}, kind ${JSON.stringify(value.kind)}); expected apiVersion ${API_VERSION} and one of the kinds ${KIND_NAMES.join(', ')}; or apiVersion v1 and kind Secret`);
+    if (typeof value.kind !== 'string' || !isKindName(value.kind) || value.apiVersion !== definitionOf(value.kind).apiVersion) {
+      return void parsed.problems.push(`${where}: not a Regent resource (apiVersion ${JSON.stringify(value.apiVersion)}, kind ${JSON.stringify(value.kind)}); expected apiVersion ${API_VERSION} and one of the kinds ${KIND_NAMES.join(', ')}; or apiVersion v1 and kind Secret or Node`);
     }
     const metadata = isObject(value.metadata) ? value.metadata : {};
-    const input = { ...value, metadata: { ...metadata, namespace: (metadata.namespace as string | undefined) ?? options.namespace ?? 'default' } };
+    const input = { ...value, metadata: { ...metadata, namespace: storedNamespace(value.kind, (metadata.namespace as string | undefined) ?? options.namespace ?? 'default') } };
     const result = definitionOf(value.kind).validate(input);
     if (!result.ok) {
       parsed.problems.push(`${where}: ${result.message}`);
@@ -161,7 +162,7 @@ export const applyManifests = async (source: ResourceSource, yamlText: string, o
 
 /** kubectl's wording: `server.regent.dev/web-1 created`, `secret/db-credentials created`. */
 export const describeApplyOutcome = (outcome: ApplyOutcome): string =>
-  outcome.kind === 'Secret' ? `secret/${outcome.name} ${outcome.action}` : `${definitionOf(outcome.kind).singular}.regent.dev/${outcome.name} ${outcome.action}`;
+  outcome.kind === 'Secret' ? `secret/${outcome.name} ${outcome.action}` : `${qualifiedSingular(outcome.kind)}/${outcome.name} ${outcome.action}`;
 
 export interface GetOptions {
   /** Namespace to list or get in; omitted with no name: every namespace. */
@@ -184,7 +185,7 @@ export const getResources = async (source: ResourceSource, kindName: string, nam
 export const deleteResource = async (source: ResourceSource, kindName: string, name: string, namespace = 'default'): Promise<DeleteResult & { message: string }> => {
   const kind = resolveKind(kindName);
   const result = await source.delete(kind, namespace, name);
-  const what = `${definitionOf(kind).singular}.regent.dev "${name}"`;
+  const what = `${qualifiedSingular(kind)} "${name}"`;
   const waiting = result.object?.metadata.finalizers ?? [];
   return { ...result, message: result.deleted ? `${what} deleted` : `${what} marked for deletion (waiting for finalizers: ${waiting.join(', ')})` };
 };

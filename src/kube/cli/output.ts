@@ -54,9 +54,11 @@ export const formatTable = <K extends KindName>(kind: K, objects: readonly Objec
   if (objects.length === 0) return 'No resources found.';
   const now = options.now ?? new Date();
   const columns = [...(options.nameColumns ?? []), ...definitionOf(kind).columns.filter((c) => options.wide || (c.priority ?? 0) === 0)];
-  const header = [...(options.showNamespace ? ['NAMESPACE'] : []), 'NAME', ...columns.map((c) => c.name.toUpperCase())];
+  // a cluster-scoped kind (a core Node) has no namespace to show, as kubectl prints it
+  const showNamespace = options.showNamespace === true && definitionOf(kind).scope !== 'Cluster';
+  const header = [...(showNamespace ? ['NAMESPACE'] : []), 'NAME', ...columns.map((c) => c.name.toUpperCase())];
   const rows = objects.map((o) => [
-    ...(options.showNamespace ? [o.metadata.namespace] : []),
+    ...(showNamespace ? [o.metadata.namespace] : []),
     o.metadata.name,
     ...columns.map((c) => cell(evaluateJsonPath(o, c.jsonPath)[0], c.type, now)),
   ]);

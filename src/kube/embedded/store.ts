@@ -4,13 +4,16 @@
  * current object, validates the result with the kind's validate function (so an invalid object is
  * refused with Invalid, as the API server answers 422), takes the next global resourceVersion,
  * stores the object and appends to the change log.
+ *
+ * A cluster-scoped kind (a core v1 Node, src/resources/node.ts) is kept under CLUSTER_NAMESPACE: every namespace a
+ * caller names for it maps there (storedNamespace), and a list or watch of it is never restricted to a namespace.
  */
 import type Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { InputOf, KindName, ObjectOf, StatusOf } from '../../resources/index.js';
 import { AlreadyExists, BadRequest, Conflict, Invalid, NotFound, SourceUnavailable } from '../errors.js';
-import { definitionOf } from '../kinds.js';
+import { definitionOf, listedNamespace, storedNamespace } from '../kinds.js';
 import { applyMergePatch, type MergePatch } from '../merge-patch.js';
 import type { ApplyResult, DeleteResult, EventFilter, EventType, RecordedEvent, ResourceSource, WatchHandle, WatchHandler, WatchOptions } from '../port.js';
 import { EventLog } from './events.js';
@@ -73,9 +76,9 @@ export class EmbeddedResourceSource implements ResourceSource {
     return this.db;
   }
 
-  async list<K extends KindName>(kind: K, namespace?: string): Promise<{ items: ObjectOf<K>[]; resourceVersion: string }> {
+  async list<K extends KindName>(kind: K, requested?: string): Promise<{ items: ObjectOf<K>[]; resourceVersion: string }> {
     this.assertOpen();
-    definitionOf(kind);
+    const namespace = listedNamespace(kind, requested);
     return this.db.transaction(() => {
       const rows = namespace === undefined ? this.statements.listAll.all(kind) : this.statements.listNamespace.all(kind, namespace);
       return { items: rows.map((r) => parse<K>(r.body)), resourceVersion: String(this.head()) };
@@ -84,18 +87,16 @@ export class EmbeddedResourceSource implements ResourceSource {
 
   async get<K extends KindName>(kind: K, namespace: string, name: string): Promise<ObjectOf<K> | undefined> {
     this.assertOpen();
-    definitionOf(kind);
-    const row = this.statements.getObject.get(kind, namespace, name);
+    const row = this.statements.getObject.get(kind, storedNamespace(kind, namespace), name);
     return row === undefined ? undefined : parse<K>(row.body);
   }
 
   watch<K extends KindName>(kind: K, options: WatchOptions, handler: WatchHandler<K>): WatchHandle {
     this.assertOpen();
-    definitionOf(kind);
     const handle = watchChanges(
       { db: this.db, statements: this.statements, pollIntervalMs: this.pollIntervalMs, onWrite: (wake) => wakeups.subscribe(this.path, wake) },
       kind,
-      options.namespace,
+      listedNamespace(kind, options.namespace),
       options.resourceVersion,
       handler,
     );
@@ -107,7 +108,7 @@ export class EmbeddedResourceSource implements ResourceSource {
   async create<K extends KindName>(input: InputOf<K>): Promise<ObjectOf<K>> {
     const { status: _ignored, ...withoutStatus } = input as Input;
     const valid = this.validate(withoutStatus, undefined).value;
-    const namespace = valid.metadata.namespace ?? 'default';
+    const namespace = storedNamespace(valid.kind, valid.metadata.namespace ?? 'default');
     return this.write(() => {
       if (this.statements.getObject.get(valid.kind, namespace, valid.metadata.name) !== undefined) throw new AlreadyExists(valid.kind, namespace, valid.metadata.name);
       return this.store<K>('ADDED', created<K>(valid, namespace, randomUUID(), this.now()));
@@ -115,7 +116,7 @@ export class EmbeddedResourceSource implements ResourceSource {
   }
 
   async apply<K extends KindName>(input: InputOf<K>): Promise<ApplyResult<K>> {
-    const namespace = (input as Input).metadata?.namespace ?? 'default';
+    const namespace = storedNamespace(input.kind, (input as Input).metadata?.namespace ?? 'default');
     const existing = await this.get(input.kind, namespace, input.metadata.name);
     if (existing === undefined) {
       const { warnings } = this.validate(input as Input, undefined);
@@ -138,7 +139,7 @@ export class EmbeddedResourceSource implements ResourceSource {
   }
 
   async update<K extends KindName>(input: InputOf<K>): Promise<ObjectOf<K>> {
-    const namespace = (input as Input).metadata?.namespace ?? 'default';
+    const namespace = storedNamespace(input.kind, (input as Input).metadata?.namespace ?? 'default');
     return this.write(() => {
       const old = this.read<K>(input.kind, namespace, input.metadata.name);
       this.precondition(old, input.metadata.resourceVersion);
@@ -210,8 +211,8 @@ export class EmbeddedResourceSource implements ResourceSource {
     return Number(this.statements.getMeta.get('resource_version')?.value ?? 0);
   }
 
-  private read<K extends KindName>(kind: K, namespace: string, name: string): ObjectOf<K> {
-    definitionOf(kind);
+  private read<K extends KindName>(kind: K, requested: string, name: string): ObjectOf<K> {
+    const namespace = storedNamespace(kind, requested);
     const row = this.statements.getObject.get(kind, namespace, name);
     if (row === undefined) throw new NotFound(kind, namespace, name);
     return parse<K>(row.body);

@@ -15,8 +15,8 @@
  */
 import { CoreV1Api, CustomObjectsApi, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import type { InputOf, KindName, ObjectOf, StatusOf } from '../../resources/index.js';
-import { GROUP, VERSION } from '../../resources/index.js';
-import { Conflict, NotFound } from '../errors.js';
+import { API_VERSION, GROUP, VERSION } from '../../resources/index.js';
+import { BadRequest, Conflict, NotFound } from '../errors.js';
 import { definitionOf } from '../kinds.js';
 import type { MergePatch } from '../merge-patch.js';
 import { sameObject, updated } from '../mutations.js';
@@ -57,8 +57,14 @@ export class KubernetesResourceSource implements ResourceSource {
     this.secrets = new KubernetesSecretStore(core);
   }
 
+  /**
+   * A Regent kind's custom-resource coordinates. A core kind the embedded store holds (a v1 Node) is not served
+   * here: on a cluster Nodes are the API server's own, read through the core API (src/nova/compute/), never as a CR.
+   */
   private coordinates(kind: KindName) {
-    return { group: GROUP, version: VERSION, plural: definitionOf(kind).plural };
+    const definition = definitionOf(kind);
+    if (definition.apiVersion !== API_VERSION) throw new BadRequest(`${kind} is not a Regent custom resource: the Kubernetes resource source serves ${GROUP} kinds only (read ${kind}s through the core API)`);
+    return { group: GROUP, version: VERSION, plural: definition.plural };
   }
 
   async list<K extends KindName>(kind: K, namespace?: string): Promise<{ items: ObjectOf<K>[]; resourceVersion: string }> {

@@ -124,6 +124,39 @@ export const GRANTED_AHEAD: Readonly<Record<string, { kinds: 'secrets'; path: st
 export const GROUP = 'regent.dev';
 export const LEASE_GROUP = 'coordination.k8s.io';
 
+/**
+ * The NovaCompute controller's grants (issue 28, nova-operator.md "NovaCompute"), granted before its controller and
+ * its cluster adapters (src/nova/compute/port.ts) are wired: grant → why. `cluster`: the ClusterRole (the pool's own
+ * CRs beyond what every kind gets, and the cluster-scoped Nodes and Hypervisors); `namespaced`: the Nova Role, in the
+ * install namespace (the pool's DaemonSet and pods). rbac.test.ts checks the roles grant them, excuses them from the
+ * wire scenario's "every grant is used", and fails once the derivation yields one of them on its own (a finalized
+ * NovaCompute kind in src/app/kinds.ts): move it out of here then, as with GRANTED_AHEAD. When the adapters land,
+ * their client calls go into NOVA_CLIENT_CALLS (and the grants leave this table).
+ */
+export const NOVA_COMPUTE_GRANTED_AHEAD: { readonly cluster: Readonly<Record<string, string>>; readonly namespaced: Readonly<Record<string, string>> } = {
+  cluster: {
+    [triple(GROUP, 'novacomputes', 'patch')]: "the drain and remote-children finalizers (source.addFinalizer/removeFinalizer('NovaCompute', …) → patchNamespacedCustomObject), as for novas",
+    [triple(GROUP, 'novacomputes', 'update')]: "the NovaCompute controller's writes of its own CR, as kubebuilder's novacompute_controller.go RBAC grants them",
+    [triple(GROUP, 'novacomputes/finalizers', 'update')]: 'blockOwnerDeletion on the owner references of the DaemonSet and ConfigMaps to a NovaCompute (OwnerReferencesPermissionEnforcement)',
+    [triple('', 'nodes', 'get')]: 'reconcileNovaComputeNodes: a held node the list no longer returns, read by name (NodeReader.get)',
+    [triple('', 'nodes', 'list')]: "reconcileNovaComputeNodes: the selected Nodes, an uncached list of their metadata (NodeReader.list); Nodes are cluster-scoped, hence the ClusterRole",
+    [triple('', 'nodes', 'watch')]: "the Node leg: a Node label change wakes the pools that select or hold it",
+    [triple('kvm.cloud.sap', 'hypervisors', 'get')]: "reconcileNovaComputeTraits: each managed node's kvm.cloud.sap/v1 Hypervisor, by name (cluster-scoped)",
+    [triple('kvm.cloud.sap', 'hypervisors', 'patch')]: 'reconcileNovaComputeTraits: the JSON merge patch of spec.customTraits (field owner cobaltcore-operator)',
+  },
+  namespaced: {
+    [triple('apps', 'daemonsets', 'get')]: 'reconcileNovaComputeDaemonSet: the {name}-nova-compute DaemonSet, read before it is applied',
+    [triple('apps', 'daemonsets', 'list')]: 'the DaemonSet leg (Owns): the LIST its WATCH starts from',
+    [triple('apps', 'daemonsets', 'watch')]: 'the DaemonSet leg (Owns): a rollout or a status change wakes its pool',
+    [triple('apps', 'daemonsets', 'create')]: 'reconcileNovaComputeDaemonSet: the first apply',
+    [triple('apps', 'daemonsets', 'update')]: 'reconcileNovaComputeDaemonSet: a drifted DaemonSet replaced with the read\'s resourceVersion',
+    [triple('apps', 'daemonsets', 'patch')]: 'reconcileNovaComputeDaemonSet: the affinity and the pod-template annotations patched in place',
+    [triple('apps', 'daemonsets', 'delete')]: "reconcileNovaComputeDaemonSet: no affinity term left (a deleting pool holding no Draining node), and the teardown's sweep",
+    [triple('', 'pods', 'get')]: "reconcileNovaComputeServices: a Releasing node's pod of the pool, read by name",
+    [triple('', 'pods', 'watch')]: "the pool's pods (the DaemonSet's readiness per node)",
+  },
+};
+
 const src = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
 
 // ---------------------------------------------------------------------------------------------
@@ -299,6 +332,7 @@ export const expectedGrants = (plurals: { all: readonly string[]; served: readon
       else for (const plural of use.kinds === 'servers' ? ['servers'] : use.kinds === 'served' ? plurals.served : plurals.all) cluster.add(triple(GROUP, c.api === 'custom/status' ? `${plural}/status` : plural, c.verb));
     }
   }
+  for (const grant of Object.keys(NOVA_COMPUTE_GRANTED_AHEAD.cluster)) cluster.add(grant);
   return { cluster: [...cluster].sort(), leases: [...leases].sort(), secrets: [...secrets].sort() };
 };
 
@@ -554,5 +588,6 @@ export const expectedNovaGrants = (): string[] =>
     ...new Set([
       ...Object.values(NOVA_CLIENT_CALLS).flatMap((c) => [c].flat().flatMap((g) => g.resources.map((resource) => triple(g.group, resource, g.verb)))),
       ...Object.keys(NOVA_WATCHES).map((key) => `${key}:watch`),
+      ...Object.keys(NOVA_COMPUTE_GRANTED_AHEAD.namespaced),
     ]),
   ].sort();
