@@ -37,7 +37,15 @@ export const novaPipelineStimulus = () =>
      * status.computeConfigSecretRef and remoteComputeConfigSecretRef from ComputeConfig): a value to stamp, null to
      * clear, absent when the step did not run this pass (the last stamp stays).
      */
-    stamps: t.partial({ endpoint: t.union([t.string, t.null]), computeConfigSecretRef: t.union([t.string, t.null]), remoteComputeConfigSecretRef: t.union([t.string, t.null]) }),
+    stamps: t.partial({
+      endpoint: t.union([t.string, t.null]),
+      computeConfigSecretRef: t.union([t.string, t.null]),
+      remoteComputeConfigSecretRef: t.union([t.string, t.null]),
+      // a NovaCompute pool's (issue 28): status.installedImage, and the DaemonSet's counts it mirrors
+      installedImage: t.union([t.string, t.null]),
+      desiredNumberScheduled: t.number,
+      numberReady: t.number,
+    }),
   });
 export type NovaPipelineStimulus = t.TypeOf<ReturnType<typeof novaPipelineStimulus>>;
 
@@ -46,7 +54,7 @@ export interface RecordedCondition extends LaneCondition {
   since: string;
 }
 
-export type PipelineStamps = { endpoint?: string | null; computeConfigSecretRef?: string | null; remoteComputeConfigSecretRef?: string | null };
+export type PipelineStamps = NovaPipelineStimulus['stamps'];
 
 export interface NovaPipelineContext {
   decidedGeneration: number | null;
@@ -75,7 +83,7 @@ const saysSomethingNew = (context: NovaPipelineContext, event: NovaPipelineStimu
     return !before || before.status !== c.status || before.reason !== c.reason || before.message !== c.message;
   }) || (Object.keys(event.stamps) as Array<keyof PipelineStamps>).some((k) => context.stamps[k] !== event.stamps[k]) || context.endedAt !== event.endedAt;
 
-export const buildNovaPipelineMachine = () =>
+export const buildNovaPipelineMachine = (id = 'novaPipeline') =>
   setup({
     types: {} as { context: NovaPipelineContext; events: NovaPipelineStimulus },
     actions: {
@@ -90,7 +98,7 @@ export const buildNovaPipelineMachine = () =>
       newGeneration: ({ context, event }) => context.decidedGeneration !== event.generation,
     },
   }).createMachine({
-    id: 'novaPipeline',
+    id,
     context: { decidedGeneration: null, conditions: {}, stamps: {} },
     initial: 'recording',
     states: {
@@ -138,4 +146,19 @@ export const novaPipelineDefinition: MachineDefinition<NovaPipelineContext> = {
   input: () => ({}),
   description: "What a Nova's pipeline steps last said (nova-operator.md, \"Pipeline\"; issue 26): the conditions each pass of the lane set, transitions only.",
   audit: audit(),
+};
+
+/**
+ * The same record for a NovaCompute pool's eight steps (nova-operator.md, "NovaCompute pipeline"; issue 28): the
+ * conditions each pass set, where the lane ended, and the stamps installedImage, desiredNumberScheduled and
+ * numberReady. NP1 to NP3 hold as above.
+ */
+export const novaComputePipelineStream = (poolUid: string): string => `nova-compute-pipeline-${poolUid}`;
+
+export const novaComputePipelineDefinition: MachineDefinition<NovaPipelineContext> = {
+  ...novaPipelineDefinition,
+  id: 'novaComputePipeline',
+  streamPrefix: 'nova-compute-pipeline-',
+  machine: buildNovaPipelineMachine('novaComputePipeline'),
+  description: "What a NovaCompute pool's steps last said (nova-operator.md, \"NovaCompute\"; issue 28): the conditions each pass set, transitions only.",
 };

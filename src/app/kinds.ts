@@ -17,6 +17,7 @@ import { serverWiring } from '../controllers/server/wiring.js';
 import { volumeWiring } from '../controllers/volume/wiring.js';
 import { loadBalancerWiring } from '../controllers/load-balancer/wiring.js';
 import { novaWiring } from '../controllers/nova/wiring.js';
+import { novaComputeWiring } from '../controllers/nova-compute/wiring.js';
 
 export interface KindTableOptions {
   /** The Nova monitor's poll interval (`--monitor-interval`). */
@@ -33,6 +34,7 @@ export const kindTable = (options: KindTableOptions = {}): readonly KindWiring[]
   volumeWiring,
   loadBalancerWiring,
   novaWiring,
+  novaComputeWiring,
 ];
 
 /** The kinds with a controller (and so, but for Nova, a finalizer): what RBAC must let the control plane patch. */

@@ -12,7 +12,8 @@
  * | the cloud the roles join | `REGENT_NOVA_KEYSTONE_URL`, `REGENT_NOVA_REGION` (unset: those keys are left to spec.extraConfig) | the same |
  * | namespaces | any | the install namespace only (the RBAC of deploy/manifests); elsewhere NamespaceNotServed |
  * | the parallel group (routes, HPA, VPA, NetworkPolicy) | not installed on a host without Kubernetes (src/nova/group/local.ts) | Gateway API, autoscaling/v2, autoscaling.k8s.io (probed), networking.k8s.io |
- * | target clusters | none registered: a spec.targetClusterRef is TargetClusterUnavailable | Secrets `target-cluster-<name>` (key kubeconfig) in the Nova's namespace; the children projected there (src/app/nova-target-ports.ts) |
+ * | NovaCompute pools | the store's Node objects (`regent apply` of a v1 Node); one nova-compute process per node (Nova's fake virt driver, src/nova/compute/local.ts); no Hypervisor kind, no VPA | Nodes (uncached), apps/v1 DaemonSets, ConfigMaps, kvm.cloud.sap/v1 Hypervisors, the VPA (src/nova/compute/kubernetes/) |
+| target clusters | none registered: a spec.targetClusterRef is TargetClusterUnavailable | Secrets `target-cluster-<name>` (key kubeconfig) in the Nova's namespace; the children projected there (src/app/nova-target-ports.ts) |
  */
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -28,6 +29,8 @@ import { novaLauncher } from '../nova/workloads/nova-launcher.js';
 import { LocalConfigStore } from '../nova/config/local.js';
 import type { NovaConfigSettings } from '../nova/config/settings.js';
 import { namespacedSecretStoreGate } from '../nova/secret-store.js';
+import { localComputeCluster } from '../nova/compute/local.js';
+import { novaComputeLauncher } from '../nova/compute/compute-launcher.js';
 import type { NovaRuntime } from '../controllers/nova/runtime.js';
 
 export type { NovaRuntime };
@@ -69,6 +72,13 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
     const python = options.env.REGENT_NOVA_PYTHON;
     const workloads = new LocalWorkloads({ dir: join(options.dataDir, 'nova'), readSecret, launcher: novaLauncher(python ? { python } : {}) });
     const configs = new LocalConfigStore({ dir: join(options.dataDir, 'nova'), settings: novaCloudSettings(options.env), liveConfig: (namespace, name) => workloads.liveConfig(namespace, name) });
+    // NovaCompute pools (issue 28): the store's Node objects, one nova-compute process (the fake virt driver) per node
+    const compute = localComputeCluster({
+      dir: join(options.dataDir, 'nova-compute'),
+      readSecret,
+      listNodes: async () => (await source.list('Node')).items,
+      launcher: novaComputeLauncher(python ? { python } : {}),
+    });
     return {
       description: `embedded: SQL provisioning, local Jobs (${nova.found ? `nova-manage in ${nova.binDir}` : 'no nova-manage found'}), the roles as local processes (${python ?? '/usr/bin/python3'})`,
       provisioner,
@@ -84,6 +94,7 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
       workloads,
       configs,
       released: (namespace, name) => workloads.removeAll(namespace, name),
+      compute: { cluster: compute },
       jobsUnavailable: () =>
         findNovaManage(options.env).found
           ? null
@@ -93,6 +104,7 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
       close: async () => {
         jobs.stop();
         await workloads.close();
+        await compute.workloads.close();
         await provisioner.close?.();
       },
     };

@@ -197,3 +197,19 @@ export class NovaMetrics {
     return state;
   }
 }
+
+const shared = new WeakMap<Registry, NovaMetrics>();
+
+/**
+ * The one NovaMetrics of a registry: the Nova and the NovaCompute controllers share the instrumenter and the metric
+ * vectors (nova-operator.md: "shares the instrumenter and the metric vectors with it"), and a registry refuses a
+ * second vector of the same name.
+ */
+export const sharedNovaMetrics = (registry: Registry): NovaMetrics => {
+  let metrics = shared.get(registry);
+  if (!metrics) {
+    metrics = new NovaMetrics(registry);
+    shared.set(registry, metrics);
+  }
+  return metrics;
+};

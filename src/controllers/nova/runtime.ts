@@ -7,6 +7,8 @@ import type { NovaControllerDeps } from './deps.js';
 export type { TargetPorts } from './deps.js';
 import type { Nova } from '../../resources/nova.js';
 import type { TargetCluster } from '../../nova/target-clusters.js';
+import type { ComputeCluster } from '../../nova/compute/port.js';
+import type { PoolVPA } from '../nova-compute/deps.js';
 
 export type NovaRuntime = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndpoint' | 'jobs' | 'workloads' | 'jobsUnavailable' | 'namespaceRefused' | 'configs' | 'secretStoreGate' | 'healthProbe' | 'released' | 'group' | 'targetClusters' | 'forTarget' | 'childrenWatched'> & {
   description: string;
@@ -23,5 +25,10 @@ export type NovaRuntime = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndp
    * leads: `ensure` starts a cluster's set (the Nova pass calls it through deps.watchTarget), `stopAll` ends them.
    */
   startTargetWatches?(enqueue: (key: string) => void, novas: () => readonly Nova[]): { ensure(cluster: TargetCluster, namespace: string): boolean; stopAll(): Promise<void> };
+  /**
+   * Where NovaCompute pools run (issue 28): the embedded default's Node objects and local nova-compute processes, or
+   * the management cluster's Nodes, DaemonSets, ConfigMaps and Hypervisors; absent: pools are not served here.
+   */
+  compute?: { cluster: ComputeCluster; vpa?: PoolVPA };
   close(): Promise<void>;
 };

@@ -6,7 +6,7 @@ import { novaDatabaseStream } from '../../../machines/nova-upgrade.js';
 import { novaDBArchiveStream } from '../../../machines/nova-db-archive.js';
 import { novaPipelineStream } from '../../../machines/nova-pipeline.js';
 import { novaFinalizerStream } from '../../../machines/nova-finalizer.js';
-import { NovaMetrics } from '../../observability/nova-metrics.js';
+import { sharedNovaMetrics } from '../../observability/nova-metrics.js';
 import { keyOf, keyParts, type KindWiring } from '../kind.js';
 import { novaEffectHandlers } from './effects.js';
 import { reconcileNova } from './reconcile.js';
@@ -30,7 +30,7 @@ export const novaWiring: KindWiring = {
     let watches: { stop(): Promise<void> } | undefined;
     let targets: ReturnType<NonNullable<typeof services.nova.startTargetWatches>> | undefined;
     const watchTarget = services.nova.startTargetWatches ? { watchTarget: (cluster: TargetCluster, namespace: string) => targets?.ensure(cluster, namespace) ?? false } : {};
-    const deps = { engine: services.engine, source: services.source, secrets: services.source.secrets, logger: services.logger, metrics: new NovaMetrics(services.metrics.registry), ...services.nova, ...watchTarget };
+    const deps = { engine: services.engine, source: services.source, secrets: services.source.secrets, logger: services.logger, metrics: sharedNovaMetrics(services.metrics.registry), ...services.nova, ...watchTarget };
     return {
       reconcile: (key) => reconcileNova(deps, ...keyParts(key)),
       handlers: novaEffectHandlers(deps),

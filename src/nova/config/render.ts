@@ -77,7 +77,7 @@ const userKeys = (extra: Extra): Map<string, Map<string, { section: string; valu
 };
 
 /** nova.conf: Regent's keys (the user's value where set), then the user's new keys and sections, sorted. */
-const mergeNovaConf = (base: IniDocument, extra: Extra): IniDocument => {
+export const mergeNovaConf = (base: IniDocument, extra: Extra): IniDocument => {
   const user = userKeys(extra);
   const merged = base.map(([section, entries]) => {
     const theirs = user.get(normalSection(section)) ?? new Map();

@@ -23,6 +23,7 @@ import { databaseTlsMounts, podDatabaseTlsDir } from '../database-tls.js';
 import { SERVICE_USER_PASSWORD_KEY } from '../config/env.js';
 import { renderNovaConfig } from '../config/render.js';
 import { podSettings } from '../config/settings.js';
+import { NOVA_MANAGE, PREAMBLE } from '../scripts/shell.js';
 import { archiveEnv, ARCHIVE_ACTIVE_DEADLINE_SECONDS, renderArchiveScript, renderContractScript, renderDbSyncScript, renderExpandScript, renderMigrateScript } from '../scripts/index.js';
 import type { CronJobSpec, DatabaseBlockName, DatabaseTlsMount, JobEnv, JobSpec } from './port.js';
 import { templateHash } from './template-hash.js';
@@ -125,6 +126,34 @@ export const renderNovaJob = (nova: NovaRef, spec: NovaSpec, job: NovaJob, optio
     name: novaJobName(nova.name, job),
     owner: { kind: 'Nova', name: nova.name, uid: nova.uid },
     labels: labels(nova.name, `db-${job}`),
+    image: spec.image,
+    script,
+    env,
+    config,
+    ...(databaseTls.length > 0 ? { databaseTls } : {}),
+    templateHash: templateHash({ image: spec.image, script, env, config, ...tlsHashInput(databaseTls) }),
+    backoffLimit: 0,
+  };
+};
+
+/** The host-discovery Job a NovaCompute pool runs on its Nova's cluster (nova-operator.md, "reconcileNovaComputeServices"). */
+export const discoverHostsJobName = (nova: string): string => `${nova}-discover-hosts`;
+
+/**
+ * `<nova>-discover-hosts`: `nova-manage cell_v2 discover_hosts` maps every unmapped nova-compute host of every cell
+ * (a host without a mapping is left out of GET /os-hypervisors/detail at 2.88, so a pool's node stays Pending until
+ * this ran). It reads the same connections and config as the Database step's Jobs; it belongs to the Nova.
+ */
+export const renderDiscoverHostsJob = (nova: NovaRef, spec: NovaSpec, options: RenderOptions = {}): JobSpec => {
+  const config = jobConfig(nova, spec, options);
+  const script = `# Nova host discovery (nova-operator.md, "reconcileNovaComputeServices"). Run as /bin/sh -eu -c.\n${PREAMBLE}\n${NOVA_MANAGE} cell_v2 discover_hosts --verbose\n`;
+  const env = connectionEnv(nova.name, false);
+  const databaseTls = renderDatabaseTls(spec, options);
+  return {
+    namespace: nova.namespace,
+    name: discoverHostsJobName(nova.name),
+    owner: { kind: 'Nova', name: nova.name, uid: nova.uid },
+    labels: labels(nova.name, 'discover-hosts'),
     image: spec.image,
     script,
     env,
