@@ -9,7 +9,9 @@
  * secretstores) live in a generic in-memory
  * store, `fake.objects` (./fake-objects.ts: its header documents the semantics and the test hooks, e.g.
  * `fake.objects.put(fake.objects.path('jobs', ns), job)`, `completeJob`, `failJob`, `addJobPod`,
- * `addCronJobRun`, and `deletions` with the propagation policy of every DELETE). A request it does not recognise is answered 404 and recorded in `unexpected`: tests check
+ * `addCronJobRun`, and `deletions` with the propagation policy of every DELETE). The cluster-scoped v1 Nodes and
+ * kvm.cloud.sap/v1 Hypervisors live in `fake.cluster` (./fake-cluster-objects.ts: metadata-only reads by the Accept
+ * header, merge patches, uninstall). A request it does not recognise is answered 404 and recorded in `unexpected`: tests check
  * that list is empty, so a fake never silently accepts a wrong call.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -24,8 +26,10 @@ import { KINDS, type KindName, type InputOf } from '../../../src/resources/index
 import { applyMergePatch } from '../../../src/kube/merge-patch.js';
 import { matchesSelector, parseLabelSelector, secretErrors } from '../../../src/kube/secrets.js';
 import { FakeObjects } from './fake-objects.js';
+import { FakeClusterObjects } from './fake-cluster-objects.js';
 
 export { FakeObjects, type FakeDeletion, type FakePlural } from './fake-objects.js';
+export { FakeClusterObjects, type FakeClusterPlural } from './fake-cluster-objects.js';
 
 export interface RecordedRequest {
   readonly method: string;
@@ -68,6 +72,8 @@ export class FakeApiServer {
   readonly secrets = new Map<string, Json>();
   /** Jobs, CronJobs, Pods, ConfigMaps, Deployments and the mariadb-operator kinds (./fake-objects.ts). */
   readonly objects = new FakeObjects();
+  /** The cluster-scoped Nodes and Hypervisors (./fake-cluster-objects.ts). */
+  readonly cluster = new FakeClusterObjects();
   private secretVersion = 5000;
   private readonly openWatches = new Map<ServerResponse, { close(): Promise<void> }>();
   private leaseVersion = 1000;
@@ -175,7 +181,7 @@ export class FakeApiServer {
       return send(fault!.status, statusBody(fault!.status, fault!.reason, fault!.message ?? `injected ${fault!.status}`));
     }
     try {
-      const served = (await this.serveCustom(request, res, send)) || this.serveLease(request, send) || this.serveEvent(request, send) || this.objects.watch.serve(request, res) || this.serveSecret(request, send) || this.objects.serve(request, send);
+      const served = (await this.serveCustom(request, res, send)) || this.serveLease(request, send) || this.serveEvent(request, send) || this.objects.watch.serve(request, res) || this.serveSecret(request, send) || this.objects.serve(request, send) || this.cluster.serve(request, req.headers.accept, send);
       if (!served) {
         this.unexpected.push(request);
         send(404, statusBody(404, 'NotFound', `the fake API server does not serve ${request.method} ${request.path}`));

@@ -4,7 +4,7 @@
  *
  *   batch/v1                  jobs, cronjobs
  *   v1 (core)                 pods, configmaps, services
- *   apps/v1                   deployments
+ *   apps/v1                   deployments, daemonsets
  *   policy/v1                 poddisruptionbudgets
  *   k8s.mariadb.com/v1alpha1  mariadbs, databases, users, grants
  *   external-secrets.io/v1beta1  secretstores (seeded with put: Regent only reads them)
@@ -16,7 +16,8 @@
  * Served with the API server's semantics, so an adapter bug shows as a test failure rather than as a fake
  * that agrees with anything:
  * - GET one (404 NotFound); LIST a namespace or every namespace with `labelSelector` (src/kube/secrets.ts's
- *   parser: a bad selector is 400) and `fieldSelector` on metadata.name / metadata.namespace. A `watch=true`
+ *   parser: a bad selector is 400) and `fieldSelector` on metadata.name / metadata.namespace (and spec.nodeName on
+ *   pods, as the API server serves it). A `watch=true`
  *   list is NOT served: it 404s and lands in `unexpected`, so a test proves an adapter never watched — unless
  *   the test called `fake.objects.watch.enable()` (./fake-object-watch.ts: every write is recorded as a watch event).
  * - POST: 409 AlreadyExists; uid, resourceVersion, generation 1 and creationTimestamp assigned;
@@ -101,6 +102,7 @@ const TYPES: Readonly<Record<string, ResourceType>> = {
   pods: { prefix: '/api/v1', apiVersion: 'v1', kind: 'Pod', group: '', statusSubresource: true, defaultPropagation: 'Background' },
   configmaps: { prefix: '/api/v1', apiVersion: 'v1', kind: 'ConfigMap', group: '', statusSubresource: false, defaultPropagation: 'Background' },
   deployments: { prefix: '/apis/apps/v1', apiVersion: 'apps/v1', kind: 'Deployment', group: 'apps', statusSubresource: true, defaultPropagation: 'Background' },
+  daemonsets: { prefix: '/apis/apps/v1', apiVersion: 'apps/v1', kind: 'DaemonSet', group: 'apps', statusSubresource: true, defaultPropagation: 'Background' },
   services: { prefix: '/api/v1', apiVersion: 'v1', kind: 'Service', group: '', statusSubresource: true, defaultPropagation: 'Background' },
   poddisruptionbudgets: { prefix: '/apis/policy/v1', apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', group: 'policy', statusSubresource: true, defaultPropagation: 'Background' },
   mariadbs: { prefix: '/apis/k8s.mariadb.com/v1alpha1', apiVersion: 'k8s.mariadb.com/v1alpha1', kind: 'MariaDB', group: 'k8s.mariadb.com', statusSubresource: true, defaultPropagation: 'Background' },
@@ -122,6 +124,7 @@ export type FakePlural =
   | 'pods'
   | 'configmaps'
   | 'deployments'
+  | 'daemonsets'
   | 'services'
   | 'poddisruptionbudgets'
   | 'mariadbs'
@@ -492,13 +495,14 @@ export class FakeObjects {
       .split(',')
       .filter(Boolean)
       .map((part) => {
-        const m = /^(metadata\.name|metadata\.namespace)(==|=|!=)(.*)$/.exec(part);
-        if (!m) throw new HttpError(400, 'BadRequest', `the fake serves field selectors on metadata.name and metadata.namespace only, not ${JSON.stringify(part)}`);
-        return { field: m[1] === 'metadata.name' ? 'name' : 'namespace', equal: m[2] !== '!=', value: m[3]! };
+        const m = /^(metadata\.name|metadata\.namespace|spec\.nodeName)(==|=|!=)(.*)$/.exec(part);
+        if (!m || (m[1] === 'spec.nodeName' && p.plural !== 'pods')) throw new HttpError(400, 'BadRequest', `the fake serves field selectors on metadata.name and metadata.namespace (and a pod's spec.nodeName) only, not ${JSON.stringify(part)}`);
+        return { field: m[1]!, equal: m[2] !== '!=', value: m[3]! };
       });
+    const fieldOf = (o: Json, field: string): unknown => (field === 'spec.nodeName' ? (((o.spec ?? {}) as Json).nodeName ?? '') : meta(o)[field === 'metadata.name' ? 'name' : 'namespace']);
     const items = this.ofType(p.plural, p.namespace)
       .filter((o) => matchesSelector(labelsOf(o), requirements))
-      .filter((o) => fields.every((f) => (meta(o)[f.field] === f.value) === f.equal))
+      .filter((o) => fields.every((f) => (fieldOf(o, f.field) === f.value) === f.equal))
       .map(clone);
     return { apiVersion: p.type.apiVersion, kind: `${p.type.kind}List`, metadata: { resourceVersion: String(this.version) }, items };
   }
