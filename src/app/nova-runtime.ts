@@ -121,7 +121,10 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
   const { targetPortsFactory } = await import('./nova-target-ports.js');
   const { startNovaWatches } = await import('../nova/watches.js');
   const { startTargetWatches } = await import('../nova/target-watches.js');
+  const { kubernetesComputeCluster } = await import('../nova/compute/kubernetes.js');
   const kubeConfig = source.kubeConfig;
+  // NovaCompute pools (issue 28): Nodes, DaemonSets, ConfigMaps, Hypervisors and the VPA of the install namespace
+  const compute = kubernetesComputeCluster(kubeConfig, options.installNamespace);
   return {
     description: `kubernetes: mariadb-operator CRs, batch/v1 Jobs, apps/v1 Deployments, for Novas in ${options.installNamespace}`,
     // Regent's RBAC grants Secrets, Jobs, Deployments and the MariaDB CRs in its own namespace only (deploy/manifests)
@@ -146,6 +149,10 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
     startTargetWatches: (enqueue, novas) => startTargetWatches({ novas, enqueue, logger: options.logger }),
     // the watches above wake a Nova on its children's changes: its passes poll no rollout or Job here
     childrenWatched: true,
+    compute: {
+      cluster: compute,
+      vpa: { probe: () => compute.vpa.vpaAPI(), ensure: (namespace, owner, pool) => compute.vpa.ensurePoolVPA(namespace, owner, pool), remove: (namespace, pool) => compute.vpa.removePoolVPA(namespace, pool) },
+    },
     close: async () => undefined,
   };
 };

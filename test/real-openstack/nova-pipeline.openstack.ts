@@ -28,6 +28,7 @@ import { resolveClusterFromSecrets } from '../../src/nova/database/cluster-secre
 import { UPGRADE_ROLE_ORDER } from '../../src/nova/workloads/port.js';
 import type { NovaSpec } from '../../src/resources/nova.js';
 import { openNovaRig, type NovaRig, type NovaStatusView } from '../nova/support/nova-rig.js';
+import { runPoolLifecycle } from './support/nova-compute-pools.js';
 
 const SANDBOX = process.env.SANDBOX_HOME ?? '/var/tmp/regent-openstack';
 const SOCKET = join(SANDBOX, 'data/mysql/mysqld.sock');
@@ -254,6 +255,11 @@ describe('issue 26 against the real Nova: the pipeline on the embedded default, 
   it('no secret value is in any file under the data directory', () => {
     const onDisk = filesUnder(join(rig.dir, 'nova')).map((f) => readFileSync(f, 'utf8')).join('\n');
     for (const value of [...Object.values(passwords), sandboxServicePassword()]) expect(onDisk).to.not.contain(value);
+  });
+
+  it('issue 28: two NovaCompute pools of the Ready Nova run real nova-compute processes, go Pending → Active through host discovery, get their zone aggregates and traits, drain, release and are deleted clean', async function () {
+    this.timeout(600_000);
+    await runPoolLifecycle({ rig, nova: NAME, keystone: KEYSTONE, servicePassword: sandboxServicePassword(), figures });
   });
 
   it('deleting the Ready Nova (its finalizer): exactly its schemas and users are dropped, held one pass while they were live; a second Nova\'s schemas in the same MariaDB and a schema Regent did not create stay', async function () {

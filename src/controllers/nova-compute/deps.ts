@@ -56,6 +56,8 @@ export interface NovaComputeDeps {
   configs?: ConfigPort;
   /** The ComputeVPA step's objects; absent: the VerticalPodAutoscaler API is not served here (the embedded default). */
   vpa?: PoolVPA;
+  /** Why a pool in this namespace is not reconciled (Kubernetes: outside the install namespace), or null. */
+  namespaceRefused?: (namespace: string) => string | null;
   /** The nova_operator_* series (shared with the Nova controller). */
   metrics?: NovaMetrics;
 }

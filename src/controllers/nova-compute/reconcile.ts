@@ -77,6 +77,12 @@ export const reconcileNovaCompute = async (deps: NovaComputeDeps, namespace: str
   }
   const values: NovaComputePass['values'] = { stamps: {} };
   const pass: NovaComputePass = { object, ref, deps, deleting, values, now, api: passApi(deps, values) };
+  const refused = deps.namespaceRefused?.(namespace) ?? null;
+  if (refused && !deleting) {
+    // nothing in this namespace may be read or written: the pass records only why
+    await record(deps, pass, { conditions: [{ type: 'NovaReady', status: 'False', reason: 'NamespaceNotServed', message: refused }], endedAt: 'NovaRef', outcome: { kind: 'continue' }, timings: [] });
+    return done(refused);
+  }
   return withPassClient(novaComputePoolStream(ref.uid), pass.api, async () => {
     const entry = await loadPool(pass);
     values.pool = entry;

@@ -84,6 +84,7 @@ export const novaComputeWiring: KindWiring = {
       openComputeApi: (login: Parameters<typeof openComputeApi>[0]) => openComputeApi(login),
       jobs: services.nova.jobs,
       ...(services.nova.configs ? { configs: services.nova.configs } : {}),
+      ...(services.nova.namespaceRefused ? { namespaceRefused: services.nova.namespaceRefused } : {}),
       metrics: sharedNovaMetrics(services.metrics.registry),
     };
     return {
