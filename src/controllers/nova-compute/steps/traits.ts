@@ -29,6 +29,7 @@ import type { ComputeApi } from '../../../nova/compute/compute-api.js';
 import { requeue, type NovaStep, type StepReport } from '../../nova/lane.js';
 import { NOVA_COMPUTE_REQUEUE_MS } from '../deps.js';
 import type { NovaComputePass } from '../pass.js';
+import { novaComputePoolDefinition, novaComputePoolStream } from '../../../../machines/nova-compute-pool.js';
 import { dispatchPool, poolsOfNova } from './nodes.js';
 
 const CONDITION = 'TraitsReady';
@@ -40,6 +41,16 @@ export const desiredTraits = (pool: NovaCompute, node: string): string[] => [...
 const declaredBy = (pool: NovaCompute): Set<string> => new Set([...(pool.spec.traits ?? []), ...(pool.spec.hostTraits ?? []).flatMap((h) => h.traits)]);
 
 const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
+
+/** The event of a decided delete's answer, as stored on the pool's stream: TraitDeleted, or TraitKept on a 409. */
+const announceDeleteAnswer = async (pass: NovaComputePass, trait: string): Promise<void> => {
+  const { last } = await pass.deps.engine.load(novaComputePoolDefinition, novaComputePoolStream(pass.ref.uid));
+  const answer = last?.data as { type?: string; trait?: string; outcome?: string } | undefined;
+  if (answer?.type !== 'traitDeleted' || answer.trait !== trait) return;
+  const kept = answer.outcome === 'inUse';
+  const message = kept ? `Placement refused to delete the trait ${trait}: a resource provider carries it; it is kept` : `deleted the custom trait ${trait} from Placement (${answer.outcome})`;
+  await pass.deps.source.recordEvent(pass.object as never, 'Normal', kept ? 'TraitKept' : 'TraitDeleted', message).catch(() => undefined);
+};
 
 export const traitsStep: NovaStep<NovaComputePass> = {
   name: 'Traits',
@@ -138,6 +149,7 @@ export const traitsStep: NovaStep<NovaComputePass> = {
       await client().catch(() => undefined);
       pool = await dispatchPool(pass, { type: 'traitDeleteDecided', source: 'reconciler', trait });
       if (pool.createdTraits.includes(trait)) falses.push({ reason: 'PlacementAPIError', message: `deleting the trait ${trait} failed; it is tried again` });
+      else await announceDeleteAnswer(pass, trait);
     }
     if (waiting.length > 0) slow = true;
     const afterMs = slow || falses.length > 0 ? Math.min(poll.afterMs, NOVA_COMPUTE_REQUEUE_MS.drainPolling) : poll.afterMs;
