@@ -402,6 +402,19 @@ describe('NovaCompute controller (simulator)', function () {
       expect(sim.calls({ method: 'GET', pathIncludes: '/os-hypervisors/detail' }).length).to.equal(hypervisorReads);
     });
 
+    it('a failed host-discovery call is HostDiscoveryError, logged, with the poll and no error', async () => {
+      await rig.node('cmp-1', { ...sel(), [ZONE]: 'az1' });
+      sim.control.computeHost({ host: 'cmp-1', zone: 'az1', mapped: false });
+      await rig.createPool(POOL, { nodeSelector: sel() });
+      rig.jobs.failGet = new Error('jobs.batch is forbidden');
+      const d = await rig.pass(POOL);
+      expect(d).to.deep.include({ kind: 'yield', afterMs: 10_000 });
+      const services = (await rig.status(POOL)).conditions?.find((c) => c.type === 'ServicesReady');
+      expect(services).to.deep.include({ status: 'False', reason: 'HostDiscoveryError' });
+      expect(services?.message).to.include('jobs.batch is forbidden');
+      expect(rig.jobs.created).to.have.length(0);
+    });
+
     it('a cell that does not answer fails the pass with ComputeAPIError', async () => {
       await activePool(['cmp-1']);
       sim.control.computeHost({ host: 'cmp-down', cellDown: true });
