@@ -19,11 +19,12 @@ import { securityGroupLifecycleDefinition } from './security-group-lifecycle.js'
 import { scopeReachabilityDefinition } from './scope-reachability.js';
 import { novaPipelineDefinition } from './nova-pipeline.js';
 import { novaFinalizerDefinition } from './nova-finalizer.js';
+import { novaComputePoolDefinition } from './nova-compute-pool.js';
 
 export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition, serverLifecycleDefinition, networkLifecycleDefinition, identityLifecycleDefinition, regionConnectionDefinition,
   volumeLifecycleDefinition, volumeAttachmentDefinition, loadBalancerDefinition, novaUpgradeDefinition, novaDBArchiveDefinition,
   vlanAllocationDefinition, securityGroupLifecycleDefinition, scopeReachabilityDefinition, novaPipelineDefinition,
-  novaFinalizerDefinition,
+  novaFinalizerDefinition, novaComputePoolDefinition,
 ];
 
 export const createProductRegistry = (): MachineRegistry => new MachineRegistry(productMachines);
