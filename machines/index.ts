@@ -17,14 +17,14 @@ import { novaDBArchiveDefinition } from './nova-db-archive.js';
 import { vlanAllocationDefinition } from './vlan-allocation.js';
 import { securityGroupLifecycleDefinition } from './security-group-lifecycle.js';
 import { scopeReachabilityDefinition } from './scope-reachability.js';
-import { novaPipelineDefinition } from './nova-pipeline.js';
+import { novaComputePipelineDefinition, novaPipelineDefinition } from './nova-pipeline.js';
 import { novaFinalizerDefinition } from './nova-finalizer.js';
 import { novaComputePoolDefinition } from './nova-compute-pool.js';
 
 export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition, serverLifecycleDefinition, networkLifecycleDefinition, identityLifecycleDefinition, regionConnectionDefinition,
   volumeLifecycleDefinition, volumeAttachmentDefinition, loadBalancerDefinition, novaUpgradeDefinition, novaDBArchiveDefinition,
   vlanAllocationDefinition, securityGroupLifecycleDefinition, scopeReachabilityDefinition, novaPipelineDefinition,
-  novaFinalizerDefinition, novaComputePoolDefinition,
+  novaFinalizerDefinition, novaComputePoolDefinition, novaComputePipelineDefinition,
 ];
 
 export const createProductRegistry = (): MachineRegistry => new MachineRegistry(productMachines);
