@@ -224,7 +224,7 @@ describe('NovaCompute pool on Kubernetes (Nodes, DaemonSet, configs, VPA, Hyperv
       fake.clearRequests();
       await cluster.workloads.ensureDaemonSet(spec({ image: 'ghcr.io/c5c3/nova-compute:2025.2' }));
       expect(fake.requests.map(line)).to.deep.equal([`GET ${DS}/${POOL}-nova-compute`, `PUT ${DS}/${POOL}-nova-compute`]);
-      expect(fake.requests[1]!.body.metadata.resourceVersion).to.equal(version);
+      expect((fake.requests[1]!.body as Json).metadata.resourceVersion).to.equal(version);
       const ds = stored();
       expect(ds.spec.template.spec.containers[0].image).to.equal('ghcr.io/c5c3/nova-compute:2025.2');
       expect(ds.metadata.generation).to.equal(2);
@@ -346,7 +346,7 @@ describe('NovaCompute pool on Kubernetes (Nodes, DaemonSet, configs, VPA, Hyperv
   });
 
   describe('publishConfig', () => {
-    const configNames = (): string[] => fake.objects.list(CMS, `${POOL_LABEL}=${POOL}`).map((c) => c.metadata.name as string);
+    const configNames = (): string[] => fake.objects.list(CMS, `${POOL_LABEL}=${POOL}`).map((c: Json) => c.metadata.name as string);
     const publish = (hash: string) => cluster.workloads.publishConfig(NS, OWNER, { name: `${POOL}-config-${hash}`, files: { 'compute-pool.conf': `# ${hash}\n` } });
     const tick = (): void => {
       clock = new Date(clock.getTime() + 1000);
@@ -354,7 +354,7 @@ describe('NovaCompute pool on Kubernetes (Nodes, DaemonSet, configs, VPA, Hyperv
 
     it('creates it immutable, labelled with the pool, owned and stamped with its publish time; publishing it again writes nothing', async () => {
       expect(await publish('aaaa')).to.equal(true);
-      const cm = fake.objects.get(`${CMS}/${POOL}-config-aaaa`)!;
+      const cm: Json = fake.objects.get(`${CMS}/${POOL}-config-aaaa`)!;
       expect(cm.immutable).to.equal(true);
       expect(cm.data).to.deep.equal({ 'compute-pool.conf': '# aaaa\n' });
       expect(cm.metadata.labels[POOL_LABEL]).to.equal(POOL);
@@ -400,7 +400,7 @@ describe('NovaCompute pool on Kubernetes (Nodes, DaemonSet, configs, VPA, Hyperv
     it('ensurePoolVPA creates {pool}-nova-compute targeting the DaemonSet (updateMode Auto), then writes nothing while unchanged', async () => {
       expect(await cluster.vpa.vpaAPI()).to.deep.equal({ kind: 'installed' });
       await cluster.vpa.ensurePoolVPA(NS, OWNER, POOL);
-      const vpa = fake.objects.get(`${VPAS}/${POOL}-nova-compute`)!;
+      const vpa: Json = fake.objects.get(`${VPAS}/${POOL}-nova-compute`)!;
       expect(vpa.spec).to.deep.equal({ targetRef: { apiVersion: 'apps/v1', kind: 'DaemonSet', name: `${POOL}-nova-compute` }, updatePolicy: { updateMode: 'Auto' } });
       expect(vpa.metadata.ownerReferences).to.deep.equal(OWNER_REFS);
       expect(vpa.metadata.labels[POOL_LABEL]).to.equal(POOL);
@@ -419,7 +419,7 @@ describe('NovaCompute pool on Kubernetes (Nodes, DaemonSet, configs, VPA, Hyperv
       expect(await cluster.workloads.removeAll(NS, POOL)).to.deep.equal([`DaemonSet/${POOL}-nova-compute`, `ConfigMap/${POOL}-config-aaaa`, `VerticalPodAutoscaler/${POOL}-nova-compute`]);
       expect(fake.objects.get(`${DS}/${POOL}-nova-compute`)).to.equal(undefined);
       expect(fake.objects.get(`${VPAS}/${POOL}-nova-compute`)).to.equal(undefined);
-      expect(fake.objects.list(CMS).map((c) => c.metadata.name)).to.deep.equal(['kvm-b-config-aaaa']);
+      expect(fake.objects.list(CMS).map((c: Json) => c.metadata.name)).to.deep.equal(['kvm-b-config-aaaa']);
       expect(await cluster.workloads.removeAll(NS, POOL), 'again: nothing left').to.deep.equal([]);
     });
 

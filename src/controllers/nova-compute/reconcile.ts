@@ -15,7 +15,7 @@
  * (./effects.ts).
  */
 import type { Stimulus } from '../../../machines/definition.js';
-import { novaComputePipelineDefinition, novaComputePipelineStream, type NovaPipelineStimulus } from '../../../machines/nova-pipeline.js';
+import { novaComputePipelineStream, type NovaPipelineStimulus } from '../../../machines/nova-pipeline.js';
 import { novaComputePoolStream } from '../../../machines/nova-compute-pool.js';
 import { isDeleting } from '../../kube/object.js';
 import type { NovaCompute } from '../../resources/nova-compute.js';
