@@ -138,6 +138,12 @@ export const runPoolLifecycle = async ({ rig, nova, keystone, servicePassword, f
     return answer.status === 204 || answer.status === 200;
   };
 
+  const providers = async (name: string): Promise<string[]> => {
+    const { token, placement } = await admin();
+    const answer = await fetch(`${placement}/resource_providers?name=${name}`, { headers: { 'x-auth-token': token, 'openstack-api-version': 'placement 1.6' } });
+    return ((await answer.json()) as { resource_providers: Array<{ name: string }> }).resource_providers.map((p) => p.name);
+  };
+
   try {
     const began = Date.now();
     for (const [name, zone, role] of [[nodeA, zoneA, 'a'], [nodeB, zoneB, 'b']] as const) {
@@ -173,6 +179,7 @@ export const runPoolLifecycle = async ({ rig, nova, keystone, servicePassword, f
       if (zone !== 'tenant_filter_tests') expect(agg!.availability_zone).to.equal(zone);
     }
     expect((await services()).map((s) => `${s.host} ${s.status}`).sort()).to.include.members([`${nodeA} enabled`, `${nodeB} enabled`]);
+    expect(await providers(nodeB), 'the real nova-compute reported its node to Placement').to.deep.equal([nodeB]);
 
     // draining A's node: relabelled away from the pool
     await rig.source.apply({ apiVersion: 'v1', kind: 'Node', metadata: { name: nodeA, labels: { 'regent.dev/pool': `elsewhere-${id}`, 'topology.kubernetes.io/zone': zoneA } }, spec: {} } as never);
@@ -194,6 +201,7 @@ export const runPoolLifecycle = async ({ rig, nova, keystone, servicePassword, f
     expect(await rig.source.get('NovaCompute', ns, `pool-b-${id}`), 'B released its finalizer').to.equal(undefined);
     expect((await services()).map((s) => s.host), 'B\'s service deleted').to.not.include(nodeB);
     expect((await aggregates()).map((x) => x.name), 'zb emptied by the service delete and removed').to.not.include(zoneB);
+    expect(await providers(nodeB), 'Nova removed the released host\'s resource provider with its service').to.deep.equal([]);
 
     // deleting A: the trait nobody declares any more goes, and so does its zone's aggregate
     await rig.source.delete('NovaCompute', ns, `pool-a-${id}`);
