@@ -10,6 +10,9 @@
  *    `secrets.<method>(` for the secret store).
  * 4. GRANTED_AHEAD: secret store methods granted before any controller calls them (issue 11), each
  *    with the reason; cross-checked to be not yet reached, so a consumer moves its entry to 3.
+ * 5. The Nova adapters (src/nova/, NOVA_ADAPTERS): their client calls on namespaced resources (NOVA_CLIENT_CALLS, the
+ *    Nova Role), on cluster-scoped ones (NOVA_CLUSTER_CLIENT_CALLS, the ClusterRole), discovery and unreached calls,
+ *    and their watches; cross-checked against each adapter's source and the legs src/nova/watches.ts registers.
  *
  * A new call anywhere in that chain fails a test until this table, the RBAC and its comments agree.
  */
@@ -97,8 +100,8 @@ export const CONTROL_PLANE_CALLS: Readonly<Record<string, { kinds: 'all' | 'serv
   watch: { kinds: 'all', path: 'src/kube/informer.ts watch (one informer per kind, every namespace)' },
   get: { kinds: 'all', path: 'src/status/runner.ts render*, src/controllers/{server,network,region,identity}/reconcile.ts, src/provider/regions/connections.ts' },
   patchStatus: { kinds: 'all', path: 'src/status/runner.ts patchIfChanged (served kinds and NoController status)' },
-  addFinalizer: { kinds: 'served', path: 'src/controllers/lifecycle-pass.ts (Server and Network controllers), src/controllers/identity/reconcile.ts, src/controllers/nova/reconcile.ts (before anything is created)' },
-  removeFinalizer: { kinds: 'served', path: 'src/controllers/lifecycle-pass.ts (Server and Network controllers), src/controllers/identity/reconcile.ts, src/controllers/nova/finalizer.ts (once the cleanup found nothing live)' },
+  addFinalizer: { kinds: 'served', path: 'src/controllers/lifecycle-pass.ts (Server and Network controllers), src/controllers/identity/reconcile.ts, src/controllers/nova/reconcile.ts (before anything is created), src/controllers/nova-compute/reconcile.ts (the compute-drain finalizer)' },
+  removeFinalizer: { kinds: 'served', path: 'src/controllers/lifecycle-pass.ts (Server and Network controllers), src/controllers/identity/reconcile.ts, src/controllers/nova/finalizer.ts (once the cleanup found nothing live), src/controllers/nova-compute/reconcile.ts release (after the sweep)' },
   recordEvent: { kinds: 'events', path: 'src/controllers/kube-events.ts recordDecisionEvents (Server and Network passes), in the resource\'s namespace' },
   'lease.get': { kinds: 'lease', path: 'src/kube/leader/elector.ts acquire/renew/release' },
   'lease.create': { kinds: 'lease', path: 'src/kube/leader/elector.ts first acquire' },
@@ -125,36 +128,25 @@ export const GROUP = 'regent.dev';
 export const LEASE_GROUP = 'coordination.k8s.io';
 
 /**
- * The NovaCompute controller's grants (issue 28, nova-operator.md "NovaCompute"), granted before its controller and
- * its cluster adapters (src/nova/compute/port.ts) are wired: grant → why. `cluster`: the ClusterRole (the pool's own
- * CRs beyond what every kind gets, and the cluster-scoped Nodes and Hypervisors); `namespaced`: the Nova Role, in the
- * install namespace (the pool's DaemonSet and pods). rbac.test.ts checks the roles grant them, excuses them from the
- * wire scenario's "every grant is used", and fails once the derivation yields one of them on its own (a finalized
- * NovaCompute kind in src/app/kinds.ts): move it out of here then, as with GRANTED_AHEAD. When the adapters land,
- * their client calls go into NOVA_CLIENT_CALLS (and the grants leave this table).
+ * NovaCompute grants (issue 28) that no client call of the code derives, each with why it is granted all the same:
+ * `cluster` in the ClusterRole, `namespaced` in the Nova Role. Its controller (src/controllers/nova-compute/, a served
+ * kind of src/app/kinds.ts) and its cluster adapters (src/nova/compute/kubernetes/) are wired, so what they call is
+ * derived: the finalizers' patch from the finalized kinds (novacomputes, like every served kind), the namespaced calls
+ * (DaemonSets, the pool's pods and ConfigMaps, the VerticalPodAutoscaler) from NOVA_CLIENT_CALLS, the cluster-scoped
+ * ones (Nodes, Hypervisors) from NOVA_CLUSTER_CLIENT_CALLS. rbac.test.ts checks the roles grant what is left here,
+ * excuses it from the wire scenario's "every grant is used", and fails once the derivation yields one of these on its
+ * own: move it out of here then. What the code does not need is not granted ahead either: a new call or watch leg
+ * fails the scans above until its grant is derived (e.g. the spec's Owns(DaemonSet) leg, not built: its list and
+ * watch come with it; the spec has no local Node leg, so no nodes watch).
  */
 export const NOVA_COMPUTE_GRANTED_AHEAD: { readonly cluster: Readonly<Record<string, string>>; readonly namespaced: Readonly<Record<string, string>> } = {
   cluster: {
-    [triple(GROUP, 'novacomputes', 'patch')]: "the drain and remote-children finalizers (source.addFinalizer/removeFinalizer('NovaCompute', …) → patchNamespacedCustomObject), as for novas",
-    [triple(GROUP, 'novacomputes', 'update')]: "the NovaCompute controller's writes of its own CR, as kubebuilder's novacompute_controller.go RBAC grants them",
-    [triple(GROUP, 'novacomputes/finalizers', 'update')]: 'blockOwnerDeletion on the owner references of the DaemonSet and ConfigMaps to a NovaCompute (OwnerReferencesPermissionEnforcement)',
-    [triple('', 'nodes', 'get')]: 'reconcileNovaComputeNodes: a held node the list no longer returns, read by name (NodeReader.get)',
-    [triple('', 'nodes', 'list')]: "reconcileNovaComputeNodes: the selected Nodes, an uncached list of their metadata (NodeReader.list); Nodes are cluster-scoped, hence the ClusterRole",
-    [triple('', 'nodes', 'watch')]: "the Node leg: a Node label change wakes the pools that select or hold it",
-    [triple('kvm.cloud.sap', 'hypervisors', 'get')]: "reconcileNovaComputeTraits: each managed node's kvm.cloud.sap/v1 Hypervisor, by name (cluster-scoped)",
-    [triple('kvm.cloud.sap', 'hypervisors', 'patch')]: 'reconcileNovaComputeTraits: the JSON merge patch of spec.customTraits (field owner cobaltcore-operator)',
+    // not a client call, so no scan sees it: the OwnerReferencesPermissionEnforcement admission plugin (where a cluster
+    // enables it) requires it of a write that sets blockOwnerDeletion on an owner reference to a NovaCompute, which the
+    // pool's DaemonSet, ConfigMaps and VPA carry (src/nova/compute/kubernetes/common.ts poolOwnerReference)
+    [triple(GROUP, 'novacomputes/finalizers', 'update')]: 'blockOwnerDeletion on the owner references of the DaemonSet, ConfigMaps and VPA to a NovaCompute (OwnerReferencesPermissionEnforcement)',
   },
-  namespaced: {
-    [triple('apps', 'daemonsets', 'get')]: 'reconcileNovaComputeDaemonSet: the {name}-nova-compute DaemonSet, read before it is applied',
-    [triple('apps', 'daemonsets', 'list')]: 'the DaemonSet leg (Owns): the LIST its WATCH starts from',
-    [triple('apps', 'daemonsets', 'watch')]: 'the DaemonSet leg (Owns): a rollout or a status change wakes its pool',
-    [triple('apps', 'daemonsets', 'create')]: 'reconcileNovaComputeDaemonSet: the first apply',
-    [triple('apps', 'daemonsets', 'update')]: 'reconcileNovaComputeDaemonSet: a drifted DaemonSet replaced with the read\'s resourceVersion',
-    [triple('apps', 'daemonsets', 'patch')]: 'reconcileNovaComputeDaemonSet: the affinity and the pod-template annotations patched in place',
-    [triple('apps', 'daemonsets', 'delete')]: "reconcileNovaComputeDaemonSet: no affinity term left (a deleting pool holding no Draining node), and the teardown's sweep",
-    [triple('', 'pods', 'get')]: "reconcileNovaComputeServices: a Releasing node's pod of the pool, read by name",
-    [triple('', 'pods', 'watch')]: "the pool's pods (the DaemonSet's readiness per node)",
-  },
+  namespaced: {},
 };
 
 const src = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
@@ -315,9 +307,14 @@ export const leaseName = (): string => {
 
 /**
  * The grants the control plane needs, split by where they must be granted: cluster-wide (ClusterRole),
- * the Lease and the secrets (two Roles in the install namespace).
+ * the Lease and the secrets (two Roles in the install namespace). `ahead: false` leaves out NOVA_COMPUTE_GRANTED_AHEAD
+ * (what the code alone derives).
  */
-export const expectedGrants = (plurals: { all: readonly string[]; served: readonly string[] }, lease: string): { cluster: string[]; leases: string[]; secrets: string[] } => {
+export const expectedGrants = (
+  plurals: { all: readonly string[]; served: readonly string[] },
+  lease: string,
+  options: { ahead?: boolean } = {},
+): { cluster: string[]; leases: string[]; secrets: string[] } => {
   const cluster = new Set<string>();
   const leases = new Set<string>();
   const secrets = new Set<string>();
@@ -332,7 +329,9 @@ export const expectedGrants = (plurals: { all: readonly string[]; served: readon
       else for (const plural of use.kinds === 'servers' ? ['servers'] : use.kinds === 'served' ? plurals.served : plurals.all) cluster.add(triple(GROUP, c.api === 'custom/status' ? `${plural}/status` : plural, c.verb));
     }
   }
-  for (const grant of Object.keys(NOVA_COMPUTE_GRANTED_AHEAD.cluster)) cluster.add(grant);
+  // the Nova adapters' cluster-scoped calls (Nodes, Hypervisors): a Role cannot grant them
+  for (const grant of novaGrantsOf(NOVA_CLUSTER_CLIENT_CALLS)) cluster.add(grant);
+  if (options.ahead !== false) for (const grant of Object.keys(NOVA_COMPUTE_GRANTED_AHEAD.cluster)) cluster.add(grant);
   return { cluster: [...cluster].sort(), leases: [...leases].sort(), secrets: [...secrets].sort() };
 };
 
@@ -354,6 +353,12 @@ export const NOVA_ADAPTERS = [
   'src/nova/secret-store-kubernetes.ts',
   'src/nova/config/kubernetes.ts',
   'src/nova/group/kubernetes.ts',
+  // the NovaCompute pool's (issue 28, src/nova/compute/kubernetes.ts builds them on the install namespace): the Nodes
+  // and Hypervisors are cluster-scoped (NOVA_CLUSTER_CLIENT_CALLS), the DaemonSet, pods, ConfigMaps and VPA namespaced
+  'src/nova/compute/kubernetes/nodes.ts',
+  'src/nova/compute/kubernetes/hypervisors.ts',
+  'src/nova/compute/kubernetes/workloads.ts',
+  'src/nova/compute/kubernetes/vpa.ts',
   // the watches' LISTs (LegLists); their WATCHes go through the client's Watch, which this scan cannot see: NOVA_WATCHES
   'src/nova/watches.ts',
 ];
@@ -389,6 +394,7 @@ export interface NovaGrant {
 const GATEWAY = 'gateway.networking.k8s.io';
 const VPA = 'autoscaling.k8s.io';
 const MARIADB = 'k8s.mariadb.com';
+const HYPERVISOR = 'kvm.cloud.sap';
 
 /**
  * Every `this.<api>.<method>(` the Nova adapters make, and the (group, resources, verb) it needs; a call several
@@ -402,10 +408,20 @@ export const NOVA_CLIENT_CALLS: Readonly<Record<string, NovaGrant | readonly Nov
   'batch.readNamespacedCronJob': { group: 'batch', resources: ['cronjobs'], verb: 'get' },
   'batch.createNamespacedCronJob': { group: 'batch', resources: ['cronjobs'], verb: 'create' },
   'batch.replaceNamespacedCronJob': { group: 'batch', resources: ['cronjobs'], verb: 'update' },
+  // also the NovaCompute pool's pods on its nodes (src/nova/compute/kubernetes/workloads.ts podsOn: one LIST by the
+  // pool label, narrowed by spec.nodeName for one node; never a get or a watch)
   'core.listNamespacedPod': { group: '', resources: ['pods'], verb: 'list' },
+  // the NovaCompute pool's {pool}-nova-compute DaemonSet (src/nova/compute/kubernetes/workloads.ts): one GET, created
+  // on 404, replaced on drift (PUT with the read's resourceVersion), deleted (Background) with no affinity term left
+  // and by the sweep; never patched, listed or watched
+  'apps.readNamespacedDaemonSet': { group: 'apps', resources: ['daemonsets'], verb: 'get' },
+  'apps.createNamespacedDaemonSet': { group: 'apps', resources: ['daemonsets'], verb: 'create' },
+  'apps.replaceNamespacedDaemonSet': { group: 'apps', resources: ['daemonsets'], verb: 'update' },
+  'apps.deleteNamespacedDaemonSet': { group: 'apps', resources: ['daemonsets'], verb: 'delete' },
   // the Jobs' and the roles' config (jobs/, workloads/), and the Config step's store (config/kubernetes.ts): publish
   // lists a Nova's configs, creates one, patches the label and publish time (adoption, republish), deletes beyond
-  // the history; current reads the one the API Deployment mounts
+  // the history; current reads the one the API Deployment mounts. The NovaCompute pool's configs likewise
+  // (src/nova/compute/kubernetes/workloads.ts publishConfig, removeAll): list by the pool label, create, patch, delete
   'core.createNamespacedConfigMap': { group: '', resources: ['configmaps'], verb: 'create' },
   'core.readNamespacedConfigMap': { group: '', resources: ['configmaps'], verb: 'get' },
   // also the ConfigMap leg of the watches (src/nova/watches.ts): the LIST its WATCH starts from
@@ -455,7 +471,8 @@ export const NOVA_CLIENT_CALLS: Readonly<Record<string, NovaGrant | readonly Nov
     { group: 'external-secrets.io', resources: ['secretstores'], verb: 'list' },
   ],
   // CustomObjectsApi: mariadb-operator (src/nova/database/mariadb-operator.ts), the SecretStore gate
-  // (src/nova/secret-store-kubernetes.ts) and the group's HTTPRoutes and VPAs (src/nova/group/kubernetes.ts)
+  // (src/nova/secret-store-kubernetes.ts), the group's HTTPRoutes and VPAs (src/nova/group/kubernetes.ts) and the
+  // NovaCompute pool's VPA (src/nova/compute/kubernetes/vpa.ts: get, create, update on drift, delete, as the group's)
   'custom.getNamespacedCustomObject': [
     { group: MARIADB, resources: ['mariadbs', 'databases', 'users', 'grants'], verb: 'get' },
     // src/nova/secret-store-kubernetes.ts: the SecretStore a Nova selects, read by the Secrets step's gate
@@ -484,14 +501,36 @@ export const NOVA_CLIENT_CALLS: Readonly<Record<string, NovaGrant | readonly Nov
 };
 
 /**
- * Client calls of the Nova adapters that need no rule of any Role or ClusterRole of Regent's, and why. The group
- * adapter's capability probes are discovery GETs of a group/version (`/apis/gateway.networking.k8s.io/v1`,
- * `/apis/autoscaling.k8s.io/v1`): non-resource URLs that the API server's default ClusterRole system:discovery grants
+ * The Nova adapters' calls on cluster-scoped resources, `<field>.<method>` → the (group, resources, verb) it needs, in
+ * the ClusterRole (a Role cannot grant a cluster-scoped resource): the NovaCompute pool's Nodes and Hypervisors (issue
+ * 28). No namespace in these calls' names; every NOVA_CLIENT_CALLS one is `…Namespaced…` (rbac.test.ts checks both).
+ */
+export const NOVA_CLUSTER_CLIENT_CALLS: Readonly<Record<string, NovaGrant | readonly NovaGrant[]>> = {
+  // src/nova/compute/kubernetes/nodes.ts, an uncached metadata-only reader (reconcileNovaComputeNodes): list the
+  // selected Nodes (paged, PartialObjectMetadataList), get a held node the list no longer returns; no watch (the spec:
+  // "There is no local Node leg", the pool's poll picks up a relabel)
+  'core.listNode': { group: '', resources: ['nodes'], verb: 'list' },
+  'core.readNode': { group: '', resources: ['nodes'], verb: 'get' },
+  // src/nova/compute/kubernetes/hypervisors.ts (reconcileNovaComputeTraits): each managed node's kvm.cloud.sap/v1
+  // Hypervisor by name, and the JSON merge patch of its spec.customTraits (field manager cobaltcore-operator)
+  'custom.getClusterCustomObject': { group: HYPERVISOR, resources: ['hypervisors'], verb: 'get' },
+  'custom.patchClusterCustomObject': { group: HYPERVISOR, resources: ['hypervisors'], verb: 'patch' },
+};
+
+/** The grants of a table of Nova client calls, as triples. */
+export const novaGrantsOf = (calls: Readonly<Record<string, NovaGrant | readonly NovaGrant[]>>): string[] =>
+  Object.values(calls).flatMap((c) => [c].flat().flatMap((g) => g.resources.map((resource) => triple(g.group, resource, g.verb))));
+
+/**
+ * Client calls of the Nova adapters that need no rule of any Role or ClusterRole of Regent's, and why. The capability
+ * probes are discovery GETs of a group/version (`/apis/gateway.networking.k8s.io/v1`, `/apis/autoscaling.k8s.io/v1`,
+ * `/apis/kvm.cloud.sap/v1`): non-resource URLs that the API server's default ClusterRole system:discovery grants
  * every authenticated user (its binding's subject is the group system:authenticated), so Regent's roles carry no
  * nonResourceURLs. rbac.test.ts checks that the only requests outside the resource paths are such discovery GETs.
  */
 export const NOVA_DISCOVERY_CALLS: Readonly<Record<string, string>> = {
-  'custom.getAPIResources': 'src/nova/group/kubernetes.ts probe: GET /apis/<group>/<version> (the Gateway API, the VPA API), allowed by system:discovery',
+  'custom.getAPIResources':
+    'GET /apis/<group>/<version>, allowed by system:discovery: the probes of src/nova/group/kubernetes.ts (the Gateway API, the VPA API) and src/nova/compute/kubernetes/vpa.ts (the VPA API), and src/nova/compute/kubernetes/hypervisors.ts (is kvm.cloud.sap/v1 served, after a 404 that names no Hypervisor)',
 };
 
 /**
@@ -582,12 +621,16 @@ export const novaClientModules = (): string[] =>
     .filter((file) => /makeApiClient\(/.test(src(file)))
     .sort();
 
-/** The Nova Role's grants, as derived from NOVA_CLIENT_CALLS and NOVA_WATCHES (NOVA_DISCOVERY_CALLS and NOVA_UNREACHED_CALLS need none). */
-export const expectedNovaGrants = (): string[] =>
+/**
+ * The Nova Role's grants, as derived from NOVA_CLIENT_CALLS and NOVA_WATCHES (NOVA_DISCOVERY_CALLS and NOVA_UNREACHED_CALLS
+ * need none; NOVA_CLUSTER_CLIENT_CALLS are the ClusterRole's: expectedGrants). `ahead: false` leaves out
+ * NOVA_COMPUTE_GRANTED_AHEAD.namespaced.
+ */
+export const expectedNovaGrants = (options: { ahead?: boolean } = {}): string[] =>
   [
     ...new Set([
-      ...Object.values(NOVA_CLIENT_CALLS).flatMap((c) => [c].flat().flatMap((g) => g.resources.map((resource) => triple(g.group, resource, g.verb)))),
+      ...novaGrantsOf(NOVA_CLIENT_CALLS),
       ...Object.keys(NOVA_WATCHES).map((key) => `${key}:watch`),
-      ...Object.keys(NOVA_COMPUTE_GRANTED_AHEAD.namespaced),
+      ...(options.ahead === false ? [] : Object.keys(NOVA_COMPUTE_GRANTED_AHEAD.namespaced)),
     ]),
   ].sort();
