@@ -33,7 +33,7 @@ import { LeaderElector } from '../kube/leader/elector.js';
 import { EmbeddedLeaseBackend } from '../kube/embedded/lease.js';
 import { EmbeddedResourceSource } from '../kube/embedded/store.js';
 import type { LeaseBackend } from '../kube/leader/lease.js';
-import { KIND_NAMES, type KindName, type ObjectOf } from '../resources/index.js';
+import { CORE_KIND_NAMES, KIND_NAMES, type KindName, type ObjectOf } from '../resources/index.js';
 import type { Logger } from '../log/logger.js';
 import { Metrics } from '../observability/metrics.js';
 import { Controller } from '../controllers/controller.js';
@@ -344,7 +344,20 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       },
     });
 
-    for (const informer of Object.values(informers)) {
+    // The core kinds the store holds besides Regent's (the embedded default's Nodes, which NovaCompute pools select):
+    // watched only for the wakes they declare, never given a status; a source that does not serve them (Kubernetes,
+    // where a pool reads Nodes uncached) gets no informer.
+    const coreInformers: Array<Informer<KindName>> = [];
+    for (const kind of CORE_KIND_NAMES) {
+      if (!(await source.list(kind).then(() => true, () => false))) continue;
+      coreInformers.push(new Informer(source, kind, async (event) => {
+        const change = wakes.onChange({ type: event.type, kind, object: event.object });
+        if (!leadership?.leading) return;
+        for (const wake of change.wakes) enqueue(wake.kind, wake.key);
+      }, { logger }));
+    }
+
+    for (const informer of [...Object.values(informers), ...coreInformers]) {
       opened.push(() => informer.stop());
       await informer.start();
     }
@@ -405,7 +418,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         await current.stop('stopping');
         if (elector) await elector.stop({ release: true });
         await current.settled();
-        for (const informer of Object.values(informers)) await informer.stop();
+        for (const informer of [...Object.values(informers), ...coreInformers]) await informer.stop();
         // the Nova runtime's MariaDB pool and archive scheduler would keep the process alive
         await novaRuntime.close();
         await source.close();
