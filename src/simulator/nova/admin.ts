@@ -99,6 +99,17 @@ export function registerAdmin(r: Registrar): void {
   r.del('/os-services/:id', (ctx) => {
     admin(ctx, 'os_compute_api:os-services:delete');
     const s = findService(ctx, ctx.p('id'));
+    if (s.binary === 'nova-compute') {
+      // as Nova (Zed): refused while the host holds servers; otherwise the host leaves every aggregate, and its
+      // compute nodes go with their resource providers (docs/simulator-differences.md §21)
+      if ([...ctx.sim.nova.servers.values()].some((server) => server.host === s.host)) throw new SimError(409, 'Unable to delete compute service that is hosting instances. Migrate or delete the instances first.');
+      for (const aggregate of ctx.sim.nova.aggregates.values()) aggregate.hosts = aggregate.hosts.filter((h) => h !== s.host);
+      for (const [id, h] of ctx.sim.nova.hypervisors) {
+        if (h.serviceId !== s.id) continue;
+        ctx.sim.nova.hypervisors.delete(id);
+        for (const [uuid, rp] of ctx.sim.placement.rps) if (rp.name === h.hostname) ctx.sim.placement.rps.delete(uuid);
+      }
+    }
     ctx.sim.nova.services.delete(s.id);
     return noContent();
   });
