@@ -5,6 +5,8 @@
  * through the real client.
  */
 import { expect } from 'chai';
+import { Registry } from 'prom-client';
+import { sharedNovaMetrics } from '../../../src/observability/nova-metrics.js';
 import type { RunningSimulator } from '../../../src/simulator/index.js';
 import { COMPUTE_DRAIN_FINALIZER } from '../../../src/controllers/nova-compute/reconcile.js';
 import { fault, simApi, start } from '../../openstack/support/sim.js';
@@ -644,6 +646,21 @@ describe('NovaCompute controller (simulator)', function () {
 
   describe('calls', () => {
     beforeEach(async () => rig.seedNova());
+
+    it('every step is timed on the Nova controller\'s vectors (nova_operator_reconcile_duration_seconds by sub_reconciler); a failed step counts under its condition', async () => {
+      const registry = new Registry();
+      rig.deps.metrics = sharedNovaMetrics(registry);
+      expect(sharedNovaMetrics(registry), 'one set of vectors per registry, shared by both controllers').to.equal(rig.deps.metrics);
+      await rig.node('cmp-1', { ...sel(), [ZONE]: 'az1' });
+      await rig.createPool(POOL, { nodeSelector: sel() });
+      await rig.reconcile(POOL); // the finalizer
+      await rig.reconcile(POOL);
+      const text = await registry.metrics();
+      for (const step of ['NovaRef', 'Nodes', 'PoolConfig', 'DaemonSet', 'ComputeVPA', 'Aggregates', 'Services', 'Traits']) expect(text, step).to.contain(`nova_operator_reconcile_duration_seconds_count{sub_reconciler="${step}"} 1`);
+      rig.cluster.nodeError = new Error('the API server is gone');
+      await rig.reconcile(POOL).catch(() => undefined);
+      expect(await registry.metrics()).to.contain('nova_operator_reconcile_errors_total{sub_reconciler="Nodes",condition_type="NodesReady"} 1');
+    });
 
     it('one token per pass, every Nova call at 2.69 except os-hypervisors at 2.88, Placement traits at 1.6', async () => {
       rig.cluster.pods.add('cmp-1');
