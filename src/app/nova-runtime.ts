@@ -122,6 +122,7 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
   const { startNovaWatches } = await import('../nova/watches.js');
   const { startTargetWatches } = await import('../nova/target-watches.js');
   const { kubernetesComputeCluster } = await import('../nova/compute/kubernetes.js');
+  const { startPoolWatches } = await import('../nova/compute/watches.js');
   const kubeConfig = source.kubeConfig;
   // NovaCompute pools (issue 28): Nodes, DaemonSets, ConfigMaps, Hypervisors and the VPA of the install namespace
   const compute = kubernetesComputeCluster(kubeConfig, options.installNamespace);
@@ -152,6 +153,8 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
     compute: {
       cluster: compute,
       vpa: { probe: () => compute.vpa.vpaAPI(), ensure: (namespace, owner, pool) => compute.vpa.ensurePoolVPA(namespace, owner, pool), remove: (namespace, pool) => compute.vpa.removePoolVPA(namespace, pool) },
+      // the pool's DaemonSets and ConfigMaps (by the pool label) and the contract Secrets, in the install namespace
+      startWatches: (enqueue, pools) => startPoolWatches({ kubeConfig, namespace: options.installNamespace, pools, enqueue, logger: options.logger }),
     },
     close: async () => undefined,
   };

@@ -34,8 +34,11 @@ import { describeError } from '../log/logger.js';
 import { apiCodeOf } from './kube-api-error.js';
 import { clusterSecretStoreLeg, mariaDBLeg, ownedLeg, secretLeg, secretStoreLeg, type NovaSnapshot, type WatchedObject } from './watch-legs.js';
 
-/** One watched resource and what its events wake. */
-export interface WatchLeg {
+/**
+ * One watched resource and what its events wake. `S` is the snapshot its wake function maps an event through: the
+ * Novas (NovaSnapshot, the default), or another controller's cache (the NovaCompute pools' legs, ./compute/watches.ts).
+ */
+export interface WatchLeg<S = NovaSnapshot> {
   /** `<plural>[.<group>]`, as RBAC names it. */
   readonly resource: string;
   readonly group: string;
@@ -43,12 +46,12 @@ export interface WatchLeg {
   readonly plural: string;
   /** The namespace watched; undefined: cluster-wide (a cluster-scoped kind). */
   readonly namespace: string | undefined;
-  readonly wakes: (object: WatchedObject, novas: NovaSnapshot) => string[];
+  readonly wakes: (object: WatchedObject, snapshot: S) => string[];
   /** Lists and watches only the objects this selector matches (a target cluster's: the uid label); undefined: all. */
   readonly labelSelector?: string;
 }
 
-export const leg = (group: string, version: string, plural: string, namespace: string | undefined, wakes: WatchLeg['wakes'], labelSelector?: string): WatchLeg => ({
+export const leg = <S = NovaSnapshot>(group: string, version: string, plural: string, namespace: string | undefined, wakes: WatchLeg<S>['wakes'], labelSelector?: string): WatchLeg<S> => ({
   resource: group === '' ? plural : `${plural}.${group}`,
   group,
   version,
@@ -90,16 +93,18 @@ export interface WatchTiming {
 
 const DEFAULT_TIMING: WatchTiming = { notInstalledRetryMs: 5 * 60_000, backoffInitialMs: 1_000, backoffMaxMs: 30_000, watchTimeoutSeconds: 300 };
 
-/** What runs a set of legs (startLegWatches): the cluster they watch, the Novas they map to, where keys go. */
-export interface LegWatchOptions {
+/** What runs a set of legs (startLegWatches): the cluster they watch, the Novas (or pools) they map to, where keys go. */
+export interface LegWatchOptions<S = NovaSnapshot> {
   readonly kubeConfig: KubeConfig;
   /** The cluster watched, for the logs (undefined: the management cluster, with Regent's own Role). */
   readonly cluster?: string;
-  /** The Novas the legs map to: the controller's informer cache, read at each event (no API call). */
-  readonly novas: () => NovaSnapshot;
+  /** The Novas the legs map to (for the pools' legs: the NovaComputes): the controller's informer cache, read at each event (no API call). */
+  readonly novas: () => S;
   readonly enqueue: (key: string) => void;
   readonly logger: Logger;
   readonly timing?: Partial<WatchTiming>;
+  /** The kind whose controller the legs wake, in the info and warn logs: 'Nova' unless said (the pools': 'NovaCompute'). */
+  readonly controller?: string;
 }
 
 export interface NovaWatchOptions extends LegWatchOptions {
@@ -132,7 +137,7 @@ interface ListResult {
 }
 
 /** One leg's list-then-watch loop. */
-class LegWatch {
+class LegWatch<S> {
   private version: string | undefined;
   /** The first list wakes nothing; later ones (a relist) wake what they list. */
   private listedOnce = false;
@@ -144,8 +149,8 @@ class LegWatch {
   readonly done: Promise<void>;
 
   constructor(
-    private readonly leg: WatchLeg,
-    private readonly options: LegWatchOptions,
+    private readonly leg: WatchLeg<S>,
+    private readonly options: LegWatchOptions<S>,
     private readonly timing: WatchTiming,
     private readonly list: () => Promise<ListResult>,
   ) {
@@ -217,7 +222,7 @@ class LegWatch {
     if (code === 404) {
       if (this.installed) {
         this.installed = false;
-        this.options.logger.info(`the ${this.leg.resource} watch of the Nova controller is off: the resource is not served (its CRD is not installed); tried again every ${Math.round(this.timing.notInstalledRetryMs / 1000)} s`, {
+        this.options.logger.info(`the ${this.leg.resource} watch of the ${this.options.controller ?? 'Nova'} controller is off: the resource is not served (its CRD is not installed); tried again every ${Math.round(this.timing.notInstalledRetryMs / 1000)} s`, {
           resource: this.leg.resource,
         });
       } else this.options.logger.debug('a Nova watch leg is still not served', { resource: this.leg.resource });
@@ -229,7 +234,7 @@ class LegWatch {
     if (code === 403 && !this.forbiddenSaid) {
       this.forbiddenSaid = true;
       const who = this.options.cluster === undefined ? 'its Role needs' : `the identity of the target cluster ${this.options.cluster}'s kubeconfig needs`;
-      this.options.logger.warn(`the Nova controller may not ${during === 'list' ? 'list' : 'watch'} ${this.leg.resource} in ${this.leg.namespace ?? 'the cluster'}${this.options.cluster === undefined ? '' : ` on the target cluster ${this.options.cluster}`} (403): ${who} list and watch on it; retrying`, { resource: this.leg.resource, ...this.clusterMeta() });
+      this.options.logger.warn(`the ${this.options.controller ?? 'Nova'} controller may not ${during === 'list' ? 'list' : 'watch'} ${this.leg.resource} in ${this.leg.namespace ?? 'the cluster'}${this.options.cluster === undefined ? '' : ` on the target cluster ${this.options.cluster}`} (403): ${who} list and watch on it; retrying`, { resource: this.leg.resource, ...this.clusterMeta() });
     } else {
       this.options.logger.debug(`a Nova watch leg's ${during} failed: reconnecting after a backoff`, { resource: this.leg.resource, status: code, delayMs: delay, ...describeError(error) });
     }
@@ -334,7 +339,7 @@ class LegLists {
     this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
   }
 
-  async list(l: WatchLeg): Promise<ListResult> {
+  async list(l: Pick<WatchLeg, 'group' | 'version' | 'plural' | 'namespace' | 'labelSelector'>): Promise<ListResult> {
     const selector = l.labelSelector === undefined ? {} : { labelSelector: l.labelSelector };
     if (l.group === '') {
       const namespace = l.namespace;
@@ -359,7 +364,7 @@ class LegLists {
  * Starts one list-then-watch loop per leg on `options.kubeConfig`; `stop()` ends them all. The machinery of both the
  * management cluster's watches (startNovaWatches) and a target cluster's (./target-watches.ts).
  */
-export const startLegWatches = (legs: readonly WatchLeg[], options: LegWatchOptions): NovaWatches => {
+export const startLegWatches = <S = NovaSnapshot>(legs: readonly WatchLeg<S>[], options: LegWatchOptions<S>): NovaWatches => {
   const timing = { ...DEFAULT_TIMING, ...options.timing };
   const lists = new LegLists(options.kubeConfig);
   const watches = legs.map((l) => new LegWatch(l, options, timing, () => lists.list(l)));

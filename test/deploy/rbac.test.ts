@@ -185,7 +185,7 @@ describe('deploy: RBAC least privilege', () => {
       }
     });
 
-    it("the Nova controller's watches: NOVA_WATCHES names exactly the legs src/nova/watches.ts registers under --namespace, each in the install namespace", () => {
+    it("the Nova controller's watches and the NovaCompute pools': NOVA_WATCHES names exactly the legs Regent registers under --namespace, each in the install namespace", () => {
       // the only Watch of src/nova, on the path of a leg from novaWatchLegs (imported below: the table cannot drift)
       expect(novaWatchModules(), 'modules under src/nova constructing a Watch').to.deep.equal(['src/nova/watches.ts']);
       const watches = read('src/nova/watches.ts');
@@ -195,6 +195,9 @@ describe('deploy: RBAC least privilege', () => {
       expect(watches).to.match(/const legs = novaWatchLegs\(options\.namespace, options\.clusterScoped\);/);
       // what Regent registers: src/app/nova-runtime.ts starts the watches namespace-scoped
       expect(read('src/app/nova-runtime.ts')).to.match(/startNovaWatches\(\{[^}]*\bnamespace: options\.installNamespace, clusterScoped: false\b/);
+      // the NovaCompute pools' legs (issue 28) on the same machinery, in the install namespace: poolWatchLegs
+      expect(read('src/app/nova-runtime.ts')).to.match(/startPoolWatches\(\{[^}]*\bnamespace: options\.installNamespace\b/);
+      expect(read('src/nova/compute/watches.ts')).to.match(/const legs = poolWatchLegs\(options\.namespace\);[\s\S]*startLegWatches\(legs,/);
       const install = 'install-namespace';
       const registered = novaWatchedAccesses(install, false);
       expect(sorted(registered.map((a) => a.key))).to.deep.equal(sorted(Object.keys(NOVA_WATCHES)));
@@ -278,8 +281,10 @@ describe('deploy: RBAC least privilege', () => {
         ...watched('batch', 'cronjobs'),
         // the Jobs' reports, and the NovaCompute pool's pods on its nodes (issue 28)
         triple('', 'pods', 'list'),
-        // the NovaCompute pool's {pool}-nova-compute DaemonSet (issue 28): get, create, update (replace on drift), delete
+        // the NovaCompute pool's {pool}-nova-compute DaemonSet (issue 28): get, create, update (replace on drift), delete;
+        // list and watch: the pools' DaemonSet leg (the spec's Owns(DaemonSet), by the pool label)
         ...['get', 'create', 'update', 'delete'].map((verb) => triple('apps', 'daemonsets', verb)),
+        ...watched('apps', 'daemonsets'),
         ...['get', 'list', 'create', 'patch', 'delete'].map((verb) => triple('', 'configmaps', verb)),
         ...watched('', 'configmaps'),
         ...['get', 'patch', 'create', 'update', 'delete'].map((verb) => triple('apps', 'deployments', verb)),

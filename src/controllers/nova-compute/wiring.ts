@@ -7,9 +7,10 @@
  *     published contract), and of the endpoint its calls go to;
  *   - another pool of the same Nova: a spec change, the start of its deletion, or a change in which nodes it holds,
  *     in which phase and zone (a node one of them takes or releases re-evaluates the conflicts of the rest);
- *   - a Node of the embedded store whose labels change, for the pools that select or hold it.
- * The contract Secret and a Node on Kubernetes wake nothing yet: the pool's poll (15 s while waiting, at most 60 s)
- * picks them up (docs/novacompute.md, "Caveats").
+ *   - a Node of the embedded store whose labels change, for the pools that select or hold it;
+ *   - on Kubernetes, while leading (the runtime's compute.startWatches, src/nova/compute/watches.ts): its DaemonSet and
+ *     ConfigMaps, and its Nova's contract Secret `<nova>-compute-config`.
+ * A Node on Kubernetes wakes nothing: the pool's poll (at most 60 s) picks up a relabel (docs/novacompute.md, "Caveats").
  */
 import { novaComputePoolStream } from '../../../machines/nova-compute-pool.js';
 import { novaComputePipelineStream } from '../../../machines/nova-pipeline.js';
@@ -87,9 +88,19 @@ export const novaComputeWiring: KindWiring = {
       ...(services.nova.namespaceRefused ? { namespaceRefused: services.nova.namespaceRefused } : {}),
       metrics: sharedNovaMetrics(services.metrics.registry),
     };
+    // the pool's own objects and its contract Secret (Kubernetes), while leading: a change wakes the pools it maps to
+    let watches: { stop(): Promise<void> } | undefined;
     return {
       reconcile: (key) => reconcileNovaCompute(deps, ...keyParts(key)),
       handlers: novaComputeEffectHandlers(deps),
+      startLeading: () => {
+        watches = compute.startWatches?.((key) => services.enqueue('NovaCompute', key), () => services.lookups.list('NovaCompute') as NovaCompute[]);
+      },
+      stopLeading: async () => {
+        const stopping = watches;
+        watches = undefined;
+        await stopping?.stop();
+      },
     };
   },
 };

@@ -9,6 +9,7 @@ import type { Nova } from '../../resources/nova.js';
 import type { TargetCluster } from '../../nova/target-clusters.js';
 import type { ComputeCluster } from '../../nova/compute/port.js';
 import type { PoolVPA } from '../nova-compute/deps.js';
+import type { NovaCompute } from '../../resources/nova-compute.js';
 
 export type NovaRuntime = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndpoint' | 'jobs' | 'workloads' | 'jobsUnavailable' | 'namespaceRefused' | 'configs' | 'secretStoreGate' | 'healthProbe' | 'released' | 'group' | 'targetClusters' | 'forTarget' | 'childrenWatched'> & {
   description: string;
@@ -29,6 +30,14 @@ export type NovaRuntime = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndp
    * Where NovaCompute pools run (issue 28): the embedded default's Node objects and local nova-compute processes, or
    * the management cluster's Nodes, DaemonSets, ConfigMaps and Hypervisors; absent: pools are not served here.
    */
-  compute?: { cluster: ComputeCluster; vpa?: PoolVPA };
+  compute?: {
+    cluster: ComputeCluster;
+    vpa?: PoolVPA;
+    /**
+     * Kubernetes only: the watches that wake a pool when its DaemonSet or ConfigMaps or its Nova's contract Secret
+     * change (src/nova/compute/watches.ts), while this process leads; the embedded default has none (its polls stay).
+     */
+    startWatches?(enqueue: (key: string) => void, pools: () => readonly NovaCompute[]): { stop(): Promise<void> };
+  };
   close(): Promise<void>;
 };

@@ -12,7 +12,8 @@
  *    with the reason; cross-checked to be not yet reached, so a consumer moves its entry to 3.
  * 5. The Nova adapters (src/nova/, NOVA_ADAPTERS): their client calls on namespaced resources (NOVA_CLIENT_CALLS, the
  *    Nova Role), on cluster-scoped ones (NOVA_CLUSTER_CLIENT_CALLS, the ClusterRole), discovery and unreached calls,
- *    and their watches; cross-checked against each adapter's source and the legs src/nova/watches.ts registers.
+ *    and their watches; cross-checked against each adapter's source and the legs src/nova/watches.ts registers (the
+ *    Nova's, and the NovaCompute pools' of src/nova/compute/watch-legs.ts, run on the same machinery).
  *
  * A new call anywhere in that chain fails a test until this table, the RBAC and its comments agree.
  */
@@ -22,6 +23,7 @@ import { ROOT } from './files.js';
 import { triple } from './rbac.js';
 import { servedKinds as tableServedKinds } from '../../../src/app/kinds.js';
 import { legPath, novaWatchLegs } from '../../../src/nova/watches.js';
+import { poolWatchLegs } from '../../../src/nova/compute/watch-legs.js';
 
 export type Api = 'custom' | 'custom/status' | 'events' | 'leases' | 'secrets';
 
@@ -136,8 +138,8 @@ export const LEASE_GROUP = 'coordination.k8s.io';
  * ones (Nodes, Hypervisors) from NOVA_CLUSTER_CLIENT_CALLS. rbac.test.ts checks the roles grant what is left here,
  * excuses it from the wire scenario's "every grant is used", and fails once the derivation yields one of these on its
  * own: move it out of here then. What the code does not need is not granted ahead either: a new call or watch leg
- * fails the scans above until its grant is derived (e.g. the spec's Owns(DaemonSet) leg, not built: its list and
- * watch come with it; the spec has no local Node leg, so no nodes watch).
+ * fails the scans above until its grant is derived (the spec's Owns(DaemonSet) leg brought its daemonsets list and
+ * watch with it, NOVA_WATCHES; the spec has no local Node leg, so no nodes watch).
  */
 export const NOVA_COMPUTE_GRANTED_AHEAD: { readonly cluster: Readonly<Record<string, string>>; readonly namespaced: Readonly<Record<string, string>> } = {
   cluster: {
@@ -413,7 +415,7 @@ export const NOVA_CLIENT_CALLS: Readonly<Record<string, NovaGrant | readonly Nov
   'core.listNamespacedPod': { group: '', resources: ['pods'], verb: 'list' },
   // the NovaCompute pool's {pool}-nova-compute DaemonSet (src/nova/compute/kubernetes/workloads.ts): one GET, created
   // on 404, replaced on drift (PUT with the read's resourceVersion), deleted (Background) with no affinity term left
-  // and by the sweep; never patched, listed or watched
+  // and by the sweep; never patched. Listed and watched only by the pools' DaemonSet leg (custom.listNamespacedCustomObject)
   'apps.readNamespacedDaemonSet': { group: 'apps', resources: ['daemonsets'], verb: 'get' },
   'apps.createNamespacedDaemonSet': { group: 'apps', resources: ['daemonsets'], verb: 'create' },
   'apps.replaceNamespacedDaemonSet': { group: 'apps', resources: ['daemonsets'], verb: 'update' },
@@ -451,9 +453,10 @@ export const NOVA_CLIENT_CALLS: Readonly<Record<string, NovaGrant | readonly Nov
   'networking.createNamespacedNetworkPolicy': { group: 'networking.k8s.io', resources: ['networkpolicies'], verb: 'create' },
   'networking.replaceNamespacedNetworkPolicy': { group: 'networking.k8s.io', resources: ['networkpolicies'], verb: 'update' },
   'networking.deleteNamespacedNetworkPolicy': { group: 'networking.k8s.io', resources: ['networkpolicies'], verb: 'delete' },
-  // The Nova controller's watches (src/nova/watches.ts LegLists, nova-operator.md "Watches and indexes"): each leg
-  // LISTs the install namespace for a resourceVersion, then WATCHes from it (the watch verbs: NOVA_WATCHES), and
-  // relists after a 410 Gone. The core legs through CoreV1Api, every other group through CustomObjectsApi below.
+  // The Nova controller's watches (src/nova/watches.ts LegLists, nova-operator.md "Watches and indexes"), and the
+  // NovaCompute pools' on the same machinery (src/nova/compute/watch-legs.ts): each leg LISTs the install namespace for
+  // a resourceVersion, then WATCHes from it (the watch verbs: NOVA_WATCHES), and relists after a 410 Gone. The core
+  // legs through CoreV1Api, every other group through CustomObjectsApi below.
   'core.listNamespacedService': { group: '', resources: ['services'], verb: 'list' },
   // EXCEPTION to "Regent never lists Secrets" (the secrets Role, GRANTED_AHEAD): the spec's Secret leg — a Nova wakes
   // when a Secret it references changes; namespace-scoped to the install namespace, granted by the Nova Role only.
@@ -461,6 +464,8 @@ export const NOVA_CLIENT_CALLS: Readonly<Record<string, NovaGrant | readonly Nov
   'core.listNamespacedSecret': { group: '', resources: ['secrets'], verb: 'list' },
   'custom.listNamespacedCustomObject': [
     { group: 'apps', resources: ['deployments'], verb: 'list' },
+    // the NovaCompute pools' DaemonSet leg (src/nova/compute/watch-legs.ts, by the pool label)
+    { group: 'apps', resources: ['daemonsets'], verb: 'list' },
     { group: 'policy', resources: ['poddisruptionbudgets'], verb: 'list' },
     { group: 'autoscaling', resources: ['horizontalpodautoscalers'], verb: 'list' },
     { group: 'networking.k8s.io', resources: ['networkpolicies'], verb: 'list' },
@@ -543,17 +548,20 @@ export const NOVA_UNREACHED_CALLS: Readonly<Record<string, string>> = {
 };
 
 /**
- * The Nova controller's WATCHes (src/nova/watches.ts, nova-operator.md "Watches and indexes"), `<group>/<resource>`
- * (core: `/<resource>`) → why. Written by hand because the watch is the client's `Watch` on a path built at run time
- * (legPath), which the `this.<client>.<call>(` scan cannot see; rbac.test.ts checks it against the legs watches.ts
- * registers (novaWatchLegs, imported: it cannot drift) and that each is in the install namespace. Each leg also LISTs
+ * The Nova controller's WATCHes (src/nova/watches.ts, nova-operator.md "Watches and indexes") and the NovaCompute
+ * controller's (src/nova/compute/watches.ts, nova-operator.md "Watches"), `<group>/<resource>` (core: `/<resource>`) →
+ * why. Written by hand because the watch is the client's `Watch` on a path built at run time (legPath), which the
+ * `this.<client>.<call>(` scan cannot see; rbac.test.ts checks it against the legs Regent registers (novaWatchLegs and
+ * poolWatchLegs, imported: it cannot drift) and that each is in the install namespace. Each leg also LISTs
  * (NOVA_CLIENT_CALLS above), so each resource here is granted list and watch in the Nova Role.
  */
 export const NOVA_WATCHES: Readonly<Record<string, string>> = {
   // the owned set (watch-legs.ts ownedLeg): what Regent creates for a Nova, by owner reference or the regent.dev/nova label
   'apps/deployments': 'owned set: the role Deployments (a rollout, a status change)',
   '/services': "owned set: the roles' Services",
-  '/configmaps': 'owned set: the content-addressed configs',
+  '/configmaps': "owned set: the content-addressed configs; the NovaCompute pools' {pool}-config-<hash> (poolOwnedLeg, by the pool label)",
+  // the NovaCompute pools' legs (src/nova/compute/watch-legs.ts): the spec's Owns(DaemonSet), by the pool label
+  'apps/daemonsets': "the NovaCompute pools' DaemonSets {pool}-nova-compute (poolOwnedLeg: a rollout, a status change; by the pool label)",
   'policy/poddisruptionbudgets': "owned set: the API's PodDisruptionBudget",
   'autoscaling/horizontalpodautoscalers': "owned set: the API's HorizontalPodAutoscaler",
   'networking.k8s.io/networkpolicies': 'owned set: {name} and {name}-novncproxy',
@@ -562,7 +570,7 @@ export const NOVA_WATCHES: Readonly<Record<string, string>> = {
   'gateway.networking.k8s.io/httproutes': 'owned set: the routes (a 404 while the Gateway API CRD is not installed turns the leg off)',
   // EXCEPTION to "Regent never lists or watches Secrets" (the secrets Role keeps that rule): the spec's Secret leg —
   // a Nova wakes when a Secret it references changes; namespace-scoped to the install namespace, in the Nova Role only.
-  '/secrets': "the spec's Secret leg (secretLeg): a Nova wakes when a Secret it references changes; namespace-scoped to the install namespace",
+  '/secrets': "the spec's Secret leg (secretLeg): a Nova wakes when a Secret it references changes, and the pools of <nova> when <nova>-compute-config does (contractSecretLeg); namespace-scoped to the install namespace",
   'k8s.mariadb.com/mariadbs': "mariaDBLeg: the MariaDB cluster either of a Nova's database blocks names",
   'external-secrets.io/secretstores': 'secretStoreLeg: the SecretStore a Nova selects',
 };
@@ -575,13 +583,18 @@ export const NOVA_WATCHES_NOT_GRANTED: Readonly<Record<string, string>> = {
     'clusterSecretStoreLeg, cluster-wide: "The ClusterSecretStore leg is not registered when the operator runs with --namespace", and Regent runs namespaced (src/app/nova-runtime.ts passes clusterScoped: false); its RBAC could not list them',
 };
 
-/** The (group, resource, namespace) of each leg watches.ts registers, read off the path it watches (legPath). */
-export const novaWatchedAccesses = (namespace: string, clusterScoped: boolean): Array<{ key: string; namespace: string | undefined }> =>
-  novaWatchLegs(namespace, clusterScoped).map((leg) => {
+/**
+ * The (group, resource, namespace) of each leg Regent registers, read off the path it watches (legPath): the Nova's
+ * (novaWatchLegs) and the NovaCompute pools' (poolWatchLegs), one entry per resource and namespace.
+ */
+export const novaWatchedAccesses = (namespace: string, clusterScoped: boolean): Array<{ key: string; namespace: string | undefined }> => {
+  const accesses = [...novaWatchLegs(namespace, clusterScoped), ...poolWatchLegs(namespace)].map((leg) => {
     const m = /^\/(?:api\/v1|apis\/([^/]+)\/[^/]+)(?:\/namespaces\/([^/]+))?\/([^/]+)$/.exec(legPath(leg));
     if (!m) throw new Error(`${leg.resource}: not a collection path: ${legPath(leg)}`);
     return { key: `${m[1] ?? ''}/${m[3]!}`, namespace: m[2] };
   });
+  return accesses.filter((a, i) => accesses.findIndex((b) => b.key === a.key && b.namespace === a.namespace) === i);
+};
 
 /** The modules under src/nova that construct the client's Watch. */
 export const novaWatchModules = (): string[] =>
