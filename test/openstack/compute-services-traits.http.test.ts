@@ -73,8 +73,8 @@ describe('os-services updates, hypervisor services and Placement traits over HTT
   it('deleting a nova-compute service takes its host out of every aggregate and its compute node with its resource provider; a host with servers is refused (409)', async () => {
     const answer = await simApi(sim, 'POST', '/compute-hosts', { host: 'cmp-del', zone: 'az-9' }) as { computeHost: { serviceId: string } };
     const aggregate = [...sim.control.sim.nova.aggregates.values()][0] ?? null;
-    const created = await admin.http('compute').post<{ aggregate: { id: number } }>('/os-aggregates', { aggregate: { name: 'agg-del', availability_zone: 'az-9' } });
-    await admin.http('compute').post(`/os-aggregates/${created.data.aggregate.id}/action`, { add_host: { host: 'cmp-del' } });
+    const created = (await admin.http('compute').post('/os-aggregates', { aggregate: { name: 'agg-del', availability_zone: 'az-9' } })).data as { aggregate: { id: number } };
+    await admin.http('compute').post(`/os-aggregates/${created.aggregate.id}/action`, { add_host: { host: 'cmp-del' } });
     sim.control.sim.placement.rps.set('rp-cmp-del', { uuid: 'rp-cmp-del', name: 'cmp-del', generation: 0, parentUuid: null, rootUuid: 'rp-cmp-del', inventories: new Map(), traits: new Set(), aggregates: [] });
     // a server on the host: the delete is refused
     const server = { ...[...sim.control.sim.nova.servers.values()][0], id: 'srv-on-cmp-del', host: 'cmp-del' } as never;
@@ -82,7 +82,7 @@ describe('os-services updates, hypervisor services and Placement traits over HTT
     expect(await rejectionOf(deleteComputeService(nova269, answer.computeHost.serviceId))).to.be.instanceOf(Conflict);
     sim.control.sim.nova.servers.delete('srv-on-cmp-del');
     await deleteComputeService(nova269, answer.computeHost.serviceId);
-    expect(sim.control.sim.nova.aggregates.get(created.data.aggregate.id)?.hosts).to.deep.equal([]);
+    expect(sim.control.sim.nova.aggregates.get(created.aggregate.id)?.hosts).to.deep.equal([]);
     expect([...sim.control.sim.nova.hypervisors.values()].map((h) => h.host)).to.not.include('cmp-del');
     expect(sim.control.sim.placement.rps.has('rp-cmp-del')).to.equal(false);
     expect(aggregate === null || sim.control.sim.nova.aggregates.has(aggregate.id)).to.equal(true);
