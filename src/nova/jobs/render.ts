@@ -115,17 +115,16 @@ const scriptOf = (spec: NovaSpec, job: NovaJob, options: RenderOptions): string 
   }
 };
 
-/** One of the Database step's Jobs, with its pod-template hash. */
-export const renderNovaJob = (nova: NovaRef, spec: NovaSpec, job: NovaJob, options: RenderOptions = {}): JobSpec => {
+/** A Job of the Nova: its script and env over the Nova's config, TLS mounts and image, with its pod-template hash. */
+const novaJob = (nova: NovaRef, spec: NovaSpec, job: { name: string; label: string; script: string; env: JobEnv[] }, options: RenderOptions): JobSpec => {
   const config = jobConfig(nova, spec, options);
-  const script = scriptOf(spec, job, options);
-  const env = [...connectionEnv(nova.name, job === 'contract'), ...(job === 'expand' ? serviceUserEnv(spec) : [])];
   const databaseTls = renderDatabaseTls(spec, options);
+  const { script, env } = job;
   return {
     namespace: nova.namespace,
-    name: novaJobName(nova.name, job),
+    name: job.name,
     owner: { kind: 'Nova', name: nova.name, uid: nova.uid },
-    labels: labels(nova.name, `db-${job}`),
+    labels: labels(nova.name, job.label),
     image: spec.image,
     script,
     env,
@@ -135,6 +134,10 @@ export const renderNovaJob = (nova: NovaRef, spec: NovaSpec, job: NovaJob, optio
     backoffLimit: 0,
   };
 };
+
+/** One of the Database step's Jobs, with its pod-template hash. */
+export const renderNovaJob = (nova: NovaRef, spec: NovaSpec, job: NovaJob, options: RenderOptions = {}): JobSpec =>
+  novaJob(nova, spec, { name: novaJobName(nova.name, job), label: `db-${job}`, script: scriptOf(spec, job, options), env: [...connectionEnv(nova.name, job === 'contract'), ...(job === 'expand' ? serviceUserEnv(spec) : [])] }, options);
 
 /** The host-discovery Job a NovaCompute pool runs on its Nova's cluster (nova-operator.md, "reconcileNovaComputeServices"). */
 export const discoverHostsJobName = (nova: string): string => `${nova}-discover-hosts`;
@@ -144,25 +147,8 @@ export const discoverHostsJobName = (nova: string): string => `${nova}-discover-
  * (a host without a mapping is left out of GET /os-hypervisors/detail at 2.88, so a pool's node stays Pending until
  * this ran). It reads the same connections and config as the Database step's Jobs; it belongs to the Nova.
  */
-export const renderDiscoverHostsJob = (nova: NovaRef, spec: NovaSpec, options: RenderOptions = {}): JobSpec => {
-  const config = jobConfig(nova, spec, options);
-  const script = `# Nova host discovery (nova-operator.md, "reconcileNovaComputeServices"). Run as /bin/sh -eu -c.\n${PREAMBLE}\n${NOVA_MANAGE} cell_v2 discover_hosts --verbose\n`;
-  const env = connectionEnv(nova.name, false);
-  const databaseTls = renderDatabaseTls(spec, options);
-  return {
-    namespace: nova.namespace,
-    name: discoverHostsJobName(nova.name),
-    owner: { kind: 'Nova', name: nova.name, uid: nova.uid },
-    labels: labels(nova.name, 'discover-hosts'),
-    image: spec.image,
-    script,
-    env,
-    config,
-    ...(databaseTls.length > 0 ? { databaseTls } : {}),
-    templateHash: templateHash({ image: spec.image, script, env, config, ...tlsHashInput(databaseTls) }),
-    backoffLimit: 0,
-  };
-};
+export const renderDiscoverHostsJob = (nova: NovaRef, spec: NovaSpec, options: RenderOptions = {}): JobSpec =>
+  novaJob(nova, spec, { name: discoverHostsJobName(nova.name), label: 'discover-hosts', script: `# Nova host discovery (nova-operator.md, "reconcileNovaComputeServices"). Run as /bin/sh -eu -c.\n${PREAMBLE}\n${NOVA_MANAGE} cell_v2 discover_hosts --verbose\n`, env: connectionEnv(nova.name, false) }, options);
 
 /** The hash each Job would carry if rendered now (what the machine compares the observed Jobs with). */
 export const novaJobHashes = (nova: NovaRef, spec: NovaSpec, options: RenderOptions = {}): Record<NovaJob, string> => ({
