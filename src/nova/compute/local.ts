@@ -51,14 +51,15 @@
  * pool's next ensure starts each node afresh: never a second process for the same pool and node.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CONFIG_HISTORY } from '../config/port.js';
 import { COMPUTE_CONTRACT_KEYS } from '../config/compute.js';
 import { SERVICE_USER_PASSWORD_KEY, SERVICE_USER_PASSWORD_SECTIONS, optionEnv } from '../config/env.js';
 import { writeIni, type IniSection } from '../config/ini.js';
 import { LOCAL_CONF } from '../workloads/nova-launcher.js';
-import { DEFAULT_BACKOFF, Supervisor, signalGroup, type Backoff, type SpawnSpec } from '../workloads/supervisor.js';
+import { DEFAULT_BACKOFF, Supervisor, type Backoff, type SpawnSpec } from '../workloads/supervisor.js';
+import { procStart, readJson, stopRecordedProcesses, subdirectories, writeJson } from '../workloads/process-records.js';
 import { novaComputeLauncher, type ComputeLauncher } from './compute-launcher.js';
 import {
   ComputeClusterError,
@@ -199,30 +200,9 @@ const checkName = (what: string, name: string): void => {
   if (typeof name !== 'string' || !NAME.test(name) || name.includes('..')) throw new ComputeClusterError(`${what} ${JSON.stringify(name)} is not a DNS-1123 name`, 422);
 };
 
-const procStart = (pid: number): string | null => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
-};
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-const readJson = <T>(path: string): T | undefined => {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as T;
-  } catch {
-    return undefined;
-  }
-};
 
-const writeJson = (path: string, value: unknown, mode = 0o600): void => {
-  const temporary = `${path}.${process.pid}.${randomUUID()}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(value, null, 2)}\n`, { mode });
-  renameSync(temporary, path);
-};
 
 const sorted = (record: Readonly<Record<string, string>>): Record<string, string> => Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
@@ -561,36 +541,14 @@ export class LocalPoolWorkloads implements PoolWorkloads {
 
   /** Stops each process an earlier Regent recorded that still runs (same pid and start time). */
   private async stopLeftovers(): Promise<void> {
-    const found: ProcessRecord[] = [];
-    for (const ns of this.entries(this.root)) {
-      for (const pool of this.entries(join(this.root, ns))) {
-        for (const node of this.entries(join(this.root, ns, pool, 'nodes'))) {
-          const path = join(this.root, ns, pool, 'nodes', node, 'process.json');
-          const record = readJson<ProcessRecord>(path);
-          if (record && typeof record.pid === 'number' && record.pid > 1 && record.pidStart !== null && procStart(record.pid) === record.pidStart) found.push(record);
-          rmSync(path, { force: true });
-        }
-      }
-    }
-    await Promise.all(
-      found.map(async (record) => {
-        signalGroup(record.pid, 'SIGTERM');
-        for (let waited = 0; waited < this.graceMs && procStart(record.pid) === record.pidStart; waited += 50) await sleep(50);
-        signalGroup(record.pid, 'SIGKILL');
-      }),
-    );
+    const records = this.entries(this.root).flatMap((ns) => this.entries(join(this.root, ns)).flatMap((pool) => this.entries(join(this.root, ns, pool, 'nodes')).map((node) => join(this.root, ns, pool, 'nodes', node, 'process.json'))));
+    await stopRecordedProcesses(records, this.graceMs);
   }
 
   // ---- helpers ------------------------------------------------------------------------------------
 
   private entries(path: string): string[] {
-    try {
-      return readdirSync(path, { withFileTypes: true })
-        .filter((d) => d.isDirectory())
-        .map((d) => d.name);
-    } catch {
-      return [];
-    }
+    return subdirectories(path);
   }
 
   private running(key: string): Map<string, Running> {

@@ -38,12 +38,13 @@
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { JobEnv } from '../jobs/port.js';
 import { novaLauncher, type RoleLauncher } from './nova-launcher.js';
 import { UPGRADE_ROLE_ORDER, WorkloadError, deploymentName, type NovaOwner, type NovaRole, type RoleRollout, type RoleTemplate, type RoleWorkloads } from './port.js';
-import { DEFAULT_BACKOFF, Supervisor, signalGroup, type Backoff, type SpawnSpec } from './supervisor.js';
+import { DEFAULT_BACKOFF, Supervisor, type Backoff, type SpawnSpec } from './supervisor.js';
+import { procStart, readJson, stopRecordedProcesses, subdirectories, writeJson } from './process-records.js';
 
 export interface LocalWorkloadsOptions {
   /** The root of the roles' state and logs (`<dataDir>/nova`). Created when missing. */
@@ -92,16 +93,7 @@ const checkName = (what: string, name: string): void => {
   if (!NAME.test(name) || name.includes('..')) throw new WorkloadError(`${what} ${JSON.stringify(name)} is not a DNS-1123 name`, 422);
 };
 
-const procStart = (pid: number): string | null => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
-};
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** GET http://host:port/ → the status code, or undefined when nothing answered within 2 s. */
 const httpStatus = (port: number): Promise<number | undefined> =>
@@ -122,19 +114,7 @@ const canBind = (port: number): Promise<boolean> =>
     server.listen(port, HOST, () => server.close(() => answer(true)));
   });
 
-const readJson = <T>(path: string): T | undefined => {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as T;
-  } catch {
-    return undefined;
-  }
-};
 
-const writeJson = (path: string, value: unknown): void => {
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temporary, path);
-};
 
 export class LocalWorkloads implements RoleWorkloads {
   private readonly root: string;
@@ -388,36 +368,14 @@ export class LocalWorkloads implements RoleWorkloads {
 
   /** Stops each process an earlier Regent recorded that still runs (same pid and start time). */
   private async stopLeftovers(): Promise<void> {
-    const found: ProcessRecord[] = [];
-    for (const ns of this.dirs(this.root)) {
-      for (const nova of this.dirs(join(this.root, ns))) {
-        for (const role of this.dirs(join(this.root, ns, nova))) {
-          const path = join(this.root, ns, nova, role, 'process.json');
-          const record = readJson<ProcessRecord>(path);
-          if (record && record.pidStart !== null && procStart(record.pid) === record.pidStart) found.push(record);
-          rmSync(path, { force: true });
-        }
-      }
-    }
-    await Promise.all(
-      found.map(async (record) => {
-        signalGroup(record.pid, 'SIGTERM');
-        for (let waited = 0; waited < this.graceMs && procStart(record.pid) === record.pidStart; waited += 50) await sleep(50);
-        signalGroup(record.pid, 'SIGKILL');
-      }),
-    );
+    const records = this.dirs(this.root).flatMap((ns) => this.dirs(join(this.root, ns)).flatMap((nova) => this.dirs(join(this.root, ns, nova)).map((role) => join(this.root, ns, nova, role, 'process.json'))));
+    await stopRecordedProcesses(records, this.graceMs);
   }
 
   // ---- helpers ------------------------------------------------------------------------------------
 
   private dirs(path: string): string[] {
-    try {
-      return readdirSync(path, { withFileTypes: true })
-        .filter((d) => d.isDirectory())
-        .map((d) => d.name);
-    } catch {
-      return [];
-    }
+    return subdirectories(path);
   }
 
   private key(namespace: string, nova: string, role: NovaRole): string {
