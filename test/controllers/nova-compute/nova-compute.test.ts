@@ -9,7 +9,7 @@ import { Registry } from 'prom-client';
 import { sharedNovaMetrics } from '../../../src/observability/nova-metrics.js';
 import type { RunningSimulator } from '../../../src/simulator/index.js';
 import { COMPUTE_DRAIN_FINALIZER } from '../../../src/controllers/nova-compute/reconcile.js';
-import { fault, simApi, start } from '../../openstack/support/sim.js';
+import { connectAs, fault, simApi, start } from '../../openstack/support/sim.js';
 import { openNovaComputeRig, RELEASE, seedServiceUser, ZONE, type NovaComputeRig, type PoolStatusView } from './rig.js';
 
 const NS = 'openstack';
@@ -349,6 +349,18 @@ describe('NovaCompute controller (simulator)', function () {
       expect(reasonOf(s, 'ServicesReady')).to.equal('WaitingForComputeService'); // the lane went on
     });
 
+    it('AggregateZoneMismatch: an aggregate named after the zone that serves another availability zone is False, neither marked nor changed, and the lane goes on', async () => {
+      await (await connectAs(sim, 'admin')).http('compute').post('/os-aggregates', { aggregate: { name: 'az1', availability_zone: 'elsewhere' } });
+      await rig.node('cmp-1', { ...sel(), [ZONE]: 'az1' });
+      await rig.createPool(POOL, { nodeSelector: sel() });
+      await rig.pass(POOL);
+      const s = await rig.status(POOL);
+      expect(s.conditions?.find((c) => c.type === 'AggregatesReady')).to.deep.include({ status: 'False', reason: 'AggregateZoneMismatch' });
+      expect(aggregate('az1')).to.deep.include({ az: 'elsewhere' });
+      expect(aggregate('az1')!.metadata['c5c3.io:nova'], 'not Regent\'s: never marked').to.equal(undefined);
+      expect(reasonOf(s, 'ServicesReady'), 'the lane went on').to.not.equal('NotReached');
+    });
+
     it('a failed aggregate call is ComputeAPIError with a 30 s requeue and no error', async () => {
       await rig.node('cmp-1', { ...sel(), [ZONE]: 'az1' });
       await rig.createPool(POOL, { nodeSelector: sel() });
@@ -527,6 +539,23 @@ describe('NovaCompute controller (simulator)', function () {
       expect(s.createdTraits).to.deep.equal(['CUSTOM_POOL_Z']);
       expect(rig.cluster.traitPatches).to.have.length(0);
       expect(statusOf(s, 'Ready')).to.equal('False');
+    });
+
+    it('HypervisorsForbidden (a 403) and NodesWithoutHypervisor (a missing one, while the others go on)', async () => {
+      await rig.node('cmp-2', { ...sel(), [ZONE]: 'az1' });
+      sim.control.computeHost({ host: 'cmp-2', zone: 'az1' });
+      rig.cluster.hypervisorReads.set('cmp-2', { kind: 'missing' });
+      await activePool(['cmp-1', 'cmp-2'], { traits: ['CUSTOM_POOL_Z'] });
+      let traits = (await rig.status(POOL)).conditions?.find((c) => c.type === 'TraitsReady');
+      expect(traits).to.deep.include({ status: 'False', reason: 'NodesWithoutHypervisor' });
+      expect(traits?.message).to.include('cmp-2');
+      expect(rig.cluster.traitPatches.map((p) => p.name), 'the node with a Hypervisor still gets its traits').to.deep.equal(['cmp-1']);
+      rig.cluster.hypervisorReads.set('cmp-1', { kind: 'forbidden', message: 'hypervisors.kvm.cloud.sap is forbidden' });
+      rig.cluster.hypervisorReads.set('cmp-2', { kind: 'forbidden', message: 'hypervisors.kvm.cloud.sap is forbidden' });
+      const d = await rig.pass(POOL);
+      traits = (await rig.status(POOL)).conditions?.find((c) => c.type === 'TraitsReady');
+      expect(traits).to.deep.include({ status: 'False', reason: 'HypervisorsForbidden' });
+      expect(d).to.deep.include({ kind: 'yield', afterMs: 30_000 });
     });
 
     it('a node carrying nova.openstack.cloud.sap/custom-traits is neither read nor written', async () => {
