@@ -9,13 +9,15 @@
  *     completed the Aggregates step and left no created trait: the pass that releases the last node keeps the
  *     finalizer (deleting its service empties the aggregates the host sat in after that pass's Aggregates step ran).
  *     Once it holds no node only NovaRef, Aggregates and Traits run. A failing Placement or Nova call holds the
- *     finalizer. When the Nova is gone that part is skipped. Then the pool's objects are swept (the DaemonSet, its
+ *     finalizer. When the Nova is gone that part is skipped, and so it is for a pool no pass of which ever got past
+ *     NovaRef (its Nova never became usable, so nothing was created in Nova or Placement). Then the pool's objects are swept (the DaemonSet, its
  *     ConfigMaps, the VerticalPodAutoscaler) and the finalizer is released.
  * The pass's computeapi client is opened once, on first use, and the effects the pool machine decides run with it
  * (./effects.ts).
  */
 import type { Stimulus } from '../../../machines/definition.js';
-import { novaComputePipelineStream, type NovaPipelineStimulus } from '../../../machines/nova-pipeline.js';
+import { novaComputePipelineDefinition, novaComputePipelineStream, type NovaPipelineStimulus } from '../../../machines/nova-pipeline.js';
+import { contextOf } from '../../engine/engine.js';
 import { novaComputePoolStream } from '../../../machines/nova-compute-pool.js';
 import { isDeleting } from '../../kube/object.js';
 import type { NovaCompute } from '../../resources/nova-compute.js';
@@ -52,6 +54,12 @@ const dispositionOf = (lane: LaneResult): Disposition => {
   if (outcome.kind === 'error') throw outcome.error;
   if (outcome.kind === 'requeue') return yieldFor(outcome.afterMs, `${lane.endedAt}: ${outcome.why}`);
   return yieldFor(NOVA_COMPUTE_REQUEUE_MS.servicePolling, 'every step passed');
+};
+
+/** Whether any pass of the pool ever reached the Aggregates step (its pipeline record holds AggregatesReady). */
+const reachedAggregates = async (deps: NovaComputeDeps, ref: PoolRef): Promise<boolean> => {
+  const { snapshot } = await deps.engine.load(novaComputePipelineDefinition, novaComputePipelineStream(ref.uid));
+  return contextOf(novaComputePipelineDefinition, snapshot).conditions.AggregatesReady !== undefined;
 };
 
 /** Sweeps what the pool has on its cluster and releases the finalizer. */
@@ -93,10 +101,17 @@ export const reconcileNovaCompute = async (deps: NovaComputeDeps, namespace: str
         const lane = await runLane(TEARDOWN_LANE, pass);
         await record(deps, pass, lane);
         const ledger = values.pool!;
-        const clean = values.aggregatesCompleted === true && ledger.createdTraits.length === 0 && ledger.claimedTraits.length === 0;
+        const noTraits = ledger.createdTraits.length === 0 && ledger.claimedTraits.length === 0;
+        const clean = values.aggregatesCompleted === true && noTraits;
         if (lane.outcome.kind !== 'error' && clean) {
           await dispatchPool(pass, { type: 'released', source: 'reconciler' });
           return release(deps, object, ref, 'no node held, the aggregates settled and no created trait left');
+        }
+        // a pool that never got past NovaRef (its Nova never became usable) created nothing in Nova or Placement:
+        // waiting for that Nova would keep it Terminating for nothing
+        if (lane.endedAt === 'NovaRef' && noTraits && !(await reachedAggregates(deps, ref))) {
+          await dispatchPool(pass, { type: 'released', source: 'reconciler' });
+          return release(deps, object, ref, 'its Nova was never usable: no pass reached the Aggregates step, nothing was created in Nova or Placement');
         }
         return dispositionOf(lane);
       }

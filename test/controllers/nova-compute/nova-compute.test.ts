@@ -657,6 +657,27 @@ describe('NovaCompute controller (simulator)', function () {
       expect(rig.cluster.ensured.length).to.equal(ensuredBefore);
     });
 
+    it('a deleting pool whose Nova never became usable (no pass got past NovaRef) is released; one that reached the Aggregates step waits for its Nova', async () => {
+      await rig.setNovaStatus({ installedRelease: null }); // no installed release: NovaRef waits
+      await rig.node('cmp-1', { ...sel(), [ZONE]: 'az1' });
+      await rig.createPool(POOL, { nodeSelector: sel() });
+      await rig.pass(POOL);
+      expect(reasonOf(await rig.status(POOL), 'NovaReady')).to.equal('WaitingForInstalledRelease');
+      await rig.deletePool(POOL);
+      const d = await rig.reconcile(POOL);
+      expect(d.kind).to.equal('done');
+      expect(await rig.get(POOL), 'released: nothing was created in Nova or Placement').to.equal(undefined);
+
+      await rig.setNovaStatus({ installedRelease: RELEASE });
+      await rig.createPool('pool-b', { nodeSelector: { pool: 'none' } });
+      await rig.pass('pool-b'); // NoMatchingNodes: the lane goes on through Aggregates (tenant_filter_tests created)
+      expect(reasonOf(await rig.status('pool-b'), 'AggregatesReady')).to.not.equal('NotReached');
+      await rig.setNovaStatus({ installedRelease: null });
+      await rig.deletePool('pool-b');
+      for (let i = 0; i < 3; i++) expect((await rig.reconcile('pool-b')).kind).to.equal('yield');
+      expect(await rig.get('pool-b'), 'it created aggregates: held until its Nova can be called').to.not.equal(undefined);
+    });
+
     it('a deleting pool whose Nova is gone is released at once', async () => {
       await activePool(['cmp-1']);
       await rig.source.removeFinalizer('Nova', NS, 'nova', 'x').catch(() => undefined);
