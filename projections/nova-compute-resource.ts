@@ -14,18 +14,22 @@ import type { NovaComputePoolContext } from '../machines/nova-compute-pool.js';
 import type { NovaPipelineContext } from '../machines/nova-pipeline.js';
 import { mergeConditions, type Condition, type ConditionInput } from './conditions.js';
 import { poolNodesStatus } from './nova-compute-status.js';
+import { NOVA_COMPUTE_READY_SUBCONDITIONS } from '../src/resources/nova-compute.js';
 
-/** The eight conditions of the pipeline (nova-operator.md, "NovaCompute pipeline"), with the step that sets each. */
-export const NOVA_COMPUTE_STEPS: ReadonlyArray<readonly [condition: string, step: string]> = [
-  ['NovaReady', 'NovaRef'],
-  ['NodesReady', 'Nodes'],
-  ['ConfigReady', 'PoolConfig'],
-  ['DaemonSetReady', 'DaemonSet'],
-  ['VPAReady', 'ComputeVPA'],
-  ['AggregatesReady', 'Aggregates'],
-  ['ServicesReady', 'Services'],
-  ['TraitsReady', 'Traits'],
-];
+type NovaComputeReadySubcondition = (typeof NOVA_COMPUTE_READY_SUBCONDITIONS)[number];
+
+/** The step that sets each of the eight conditions (nova-operator.md, "NovaCompute pipeline"), for NotReached messages. */
+const STEP_OF: Readonly<Record<NovaComputeReadySubcondition | 'ExtraConfigHealthy', string>> = {
+  NovaReady: 'NovaRef',
+  NodesReady: 'Nodes',
+  ConfigReady: 'PoolConfig',
+  DaemonSetReady: 'DaemonSet',
+  VPAReady: 'ComputeVPA',
+  AggregatesReady: 'Aggregates',
+  ServicesReady: 'Services',
+  TraitsReady: 'Traits',
+  ExtraConfigHealthy: 'PoolConfig',
+};
 
 export interface NovaComputeResourceStatus {
   observedGeneration: number;
@@ -38,22 +42,22 @@ export interface NovaComputeResourceStatus {
   numberReady?: number;
 }
 
-const recorded = (type: string, step: string, p: NovaPipelineContext | undefined): ConditionInput => {
+const recorded = (type: keyof typeof STEP_OF, p: NovaPipelineContext | undefined): ConditionInput => {
   const r = p?.conditions[type];
   if (r) return { type, status: r.status, reason: r.reason, message: r.message };
   const where = p === undefined ? 'no pass of the pipeline has been recorded yet' : p.endedAt ? `the pipeline ends at the ${p.endedAt} step for now` : 'no pass has reached it yet';
-  return { type, status: 'Unknown', reason: 'NotReached', message: `the ${step} step has not set it: ${where}` };
+  return { type, status: 'Unknown', reason: 'NotReached', message: `the ${STEP_OF[type]} step has not set it: ${where}` };
 };
 
 export const renderNovaComputeResource = (input: { pipeline: NovaPipelineContext | undefined; pool: NovaComputePoolContext | undefined; at: string; previous?: { conditions?: Condition[] } }): NovaComputeResourceStatus => {
   const p = input.pipeline;
-  const subconditions = NOVA_COMPUTE_STEPS.map(([type, step]) => recorded(type, step, p));
+  const subconditions = NOVA_COMPUTE_READY_SUBCONDITIONS.map((type) => recorded(type, p));
   const notTrue = subconditions.filter((s) => s.status !== 'True').map((s) => s.type);
   const ready: ConditionInput = notTrue.length === 0
     ? { type: 'Ready', status: 'True', reason: 'AllReady', message: 'every sub-condition is True' }
     : { type: 'Ready', status: 'False', reason: 'NotAllReady', message: `not True: ${notTrue.join(', ')}` };
   const observedGeneration = Math.max(p?.decidedGeneration ?? 0, input.pool?.generation ?? 0);
-  const extra = recorded('ExtraConfigHealthy', 'PoolConfig', p);
+  const extra = recorded('ExtraConfigHealthy', p);
   const status: NovaComputeResourceStatus = {
     observedGeneration,
     phase: notTrue.length === 0 ? 'Ready' : 'Provisioning',

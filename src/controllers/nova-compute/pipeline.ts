@@ -23,6 +23,3 @@ import { traitsStep } from './steps/traits.js';
 export const NOVA_COMPUTE_LANE: ReadonlyArray<NovaStep<NovaComputePass>> = [novaRefStep, nodesStep, poolConfigStep, daemonSetStep, computeVPAStep, aggregatesStep, servicesStep, traitsStep];
 
 export const TEARDOWN_LANE: ReadonlyArray<NovaStep<NovaComputePass>> = [novaRefStep, aggregatesStep, traitsStep];
-
-/** The eight conditions Ready is True only when all are (ExtraConfigHealthy stays out). */
-export const NOVA_COMPUTE_READY_CONDITIONS = ['NovaReady', 'NodesReady', 'ConfigReady', 'DaemonSetReady', 'VPAReady', 'AggregatesReady', 'ServicesReady', 'TraitsReady'] as const;

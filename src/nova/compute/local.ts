@@ -50,10 +50,11 @@
  * event, no restart). The recorded DaemonSet stays, so `daemonSet` reports it present with nothing ready, and the
  * pool's next ensure starts each node afresh: never a second process for the same pool and node.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CONFIG_HISTORY } from '../config/port.js';
+import { writeConfigDirectory } from '../config/directory.js';
 import { COMPUTE_CONTRACT_KEYS } from '../config/compute.js';
 import { SERVICE_USER_PASSWORD_KEY, SERVICE_USER_PASSWORD_SECTIONS, optionEnv } from '../config/env.js';
 import { writeIni, type IniSection } from '../config/ini.js';
@@ -368,7 +369,7 @@ export class LocalPoolWorkloads implements PoolWorkloads {
       const base = join(poolDir, 'configs');
       mkdirSync(base, { recursive: true, mode: 0o700 });
       const target = join(base, config.name);
-      const written = !existsSync(target) && this.writeConfig(target, config);
+      const written = !existsSync(target) && writeConfigDirectory(target, config.files, (code) => new ComputeClusterError(`cannot write config ${config.name} (${code})`));
       const published = this.published(base);
       if (published[0]?.name !== config.name) writeJson(join(base, PUBLISHED), { published: [{ name: config.name, at: this.now().toISOString() }, ...published.filter((p) => p.name !== config.name)] }, 0o644);
       this.pruneConfigs(base, pattern);
@@ -508,21 +509,6 @@ export class LocalPoolWorkloads implements PoolWorkloads {
     return new RegExp(`^${pool.replace(/[.]/g, '\\.')}-config-[a-z0-9]{1,63}$`);
   }
 
-  /** Writes the files into a temporary directory and renames it into place; false when another writer was first. */
-  private writeConfig(target: string, config: { name: string; files: Readonly<Record<string, string>> }): boolean {
-    const temporary = `${target}.${process.pid}.${randomUUID()}.tmp`;
-    try {
-      mkdirSync(temporary, { mode: 0o755 });
-      for (const [file, text] of Object.entries(config.files)) writeFileSync(join(temporary, file), text, { mode: 0o644 });
-      renameSync(temporary, target);
-      return true;
-    } catch (error) {
-      rmSync(temporary, { recursive: true, force: true });
-      const code = (error as NodeJS.ErrnoException).code;
-      if ((code === 'ENOTEMPTY' || code === 'EEXIST') && existsSync(target)) return false;
-      throw new ComputeClusterError(`cannot write config ${config.name} (${code ?? 'error'})`);
-    }
-  }
 
   private published(base: string): Published[] {
     const parsed = readJson<{ published?: Published[] }>(join(base, PUBLISHED));

@@ -20,6 +20,7 @@ import { join, resolve } from 'node:path';
 import type { NovaRef } from '../jobs/render.js';
 import { CONFIG_HISTORY, ConfigStoreError, type ConfigPort, type PublishResult } from './port.js';
 import { configHash, configNamePattern, type RenderedConfig } from './render.js';
+import { writeConfigDirectory } from './directory.js';
 import { NOVA_PORTS, podSettings, type NovaConfigSettings } from './settings.js';
 
 export interface LocalConfigStoreOptions {
@@ -81,7 +82,7 @@ export class LocalConfigStore implements ConfigPort {
     }
     mkdirSync(base, { recursive: true, mode: 0o755 });
     for (const dir of ['state', 'locks']) mkdirSync(join(base, dir), { recursive: true, mode: 0o700 });
-    const created = !existsSync(target) && this.write(target, config);
+    const created = !existsSync(target) && writeConfigDirectory(target, config.files, (code) => new ConfigStoreError(`cannot write config ${config.name} (${code})`));
     const published = this.published(base);
     if (published[0]?.name !== config.name) {
       this.writePublished(base, [{ name: config.name, at: this.now().toISOString() }, ...published.filter((p) => p.name !== config.name)]);
@@ -104,21 +105,6 @@ export class LocalConfigStore implements ConfigPort {
     return name.endsWith(`-config-${hash}`) ? { name, hash, files } : undefined;
   }
 
-  /** Writes the files into a temporary directory and renames it into place; false when another writer was first. */
-  private write(target: string, config: RenderedConfig): boolean {
-    const temporary = `${target}.${process.pid}.${randomUUID()}.tmp`;
-    try {
-      mkdirSync(temporary, { mode: 0o755 });
-      for (const [file, text] of Object.entries(config.files)) writeFileSync(join(temporary, file), text, { mode: 0o644 });
-      renameSync(temporary, target);
-      return true;
-    } catch (error) {
-      rmSync(temporary, { recursive: true, force: true });
-      const code = (error as NodeJS.ErrnoException).code;
-      if ((code === 'ENOTEMPTY' || code === 'EEXIST') && existsSync(target)) return false;
-      throw new ConfigStoreError(`cannot write config ${config.name} (${code ?? 'error'})`);
-    }
-  }
 
   private published(base: string): Published[] {
     try {

@@ -138,7 +138,7 @@ export const aggregatesStep: NovaStep<NovaComputePass> = {
     const report = (status: 'True' | 'False', reason: string, message: string): StepReport => ({ conditions: [{ type: CONDITION, status, reason, message: message + tail }], outcome: continueLane });
     if (mismatched.length > 0) return report('False', 'AggregateZoneMismatch', `an aggregate named after a zone serves another availability zone: ${mismatched.join(', ')}`);
     if (withoutZone.length > 0) return report('False', 'NodesWithoutZone', `${withoutZone.join(', ')} ${withoutZone.length === 1 ? 'has' : 'have'} no topology.kubernetes.io/zone label`);
-    const outside = mine.filter((n) => n.phase === 'Active' && n.zone && !aggregates.concat([...byName.values()]).some((a) => a.zone === n.zone && a.hosts.includes(n.name))).map((n) => n.name);
+    const outside = mine.filter((n) => n.phase === 'Active' && n.zone && ![...byName.values()].some((a) => a.zone === n.zone && a.hosts.includes(n.name))).map((n) => n.name);
     if (outside.length > 0) return report('True', 'NodesOutsideZoneAggregate', `${outside.join(', ')} ${outside.length === 1 ? 'is' : 'are'} in no aggregate of ${outside.length === 1 ? 'its' : 'their'} zone`);
     return report('True', 'AggregatesReady', wanted.length > 0 ? `an aggregate per zone: ${wanted.join(', ')}` : pass.deleting ? 'the pool is being deleted: it needs no aggregate' : 'no node with a zone yet: no zone aggregate needed');
   },
