@@ -440,6 +440,36 @@ describe('NovaCompute controller (simulator)', function () {
       expect(phases(s)).to.deep.equal({ 'cmp-1': 'Active' });
     });
 
+    it('the pool\'s pods are listed on the node for one Releasing node, and for the whole pool (once) when more are', async () => {
+      await activePool(['cmp-1', 'cmp-2']);
+      rig.cluster.pods.add('cmp-1').add('cmp-2');
+      await rig.node('cmp-1', { pool: 'elsewhere', [ZONE]: 'az1' });
+      await rig.node('cmp-2', { pool: 'elsewhere', [ZONE]: 'az1' });
+      for (let i = 0; i < 3 && Object.values(phases(await rig.status(POOL))).some((p) => p !== 'Releasing'); i++) await rig.pass(POOL);
+      expect(phases(await rig.status(POOL))).to.deep.equal({ 'cmp-1': 'Releasing', 'cmp-2': 'Releasing' });
+      const before = rig.cluster.podsOnCalls.length;
+      await rig.pass(POOL);
+      expect(rig.cluster.podsOnCalls.slice(before), 'one list of the whole pool').to.deep.equal([undefined]);
+    });
+
+    it('a failed read of the mapped hosts keeps the registered Pending nodes Pending and is ComputeAPIError after the walk, while the other nodes still move', async () => {
+      await activePool(['cmp-1']);
+      rig.cluster.pods.add('cmp-1');
+      await rig.node('cmp-2', { ...sel(), [ZONE]: 'az1' });
+      sim.control.computeHost({ host: 'cmp-2', zone: 'az1' });
+      await rig.node('cmp-1', { pool: 'elsewhere', [ZONE]: 'az1' });
+      await fault(sim, { method: 'GET', path: '/os-hypervisors/detail', status: 500, count: 20 });
+      const d = await rig.pass(POOL);
+      const s = await rig.status(POOL);
+      expect(phases(s), 'cmp-1 drains while cmp-2 waits for its mapping').to.deep.equal({ 'cmp-1': 'Draining', 'cmp-2': 'Pending' });
+      expect(s.conditions?.find((c) => c.type === 'ServicesReady')).to.deep.include({ status: 'False', reason: 'ComputeAPIError' });
+      expect(serviceOf('cmp-1')).to.deep.include({ status: 'disabled' });
+      expect(d).to.deep.include({ kind: 'yield', afterMs: 30_000 });
+      await simApi(sim, 'DELETE', '/faults');
+      await rig.pass(POOL);
+      expect(phases(await rig.status(POOL))).to.deep.include({ 'cmp-2': 'Active' });
+    });
+
     it('Draining disables the service once and counts the servers; Releasing waits for the pod to go, then deletes the service', async () => {
       await activePool(['cmp-1', 'cmp-2']);
       const ids = sim.control.createServers({ project: 'demo', count: 2, namePrefix: 'on-cmp-1-' });
