@@ -42,8 +42,11 @@ export const DesiredMachine = t.type({
   imageId: nullable(t.string),
   /** The flavor by name (no default), resolved to its id this pass; null: not found. */
   flavorId: nullable(t.string),
-  /** Base64 of the user data as given, or null. */
-  userData: nullable(t.string),
+  /**
+   * The sha256 (hex) of the user data as given, or null. The data itself never enters an event (a control plane's
+   * bootstrap payload carries the cluster CA keys): the createServer handler reads it from the resource by uid.
+   */
+  userDataDigest: nullable(t.string),
   availabilityZone: nullable(t.string),
   /** exports.control_plane_server_group_id for the control plane, else null. */
   serverGroupId: nullable(t.string),
@@ -92,7 +95,7 @@ export type MachineObservation = t.TypeOf<typeof MachineObservation>;
 export const WORKLOAD_MACHINE_EFFECTS = {
   /** params { subject, name, networkId, subnetId, securityGroupIds, allowedAddressCIDRs, tags } → accepted { ids: { id } } */
   createPort: 'workloadMachine.createPort',
-  /** params { subject, name, imageId, flavorId, portId, userData, availabilityZone, serverGroupId, metadata } → accepted { ids: { id } } */
+  /** params { subject, uid, name, imageId, flavorId, portId, userDataDigest, availabilityZone, serverGroupId, metadata } → accepted { ids: { id } } */
   createServer: 'workloadMachine.createServer',
   /** destructive; params { subject, id } → accepted (404 too) */
   deleteServer: 'workloadMachine.deleteServer',
