@@ -4,14 +4,15 @@
  *
  * Effects (params; every one also carries `subject`, which its result must echo; Octavia field values in
  * the client's camelCase, src/openstack/octavia/):
- *   octavia.createLoadBalancer  {name, vipSubnetId, vipAddress?, listeners: []}  (LB3: `listeners` is always the
- *                                 empty array — the key stays; nothing is nested)
+ *   octavia.createLoadBalancer  {name, vipSubnetId, vipAddress?, provider?, tags?, listeners: []}  (LB3: `listeners` is
+ *                                 always the empty array — the key stays; nothing is nested; provider only when the
+ *                                 topology names one, tags only when it has them)
  *   octavia.createListener      {loadBalancerId, name, protocol, protocolPort, allowedCidrs: string[]|null,
- *                                 timeoutClientData?, timeoutMemberData? (ms, TCP only), defaultPoolId?}
+ *                                 timeoutClientData?, timeoutMemberData? (ms, TCP only), defaultPoolId?, tags?}
  *                                 (no `defaultPool`: defaultPoolId only when a pool of its name exists)
  *   octavia.updateListener      {listenerId, name, allowedCidrs?, timeoutClientData?, timeoutMemberData?, defaultPoolId?} (only what differs)
  *   octavia.createPool          {loadBalancerId, listenerId: string|null (non-null: send listener_id, it becomes the default pool),
- *                                 name, protocol: TCP|PROXYV2|UDP, lbAlgorithm: ROUND_ROBIN}  (no `members`, no `healthMonitor`:
+ *                                 name, protocol: TCP|PROXYV2|UDP, lbAlgorithm: ROUND_ROBIN, tags?}  (no `members`, no `healthMonitor`:
  *                                 Zed answers them with 500; LB6 and LB7 add them)
  *   octavia.setPoolMembers      {poolId, name, members: [{address, protocolPort}]}  (PUT /pools/{id}/members: the whole set)
  *   octavia.createHealthMonitor {poolId, name, monitorType, delay, timeout, maxRetries, maxRetriesDown}
@@ -82,6 +83,8 @@ export interface PoolParams {
   name: string;
   protocol: 'UDP' | 'PROXYV2' | 'TCP';
   lbAlgorithm: typeof LB_ALGORITHM;
+  /** The topology's tags, when it has them. */
+  tags?: string[];
 }
 export interface ListenerParams {
   name: string;
@@ -94,6 +97,8 @@ export interface ListenerParams {
   timeoutMemberData?: number;
   /** The id of a pool of the deterministic name that already exists (LB4: linked, never created twice). */
   defaultPoolId?: string;
+  /** The topology's tags, when it has them. */
+  tags?: string[];
 }
 
 /** A step that destroys one object: the machine arms it first (write-ahead) and sends it on a later pass. */

@@ -42,7 +42,19 @@ export const DesiredTopology = t.intersection([
     floatingIP: FloatingIPWanted,
     listeners: t.array(DesiredListener),
   }),
-  t.partial({ vipAddress: t.string }),
+  t.partial({
+    vipAddress: t.string,
+    /**
+     * Tags (`"k=v"`) the load balancer, its listeners and pools are created with (health monitors are not tagged).
+     * Absent: none sent. Set at create only: a change later is not converged.
+     */
+    tags: t.array(t.string),
+    /**
+     * The Octavia provider the load balancer is created with; null: the cloud's default (none sent). Absent: none
+     * sent either (the behaviour before the field existed). Set at create only; Octavia cannot change it.
+     */
+    provider: t.union([t.string, t.null]),
+  }),
 ]);
 export type DesiredTopology = t.TypeOf<typeof DesiredTopology>;
 
@@ -53,7 +65,15 @@ const lookup = <P extends t.Props>(present: P) =>
 const nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null]);
 
 /** Octavia's provisioning_status is carried verbatim (an unknown string is LB1's unusable, never mapped to a neighbour). */
-export const ObservedLoadBalancer = lookup({ id: t.string, provisioningStatus: t.string, vipAddress: nullable(t.string), vipPortId: nullable(t.string) });
+export const ObservedLoadBalancer = t.union([
+  t.type({ kind: t.literal('absent') }),
+  t.intersection([
+    t.type({ kind: t.literal('present'), id: t.string, provisioningStatus: t.string, vipAddress: nullable(t.string), vipPortId: nullable(t.string) }),
+    /** Octavia's `provider` as it reports it (the actual one, also when the cloud's default was taken); absent in older observations. */
+    t.partial({ provider: nullable(t.string) }),
+  ]),
+  t.type({ kind: t.literal('duplicate'), ids: t.array(t.string) }),
+]);
 export const ObservedListener = lookup({
   id: t.string,
   provisioningStatus: t.string,

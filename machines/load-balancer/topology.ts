@@ -126,8 +126,12 @@ export const monitorParams = (lbName: string, l: DesiredListener): HealthMonitor
     ? { name: childName(lbName, l.name, 'monitor'), monitorType: monitorTypeFor(l), delay: m.delaySeconds, timeout: m.timeoutSeconds, maxRetries: m.maxRetries, maxRetriesDown: m.maxRetriesDown ?? DEFAULT_MAX_RETRIES_DOWN }
     : undefined;
 };
+/** The desired tags as create params: only when the topology names them (health monitors never carry them). */
+const tagsParam = (desired: Pick<DesiredTopology, 'tags'>): { tags?: string[] } => (desired.tags !== undefined ? { tags: [...desired.tags] } : {});
 /** LB4: the pool alone (no members, no monitor: LB6 and LB7 add them on later passes). */
-export const poolParams = (lbName: string, l: DesiredListener): PoolParams => ({ name: childName(lbName, l.name, 'pool'), protocol: poolProtocolFor(l), lbAlgorithm: LB_ALGORITHM });
+export const poolParams = (lbName: string, l: DesiredListener, tags?: readonly string[]): PoolParams => ({
+  name: childName(lbName, l.name, 'pool'), protocol: poolProtocolFor(l), lbAlgorithm: LB_ALGORITHM, ...(tags !== undefined ? { tags: [...tags] } : {}),
+});
 const cidrsParam = (l: DesiredListener): string[] | null => (l.allowedCIDRs.length === 0 ? null : sortedSet(l.allowedCIDRs));
 /** LB10: timeouts only on TCP, in Octavia's milliseconds, only the ones the spec sets. */
 const timeoutParams = (l: DesiredListener): { timeoutClientData?: number; timeoutMemberData?: number } => {
@@ -139,13 +143,14 @@ const timeoutParams = (l: DesiredListener): { timeoutClientData?: number; timeou
   };
 };
 /** LB4: the listener alone, on the pool of its deterministic name when that exists. */
-export const listenerParams = (lbName: string, l: DesiredListener, defaultPoolId: string | null): ListenerParams => ({
+export const listenerParams = (lbName: string, l: DesiredListener, defaultPoolId: string | null, tags?: readonly string[]): ListenerParams => ({
   name: childName(lbName, l.name, 'listener'),
   protocol: l.protocol,
   protocolPort: l.port,
   allowedCidrs: cidrsParam(l),
   ...timeoutParams(l),
   ...(defaultPoolId !== null ? { defaultPoolId } : {}),
+  ...(tags !== undefined ? { tags: [...tags] } : {}),
 });
 
 /** LB5: the listener fields that differ, as Octavia's update takes them (empty when none). */
@@ -326,12 +331,12 @@ const listenerStep = (desired: DesiredTopology, lb: LoadBalancerFacts, l: Desire
   const monitor = monitorOf(observed, mn);
   if (listener?.kind === 'absent') {
     // LB4: the listener alone (Zed: a nested default_pool is a 500); a pool of the deterministic name that exists is linked, never duplicated
-    return createOr(memory, at, mutate(LB_EFFECTS.createListener, ln, { loadBalancerId: lb.id, ...listenerParams(desired.name, l, pool?.kind === 'present' ? pool.id : null) }));
+    return createOr(memory, at, mutate(LB_EFFECTS.createListener, ln, { loadBalancerId: lb.id, ...listenerParams(desired.name, l, pool?.kind === 'present' ? pool.id : null, desired.tags) }));
   }
   if (listener?.kind !== 'present') return null;
   if (pool?.kind === 'absent') {
     // LB4: the pool alone (Zed: nested members or monitor are a 500), the default pool via listener_id when the listener has none
-    const params = { loadBalancerId: lb.id, listenerId: listener.defaultPoolId === null ? listener.id : null, ...poolParams(desired.name, l) };
+    const params = { loadBalancerId: lb.id, listenerId: listener.defaultPoolId === null ? listener.id : null, ...poolParams(desired.name, l, desired.tags) };
     return createOr(memory, at, mutate(LB_EFFECTS.createPool, pn, params));
   }
   if (pool?.kind !== 'present') return null;
@@ -393,6 +398,9 @@ export const planPass = (desired: DesiredTopology, observed: TopologyObservation
       name: desired.name,
       vipSubnetId: desired.vipSubnetId,
       ...(desired.vipAddress !== undefined ? { vipAddress: desired.vipAddress } : {}),
+      // the provider only when one is named (null: the cloud's default, nothing sent); tags only when given
+      ...(typeof desired.provider === 'string' ? { provider: desired.provider } : {}),
+      ...tagsParam(desired),
       listeners: [] as ListenerParams[],
     };
     return createOr(memory, at, mutate(LB_EFFECTS.createLoadBalancer, desired.name, params));

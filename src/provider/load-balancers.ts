@@ -143,6 +143,7 @@ export const observeTopology = async (os: TopologyClients, desired: DesiredTopol
     provisioningStatus: statusOf(lb.provisioningStatus),
     vipAddress: nullableOf(lb.vipAddress),
     vipPortId: nullableOf(lb.vipPortId),
+    provider: nullableOf(lb.provider),
   }));
   if (loadBalancer.kind !== 'present') return { loadBalancer };
   const lb = lbs[0] as LoadBalancerObservation;
@@ -213,7 +214,7 @@ export const observeTopology = async (os: TopologyClients, desired: DesiredTopol
 type Answer = { type: 'accepted' | 'conflict' | 'rejected' | 'outcomeUnknown'; effect: string; subject: string; [key: string]: unknown };
 
 /** Regent's closed word for a refusal (never the service's text). */
-const refusalReason = (error: unknown): string | undefined => {
+export const refusalReason = (error: unknown): string | undefined => {
   if (error instanceof BadRequest) return 'badRequest';
   if (error instanceof Forbidden) return 'forbidden';
   if (error instanceof Unauthorized) return 'unauthorized';
@@ -224,7 +225,7 @@ const refusalReason = (error: unknown): string | undefined => {
 };
 
 /** Why no answer came, in Regent's words (no fault text: a 5xx body can name hosts). */
-const unansweredReason = (service: string, error: unknown): string | undefined => {
+export const unansweredReason = (service: string, error: unknown): string | undefined => {
   if (error instanceof Timeout) return error.status !== undefined ? `${service} answered HTTP ${error.status}` : 'no answer within the client timeout';
   if (error instanceof RequestFailed) return `the connection failed${error.code !== undefined ? ` (${error.code})` : ''}`;
   if (error instanceof ServerError) return `${service} answered HTTP ${error.status ?? 500}`;
@@ -252,6 +253,9 @@ const num = (effect: Effect, key: string): number => {
   return v;
 };
 const optNum = (effect: Effect, key: string): number | undefined => (typeof effect[key] === 'number' ? (effect[key] as number) : undefined);
+/** `tags` when the effect carries them (a list of strings), for the create body; else nothing is sent. */
+const tagsOf = (effect: Effect): { tags?: string[] } =>
+  Array.isArray(effect.tags) && effect.tags.every((x) => typeof x === 'string') ? { tags: [...(effect.tags as string[])] } : {};
 
 interface Call {
   /** 'Octavia' or 'Neutron': the service named in a Regent-written reason. */
@@ -316,12 +320,13 @@ const listenerOf = (effect: Effect): ListenerParams => ({
   ...(optNum(effect, 'timeoutClientData') !== undefined ? { timeoutClientData: optNum(effect, 'timeoutClientData') as number } : {}),
   ...(optNum(effect, 'timeoutMemberData') !== undefined ? { timeoutMemberData: optNum(effect, 'timeoutMemberData') as number } : {}),
   ...(typeof effect.defaultPoolId === 'string' ? { defaultPoolId: effect.defaultPoolId } : {}),
+  ...tagsOf(effect),
 });
 const withIds = (ids: Record<string, string>) => (Object.keys(ids).length > 0 ? { ids } : {});
 
 // ─── handlers ───────────────────────────────────────────────────────────────────────────────────────
 
-/** `octavia.createLoadBalancer {name, vipSubnetId, vipAddress?}`: one POST, the load balancer alone. */
+/** `octavia.createLoadBalancer {name, vipSubnetId, vipAddress?, provider?, tags?}`: one POST, the load balancer alone. */
 export const createLoadBalancerHandler = (s: LoadBalancerSession): EffectHandler =>
   handler({
     service: 'Octavia', del: false, what: 'the load-balancer create',
@@ -331,6 +336,8 @@ export const createLoadBalancerHandler = (s: LoadBalancerSession): EffectHandler
         name,
         vipSubnetId: str(effect, 'vipSubnetId'),
         ...(typeof effect.vipAddress === 'string' ? { vipAddress: effect.vipAddress } : {}),
+        ...(typeof effect.provider === 'string' ? { provider: effect.provider } : {}),
+        ...tagsOf(effect),
       });
       return { ids: { [name]: created.id } };
     },
@@ -351,6 +358,7 @@ export const createListenerHandler = (s: LoadBalancerSession): EffectHandler =>
         ...(l.timeoutClientData !== undefined ? { timeoutClientData: l.timeoutClientData } : {}),
         ...(l.timeoutMemberData !== undefined ? { timeoutMemberData: l.timeoutMemberData } : {}),
         ...(l.defaultPoolId !== undefined ? { defaultPoolId: l.defaultPoolId } : {}),
+        ...(l.tags !== undefined ? { tags: l.tags } : {}),
       });
       return { ids: { [l.name]: created.id } };
     },
@@ -372,7 +380,7 @@ export const updateListenerHandler = (s: LoadBalancerSession): EffectHandler =>
     },
   });
 
-/** `octavia.createPool {loadBalancerId, listenerId|null, ...PoolParams}`: on the listener (it becomes its default pool) when listenerId is given, else on the load balancer. */
+/** `octavia.createPool {loadBalancerId, listenerId|null, ...PoolParams (tags?)}`: on the listener (it becomes its default pool) when listenerId is given, else on the load balancer. */
 export const createPoolHandler = (s: LoadBalancerSession): EffectHandler =>
   handler({
     service: 'Octavia', del: false, what: 'the pool create',
@@ -380,7 +388,7 @@ export const createPoolHandler = (s: LoadBalancerSession): EffectHandler =>
       const name = str(effect, 'name');
       const listenerId = typeof effect.listenerId === 'string' && effect.listenerId !== '' ? effect.listenerId : null;
       const parent = listenerId !== null ? { listenerId } : { loadbalancerId: str(effect, 'loadBalancerId') };
-      const created = await s.octavia.createPool({ name, protocol: str(effect, 'protocol') as PoolProtocol, lbAlgorithm: str(effect, 'lbAlgorithm') as 'ROUND_ROBIN', ...parent });
+      const created = await s.octavia.createPool({ name, protocol: str(effect, 'protocol') as PoolProtocol, lbAlgorithm: str(effect, 'lbAlgorithm') as 'ROUND_ROBIN', ...parent, ...tagsOf(effect) });
       return { ids: { [name]: created.id } };
     },
   });

@@ -682,4 +682,57 @@ describe('load-balancer provider under the load-balancer machine (simulator over
       .to.deep.equal({ type: 'rejected', effect: LB_EFFECTS.updateListener, subject: 'gone', status: 404, reason: 'notFound' });
     expect(Object.keys(loadBalancerHandlers(demo)).sort()).to.deep.equal(Object.values(LB_EFFECTS).sort());
   });
+  // ─── a workload cluster's API load balancer (issue 29): provider, tags, hour-long idle timeouts ─────
+
+  /** The cluster's API topology: one TCP listener, allowed CIDRs given out of order, an hour of idle timeout, a TCP monitor. */
+  const apiTopology = (lb: string, over: Partial<DesiredTopology> = {}): DesiredTopology => ({
+    name: loadBalancerName(lb),
+    vipSubnetId: fx.subnetId,
+    floatingIP: { wanted: false },
+    listeners: [{
+      name: 'kube-apiserver', protocol: 'TCP', port: 6443, allowedCIDRs: ['203.0.113.0/24', '192.0.2.0/24', '198.51.100.0/24'], proxyProtocolV2: false,
+      idleTimeouts: { clientDataSeconds: 3600, memberDataSeconds: 3600 },
+      pool: { members: [{ address: '192.0.2.21', port: 6443 }], healthMonitor: { delaySeconds: 10, timeoutSeconds: 5, maxRetries: 3 } },
+    }],
+    ...over,
+  });
+
+  it('a provider and tags: the load balancer is created with both, its listener and pool with the tags, the monitor untagged; the observation carries the provider; converged passes send nothing (allowed CIDRs compared as a set)', async () => {
+    const lbLabel = `api-${process.pid}`;
+    const tags = ['captf.io:cluster=demo', 'captf.io:namespace=team-a'];
+    const desired = apiTopology(lbLabel, { tags, provider: 'amphora' });
+    const r = rig(desired);
+    const seq = mark();
+    const snapshot = await r.until(provisioned, 30);
+    expect(JSON.stringify(snapshot.value), r.outcomes.join(', ')).to.equal('"provisioned"');
+    const posts = mutations(since(seq)).filter((c) => c.method === 'POST');
+    const bodyOf = (suffix: string) => posts.find((c) => c.path.endsWith(suffix))?.body as Record<string, Record<string, unknown>>;
+    expect(bodyOf('/lbaas/loadbalancers')).to.deep.equal({ loadbalancer: { name: desired.name, vip_subnet_id: fx.subnetId, provider: 'amphora', tags } });
+    expect(bodyOf('/lbaas/listeners').listener).to.deep.include({ tags, timeout_client_data: 3_600_000, timeout_member_data: 3_600_000, allowed_cidrs: ['192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24'] });
+    expect(bodyOf('/lbaas/pools').pool).to.deep.include({ tags, protocol: 'TCP' });
+    expect(bodyOf('/lbaas/healthmonitors').healthmonitor).to.not.have.property('tags');
+    const { lb, listeners, pools, monitors } = await octaviaOf(desired.name);
+    expect(value(lb.tags)).to.deep.equal(tags);
+    expect(value(byName(listeners, listenerName(lbLabel, 'kube-apiserver')).timeoutClientData)).to.equal(3_600_000);
+    expect(value(byName(monitors, monitorName(lbLabel, 'kube-apiserver')).type)).to.equal('TCP');
+    expect(pools).to.have.length(1);
+    const observed = await observeTopology(demo, desired);
+    expect(observed.loadBalancer).to.deep.include({ kind: 'present', id: lb.id, provider: 'amphora' });
+    // Octavia answers the CIDRs in its own order (sorted, as real Octavia does): no update loop
+    const again = mark();
+    await r.pass();
+    await r.pass();
+    expect(mutations(since(again))).to.deep.equal([]);
+  });
+
+  it('provider null is the cloud\'s default: no provider is sent (nor tags when the topology has none); Octavia reports the one it chose', async () => {
+    const lbLabel = `api-default-${process.pid}`;
+    const desired = apiTopology(lbLabel, { provider: null, listeners: [] });
+    const r = rig(desired);
+    const seq = mark();
+    await r.until(provisioned, 10);
+    const create = mutations(since(seq)).find((c) => c.method === 'POST' && c.path.endsWith('/lbaas/loadbalancers'));
+    expect(create?.body).to.deep.equal({ loadbalancer: { name: desired.name, vip_subnet_id: fx.subnetId } });
+    expect((await observeTopology(demo, desired)).loadBalancer).to.deep.include({ kind: 'present', provider: 'amphora' });
+  });
 });

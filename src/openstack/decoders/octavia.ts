@@ -31,6 +31,8 @@ export interface LoadBalancerObservation extends OctaviaCommon {
   readonly listenerIds: Field<readonly string[]>;
   readonly poolIds: Field<readonly string[]>;
   readonly tags: Field<readonly string[]>;
+  /** The provider driver Octavia chose (`amphora` on the sandbox also when none was asked for). */
+  readonly provider: Field<string | null>;
 }
 
 export interface ListenerObservation extends OctaviaCommon {
@@ -108,6 +110,7 @@ export const decodeLoadBalancer = (raw: unknown, observedAt?: string, context: R
     listenerIds: readField(obj, 'listeners', idRefs),
     poolIds: readField(obj, 'pools', idRefs),
     tags: readField(obj, 'tags', t.array(t.string)),
+    provider: readField(obj, 'provider', nullable(t.string)),
   };
 };
 

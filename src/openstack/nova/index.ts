@@ -13,6 +13,7 @@ import { listComputeServices } from './services.js';
 import { getHypervisor, listHypervisors } from './hypervisors.js';
 import { addAggregateHost, createAggregate, deleteAggregate, findAggregateByName, getAggregate, listAggregates, removeAggregateHost, setAggregateMetadata } from './aggregates.js';
 import { getQuotaSet, updateQuotaSet } from './quotas.js';
+import { listAvailabilityZones } from './availability-zones.js';
 
 const novaFunctions = {
   listServers, getServer, findServerByName, lookupServerByName, createServer, deleteServer, mergeServerMetadata, replaceServerMetadata,
@@ -25,6 +26,7 @@ const novaFunctions = {
   listComputeServices, listHypervisors, getHypervisor,
   listAggregates, getAggregate, findAggregateByName, createAggregate, deleteAggregate, addAggregateHost, removeAggregateHost, setAggregateMetadata,
   getQuotaSet, updateQuotaSet,
+  listAvailabilityZones,
 };
 
 export type NovaClient = BoundClient<typeof novaFunctions>;
@@ -42,3 +44,4 @@ export * from './services.js';
 export * from './hypervisors.js';
 export * from './aggregates.js';
 export * from './quotas.js';
+export * from './availability-zones.js';

@@ -67,6 +67,8 @@ export function registerSecurityGroups(r: Registrar): void {
   r.post('/security-groups', (ctx) => {
     requireMember(ctx.auth);
     const b = member(ctx.req.body, 'security_group');
+    // Zed: a security group takes its tags only through the tags sub-resource (measured on the sandbox, §22)
+    if ('tags' in b) throw nerr(400, 'HTTPBadRequest', "Attribute 'tags' not allowed in POST");
     const projectId = (ctx.auth.isAdmin ? optStr(b, 'project_id') ?? optStr(b, 'tenant_id') : undefined) ?? ctx.auth.projectId ?? '';
     ensureDefaultSecurityGroup(ctx.sim, projectId);
     const name = reqStr(b, 'name', 255);

@@ -239,7 +239,10 @@ export function createFromRequest(ctx: Ctx, b: Json): CreateResult {
   const maxCount = optInt(b, 'max_count', 1) ?? minCount;
   if (maxCount < minCount) throw new SimError(400, 'min_count must be <= max_count');
   if (maxCount > 1 && networks.some((n) => n.port)) throw new SimError(400, 'Unable to launch multiple instances with a single configured port ID. Please launch your instance one by one with different ports.');
-  const hints = isObj(ctx.req.body) && isObj(ctx.req.body['os:scheduler_hints']) ? ctx.req.body['os:scheduler_hints'] : {};
+  // Nova takes the hints under either key (`OS-SCH-HNT:scheduler_hints` is the one Regent's client sends)
+  const body = isObj(ctx.req.body) ? ctx.req.body : {};
+  const hintsOf = (key: string) => (isObj(body[key]) ? (body[key] as Json) : undefined);
+  const hints = hintsOf('os:scheduler_hints') ?? hintsOf('OS-SCH-HNT:scheduler_hints') ?? {};
   const groupId = typeof hints.group === 'string' ? hints.group : null;
   if (groupId && !sim.nova.serverGroups.has(groupId)) throw new SimError(400, `Invalid server group ${groupId}`);
   const { host, node } = requestedDestination(ctx, b);

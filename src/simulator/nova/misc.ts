@@ -84,6 +84,10 @@ export function registerMisc(r: Registrar): void {
   });
 
   r.get('/os-server-groups', (ctx) => {
+    // Nova's query schema (additionalProperties false): no name filter, as real Nova answers it (§22)
+    for (const key of ctx.req.query.keys()) {
+      if (!['all_projects', 'limit', 'offset'].includes(key)) throw new SimError(400, `Additional properties are not allowed ('${key}' was unexpected)`);
+    }
     const all = ctx.auth.isAdmin && ctx.q('all_projects') !== undefined;
     const rows = [...ctx.sim.nova.serverGroups.values()].filter((g) => all || g.projectId === ctx.auth.projectId);
     return ok({ server_groups: rows.map((g) => groupView(ctx, g)) });

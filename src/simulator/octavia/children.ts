@@ -105,10 +105,13 @@ export function listenerChecks(protocol: string, port: number, b: Json, others: 
   if (taken) throw oerr(409, `Another Listener on this Load Balancer is already using protocol ${taken.protocol} and protocol_port ${port}`);
 }
 
+/** Octavia keeps a listener's allowed CIDRs in rows keyed by the CIDR and answers them in that order, not as sent (§22). */
+const cidrOrder = (cidrs: string[] | undefined): string[] | null => (cidrs === undefined ? null : [...cidrs].sort());
+
 export function newListener(ctx: Ctx, lb: LoadBalancer, b: Json, protocol: string, port: number, defaultPoolId: string | null): Listener {
   return {
     ...base(ctx, b, lb.projectId), lbId: lb.id, protocol, protocolPort: port, defaultPoolId, connectionLimit: optInt(b, 'connection_limit', -1) ?? -1,
-    allowedCidrs: optStrList(b, 'allowed_cidrs') ?? null, timeoutClientData: 50000, timeoutMemberConnect: 5000,
+    allowedCidrs: cidrOrder(optStrList(b, 'allowed_cidrs')), timeoutClientData: 50000, timeoutMemberConnect: 5000,
     timeoutMemberData: 50000, timeoutTcpInspect: 0, insertHeaders: optStrMap(b, 'insert_headers') ?? {}, defaultTlsContainerRef: optStr(b, 'default_tls_container_ref') ?? null,
     ...timeouts(b),
   };
@@ -241,7 +244,7 @@ function registerListeners(r: Registrar): void {
     l.description = optStr(b, 'description', 255) ?? l.description;
     l.adminStateUp = optBool(b, 'admin_state_up') ?? l.adminStateUp;
     l.connectionLimit = optInt(b, 'connection_limit', -1) ?? l.connectionLimit;
-    if ('allowed_cidrs' in b) l.allowedCidrs = optStrList(b, 'allowed_cidrs') ?? null;
+    if ('allowed_cidrs' in b) l.allowedCidrs = cidrOrder(optStrList(b, 'allowed_cidrs'));
     l.insertHeaders = optStrMap(b, 'insert_headers') ?? l.insertHeaders;
     l.tags = optStrList(b, 'tags') ?? l.tags;
     Object.assign(l, timeouts(b));
