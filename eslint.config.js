@@ -39,8 +39,9 @@ export const LAYERS = [
   },
   // Decisions made durable: the engine and the registry of machine definitions.
   { name: 'engine', dirs: ['src/engine', 'src/machine-registry'], imports: ['deciders', 'adapters', 'foundation'] },
-  // What a controller drives: the OpenStack provider (inventory, regions, effects) and the Nova Database step's ports.
-  { name: 'services', dirs: ['src/provider', 'src/nova'], imports: ['engine', 'deciders', 'adapters', 'foundation'] },
+  // What a controller drives: the OpenStack provider (inventory, regions, effects), the Nova Database step's ports and the
+  // workload clusters' exports publication port (src/workload).
+  { name: 'services', dirs: ['src/provider', 'src/nova', 'src/workload'], imports: ['engine', 'deciders', 'adapters', 'foundation'] },
   // Controllers, status, the HTTP API, audit, metrics and the composition roots (app, cli). No order is enforced
   // inside it (the control plane is being regrouped by kind); audit never importing cli is its own test.
   {

@@ -36,8 +36,16 @@ export const normalizeMeta = (m: ObjectMeta): ObjectMeta => {
   return out;
 };
 
-const assemble = <K extends KindName>(base: { apiVersion: string; kind: string }, metadata: ObjectMeta, spec: unknown, status: unknown): ObjectOf<K> =>
-  ({ apiVersion: base.apiVersion, kind: base.kind, metadata: normalizeMeta(metadata), spec, ...(status === undefined ? {} : { status }) }) as ObjectOf<K>;
+const ENVELOPE = new Set(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
+/**
+ * The top-level fields of an object besides its envelope: a core ConfigMap's `data` (KindOptions.fields). Only what
+ * the kind's validate kept reaches a write, so a Regent kind has none.
+ */
+const fieldsOf = (object: object): Record<string, unknown> => Object.fromEntries(Object.entries(object).filter(([key, value]) => !ENVELOPE.has(key) && value !== undefined));
+
+/** `fields`: the top-level fields to carry (the input's on create and update, the stored object's otherwise). */
+const assemble = <K extends KindName>(base: { apiVersion: string; kind: string }, metadata: ObjectMeta, spec: unknown, status: unknown, fields: object = base): ObjectOf<K> =>
+  ({ apiVersion: base.apiVersion, kind: base.kind, metadata: normalizeMeta(metadata), spec, ...(status === undefined ? {} : { status }), ...fieldsOf(fields) }) as ObjectOf<K>;
 
 /** A new object: generation 1, no status (create ignores status, as with a status subresource). */
 export const created = <K extends KindName>(input: Input, namespace: string, uid: string, now: Date): ObjectOf<K> =>
@@ -78,7 +86,7 @@ export const updated = <K extends KindName>(old: ObjectOf<K>, input: Input, mode
         };
   assertNoNewFinalizers(old, metadata.finalizers);
   const specChanged = canonicalJson(old.spec) !== canonicalJson(input.spec);
-  return assemble<K>(old, { ...metadata, generation: old.metadata.generation + (specChanged ? 1 : 0) }, input.spec, old.status);
+  return assemble<K>(old, { ...metadata, generation: old.metadata.generation + (specChanged ? 1 : 0) }, input.spec, old.status, input);
 };
 
 /** The API server refuses to add finalizers once deletion has started. */

@@ -100,6 +100,11 @@ export interface KindOptions<K extends string, Spec, Status> {
   readonly scope?: KindScope;
   /** The object may omit spec (a core Node): it is then validated as `{}`. Default: spec is required. */
   readonly optionalSpec?: boolean;
+  /**
+   * Top-level fields besides metadata, spec and status, each optional, validated and kept (a core ConfigMap's `data`
+   * and `binaryData`). Default: none; any other top-level field is dropped.
+   */
+  readonly fields?: Readonly<Record<string, t.Mixed>>;
 }
 
 const decodeAt = <A>(codec: t.Type<A, A, unknown>, value: unknown, key: string, errors: FieldError[]): A | undefined => {
@@ -143,6 +148,10 @@ export const defineKind = <K extends string, Spec, Status>(options: KindOptions<
     const metadata = object.metadata == null ? undefined : decodeAt(ObjectMetaInput, object.metadata, 'metadata', errors);
     const decodedSpec = object.spec == null ? undefined : decodeAt(spec, object.spec, 'spec', errors);
     const decodedStatus = object.status == null ? undefined : decodeAt(status, object.status, 'status', errors);
+    const fields = Object.entries(options.fields ?? {}).flatMap(([key, codec]) => {
+      const decoded = object[key] == null ? undefined : decodeAt(codec, object[key], key, errors);
+      return decoded === undefined ? [] : [[key, decoded] as const];
+    });
     if (errors.length === 0 && old !== undefined) {
       const self = { spec: decodedSpec as Spec, ...(decodedStatus === undefined ? {} : { status: decodedStatus }) };
       for (const rule of transitions) errors.push(...rule(self, old));
@@ -154,8 +163,11 @@ export const defineKind = <K extends string, Spec, Status>(options: KindOptions<
       metadata: metadata as ObjectMetaInput,
       spec: decodedSpec as Spec,
       ...(decodedStatus === undefined ? {} : { status: decodedStatus }),
+      ...Object.fromEntries(fields),
     };
-    const warnings = (['metadata', 'spec', 'status'] as const).flatMap((key) => prunedFields(object[key], value[key], key)).map((path) => `unknown field "${path}"`);
+    const warnings = (['metadata', 'spec', 'status', ...Object.keys(options.fields ?? {})] as const)
+      .flatMap((key) => prunedFields(object[key], (value as unknown as Record<string, unknown>)[key], key))
+      .map((path) => `unknown field "${path}"`);
     return { ok: true, value, warnings };
   };
   return {

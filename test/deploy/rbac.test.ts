@@ -28,6 +28,9 @@ import {
   GRANTED_AHEAD,
   GROUP,
   NOVA_COMPUTE_GRANTED_AHEAD,
+  WORKLOAD_CLIENT_CALLS,
+  WORKLOAD_GRANTED_AHEAD,
+  workloadClientCallsInAdapters,
   LEASE_GROUP,
   PORT_CALLS,
   clientCallsInAdapter,
@@ -71,6 +74,8 @@ import { namespacedSecretStoreGate } from '../../src/nova/secret-store.js';
 import { renderArchiveCronJob, renderNovaJob } from '../../src/nova/jobs/render.js';
 import { planDatabases } from '../../src/nova/database/plan.js';
 import { validateNova } from '../../src/resources/nova.js';
+import { kubernetesExportsPublisher } from '../../src/workload/exports-publisher.js';
+import type { ClusterExports } from '../../src/resources/index.js';
 
 const pluralOf = (kind: string): string => {
   const definition = KINDS.find((k) => k.kind === kind);
@@ -159,6 +164,17 @@ describe('deploy: RBAC least privilege', () => {
       expect(derived).to.include(triple(GROUP, 'novacomputes', 'patch'));
       // the one grant left: blockOwnerDeletion on the pool's owner references (no client call names it)
       expect(read('src/nova/compute/kubernetes/common.ts')).to.match(/kind: NOVA_COMPUTE_KIND,[^}]*blockOwnerDeletion: true/);
+    });
+
+    it('the workload kinds (issue 29): the exports publisher calls exactly WORKLOAD_CLIENT_CALLS; what WORKLOAD_GRANTED_AHEAD holds the code does not derive yet, each says why', () => {
+      expect(workloadClientCallsInAdapters()).to.deep.equal(sorted(Object.keys(WORKLOAD_CLIENT_CALLS)));
+      const prototype = CoreV1Api.prototype as unknown as Record<string, unknown>;
+      for (const call of Object.keys(WORKLOAD_CLIENT_CALLS)) expect(typeof prototype[call.split('.')[1]!], call).to.equal('function');
+      expect(read('src/workload/exports-publisher.ts'), 'the publisher builds its client from the kubeConfig it is given').to.match(/this\.core = kubeConfig\.makeApiClient\(CoreV1Api\);/);
+      const derived = new Set(expectedGrants(plurals(), leaseName(), { ahead: false }).cluster);
+      expect(Object.keys(WORKLOAD_GRANTED_AHEAD.cluster).filter((g) => derived.has(g)), 'the code now needs these: move them from WORKLOAD_GRANTED_AHEAD to the derivation').to.deep.equal([]);
+      for (const [grant, why] of Object.entries(WORKLOAD_GRANTED_AHEAD.cluster)) expect(why, grant).to.be.a('string').and.not.equal('');
+      expect(KINDS.map((k) => k.plural)).to.include.members(['workloadclusters', 'workloadmachines']);
     });
 
     it('the Nova controller holds its finalizer (issue 27): it adds and removes it on the Nova, so novas is a finalized kind', () => {
@@ -269,6 +285,14 @@ describe('deploy: RBAC least privilege', () => {
         triple('kvm.cloud.sap', 'hypervisors', 'patch'),
         // granted ahead (NOVA_COMPUTE_GRANTED_AHEAD.cluster): blockOwnerDeletion on the owner references to a NovaCompute
         triple(GROUP, 'novacomputes/finalizers', 'update'),
+        // the exports publisher (issue 29, WORKLOAD_CLIENT_CALLS): the <cluster>-openstack-exports ConfigMap in any namespace
+        ...['get', 'create', 'update', 'delete'].map((verb) => triple('', 'configmaps', verb)),
+        // the workload controllers' finalizers (issue 29: finalized kinds of src/app/kinds.ts)
+        triple(GROUP, 'workloadclusters', 'patch'),
+        triple(GROUP, 'workloadmachines', 'patch'),
+        // granted ahead (WORKLOAD_GRANTED_AHEAD.cluster): blockOwnerDeletion on owner references to the workload kinds
+        triple(GROUP, 'workloadclusters/finalizers', 'update'),
+        triple(GROUP, 'workloadmachines/finalizers', 'update'),
       ]));
       expect(leases).to.deep.equal(sorted([triple(LEASE_GROUP, 'leases', 'create'), triple(LEASE_GROUP, 'leases', 'get', 'regent-controller'), triple(LEASE_GROUP, 'leases', 'update', 'regent-controller')]));
       expect(secrets).to.deep.equal(sorted(['get', 'create', 'update', 'delete'].map((verb) => triple('', 'secrets', verb))));
@@ -345,7 +369,10 @@ describe('deploy: RBAC least privilege', () => {
         expect(novaRole, 'a Role named …nova').to.not.equal(undefined);
         expect(sorted(grantsOf(rulesOf(novaRole)))).to.deep.equal(expectedNovaGrants());
         const clusterWide = grantsOf(rulesOf(clusterRole));
-        for (const grant of expectedNovaGrants()) expect(clusterWide, grant).to.not.include(grant);
+        // the exports publisher's ConfigMap grants are cluster-wide (a WorkloadCluster lives in any namespace) and cover
+        // the Nova Role's get and create there: the Nova Role keeps its own, so it reads on its own
+        const workload = Object.values(WORKLOAD_CLIENT_CALLS).map((c) => triple(c.group, c.resource, c.verb));
+        for (const grant of expectedNovaGrants().filter((g) => !workload.includes(g))) expect(clusterWide, grant).to.not.include(grant);
       });
 
       it('no role grants anything on clustersecretstores: Regent runs namespaced, so the ClusterSecretStore leg is not registered (the spec: not under --namespace)', () => {
@@ -594,6 +621,17 @@ describe('deploy: RBAC least privilege', () => {
         } finally {
           await source.close();
         }
+        // The exports publisher (src/workload/exports-publisher.ts, issue 29), as the workload controllers publish a
+        // WorkloadCluster's exports in its own namespace: configmaps get, create, update (a change), delete
+        const publisher = kubernetesExportsPublisher(kubeConfig);
+        const exports = {
+          schema: 'captf.io/openstack-cluster/v1', region: 'RegionOne', network_id: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d', subnet_id: '6f0c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f',
+          failure_domains: { az1: {} }, distribution: 'kubeadm', provider_id_format: 'default', security_group_ids: { control_plane: [], worker: [] },
+          control_plane_server_group_id: null, node_allowed_address_cidrs: [], api: null,
+        } as ClusterExports;
+        await publisher.publish('default', 'demo', exports); // configmaps get, create
+        await publisher.publish('default', 'demo', { ...exports, region: 'RegionTwo' }); // configmaps get, update
+        await publisher.remove('default', 'demo'); // configmaps delete
         requests = [...fake.requests];
         unexpected = [...fake.unexpected];
       } finally {
@@ -637,7 +675,7 @@ describe('deploy: RBAC least privilege', () => {
       // The scenario sends no API request: the server API's Server writes are exercised by test/api (over the
       // embedded source) and the adapter's create/replace/delete by its conformance suite (test/kube).
       // What NOVA_COMPUTE_GRANTED_AHEAD grants no client call requests (novacomputes/finalizers update: an admission check).
-      const exercisedElsewhere = ['/events:patch', 'regent.dev/servers:create', 'regent.dev/servers:update', 'regent.dev/servers:delete', ...Object.keys(NOVA_COMPUTE_GRANTED_AHEAD.cluster), ...Object.keys(NOVA_COMPUTE_GRANTED_AHEAD.namespaced)];
+      const exercisedElsewhere = ['/events:patch', 'regent.dev/servers:create', 'regent.dev/servers:update', 'regent.dev/servers:delete', ...Object.keys(NOVA_COMPUTE_GRANTED_AHEAD.cluster), ...Object.keys(NOVA_COMPUTE_GRANTED_AHEAD.namespaced), ...Object.keys(WORKLOAD_GRANTED_AHEAD.cluster)];
       expect(unused.filter((grant) => !exercisedElsewhere.includes(grant))).to.deep.equal([]);
     });
   });

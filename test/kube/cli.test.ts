@@ -64,7 +64,7 @@ describe('CLI helpers', () => {
 
   it('applyManifests refuses YAML errors and foreign objects, naming the document', async () => {
     expect(await applyManifests(source, 'a: [1, 2').catch((e: unknown) => e)).to.be.instanceOf(BadRequest);
-    const foreign = await applyManifests(source, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n').catch((e: unknown) => e);
+    const foreign = await applyManifests(source, 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n').catch((e: unknown) => e);
     expect(foreign).to.be.instanceOf(BadRequest);
     expect((foreign as Error).message).to.match(/^document 1: not a Regent resource/);
   });

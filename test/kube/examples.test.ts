@@ -13,7 +13,7 @@ import { validateAgainstSchema } from '../resources/support/openapi.js';
 import { schemaFor } from '../resources/support/crds.js';
 
 const DIR = fileURLToPath(new URL('../../examples/', import.meta.url));
-const ORDER = ['region.yaml', 'identity.yaml', 'network.yaml', 'securitygroup.yaml', 'sshcertificateauthority.yaml', 'volume.yaml', 'servers.yaml', 'loadbalancer.yaml', 'nova.yaml', 'novacompute.yaml'];
+const ORDER = ['region.yaml', 'identity.yaml', 'network.yaml', 'securitygroup.yaml', 'sshcertificateauthority.yaml', 'volume.yaml', 'servers.yaml', 'loadbalancer.yaml', 'nova.yaml', 'novacompute.yaml', 'workload-cluster.yaml'];
 
 describe('examples', () => {
   it('there is an example for every kind, and two Servers', () => {
@@ -53,6 +53,8 @@ describe('examples', () => {
         'LoadBalancer/web-lb created',
         'Nova/nova created',
         'NovaCompute/az1 created',
+        'WorkloadCluster/demo created',
+        'WorkloadMachine/demo-control-plane-0 created',
       ]);
       const again = await applyManifests(source, text);
       expect(new Set(again.map((o) => o.action))).to.deep.equal(new Set(['unchanged']));

@@ -17,6 +17,8 @@ import { securityGroupCases } from './cases/security-group.cases.js';
 import { serverCases } from './cases/server.cases.js';
 import { volumeCases } from './cases/volume.cases.js';
 import { sshCertificateAuthorityCases } from './cases/ssh-certificate-authority.cases.js';
+import { workloadClusterCases } from './cases/workload-cluster.cases.js';
+import { workloadMachineCases } from './cases/workload-machine.cases.js';
 import { validateAgainstSchema } from './support/openapi.js';
 import { schemaFor } from './support/crds.js';
 
@@ -31,6 +33,8 @@ const TABLES: Record<string, AgreementCase[]> = {
   NovaCompute: novaComputeCases,
   SSHCertificateAuthority: sshCertificateAuthorityCases,
   SecurityGroup: securityGroupCases,
+  WorkloadCluster: workloadClusterCases,
+  WorkloadMachine: workloadMachineCases,
 };
 
 const sorted = (paths: Iterable<string>): string[] => [...new Set(paths)].sort();

@@ -289,7 +289,12 @@ const call = (node: Extract<Node, { kind: 'call' }>, scope: Scope): unknown => {
   const args = node.args.map((arg) => evaluate(arg, scope));
   const subject = node.target ? target : args.shift();
   switch (node.name) {
+    case 'bytes':
+      // CEL's string-to-bytes conversion: the UTF-8 encoding
+      if (typeof subject === 'string') return new TextEncoder().encode(subject);
+      throw new Error('CEL: no matching overload for bytes()');
     case 'size':
+      if (subject instanceof Uint8Array) return subject.length;
       if (typeof subject === 'string') return [...subject].length;
       if (Array.isArray(subject)) return subject.length;
       if (isObject(subject)) return Object.keys(subject).length;
