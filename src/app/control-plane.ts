@@ -11,6 +11,7 @@
  * the monitor and the status runner run only while this process leads, every event records the term it
  * was decided under, and the engine refuses to append or start an effect outside an unexpired term.
  */
+import { workloadMachineDefinition } from '../../machines/workload-machine.js';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { openStore } from '../store/open.js';
@@ -173,6 +174,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     const owners = streamOwnersOf(table, (kind, uid) => lookups.list(kind).some((o) => o.metadata.uid === uid));
     const engine = new Engine({ store, registry: createProductRegistry(), logger, observer: metrics.engineObserver(), ...(fence ? { fence } : {}), subjectOf: streamSubjects({ list: lookups.list, owners }) });
     await owners.warm(store, engine, serverLifecycleDefinition);
+    await owners.warmKind(store, engine, workloadMachineDefinition, 'WorkloadMachine', (context) => context.serverId);
 
     // Leadership state is read by /readyz, so it exists before the listener.
     let leadership: Leadership | undefined;

@@ -18,6 +18,8 @@ import { volumeWiring } from '../controllers/volume/wiring.js';
 import { loadBalancerWiring } from '../controllers/load-balancer/wiring.js';
 import { novaWiring } from '../controllers/nova/wiring.js';
 import { novaComputeWiring } from '../controllers/nova-compute/wiring.js';
+import { workloadClusterWiring } from '../controllers/workload-cluster/wiring.js';
+import { workloadMachineWiring } from '../controllers/workload-machine/wiring.js';
 
 export interface KindTableOptions {
   /** The Nova monitor's poll interval (`--monitor-interval`). */
@@ -35,6 +37,8 @@ export const kindTable = (options: KindTableOptions = {}): readonly KindWiring[]
   loadBalancerWiring,
   novaWiring,
   novaComputeWiring,
+  workloadClusterWiring,
+  workloadMachineWiring,
 ];
 
 /** The kinds with a controller (and so, but for Nova, a finalizer): what RBAC must let the control plane patch. */

@@ -101,7 +101,23 @@ export class Scopes {
     const owner = this.lookups.ownerOf(stream);
     const object = owner ? this.lookups.list(owner.kind).find((o) => o.metadata.uid === owner.uid) : undefined;
     if (!owner || !object) throw new IdentityNotReady('?', `no resource of this control plane owns the stream ${stream}`);
+    if (owner.kind === 'WorkloadCluster' || owner.kind === 'WorkloadMachine') return this.workload(object);
     return owner.kind === 'Network' ? this.network(object) : this.onNetwork(object);
+  }
+
+  /**
+   * A WorkloadCluster works in its Identity's project (`spec.identityRef`: it brings its own network, so there is no
+   * Network to go through), and a WorkloadMachine in its cluster's (issue 29).
+   */
+  async workload(object: ObjectOf<KindName>): Promise<IdentityScope> {
+    let cluster = object;
+    if (object.kind === 'WorkloadMachine') {
+      const clusterName = (object.spec as { clusterRef: { name: string } }).clusterRef.name;
+      const found = this.lookups.list('WorkloadCluster').find((c) => ns(c) === ns(object) && c.metadata.name === clusterName);
+      if (!found) throw new IdentityNotReady(`${ns(object)}/?`, `the WorkloadCluster ${clusterName} of WorkloadMachine ${object.metadata.name} does not exist`);
+      cluster = found;
+    }
+    return this.sessions.forIdentity(ns(cluster), (cluster.spec as { identityRef: { name: string } }).identityRef.name);
   }
 
   /**

@@ -39,6 +39,8 @@ const UID_LENGTH = 36;
 
 export class StreamOwners {
   private readonly serverUidByNovaId = new Map<string, string>();
+  /** The kind of a Nova server's resource when it is not a Server (a WorkloadMachine's server, issue 29). */
+  private readonly kindByNovaId = new Map<string, KindName>();
   /** Longest prefix first: `server-lifecycle-` must not be read as a shorter prefix's stream. */
   private readonly ownerships: readonly StreamOwnership[];
 
@@ -57,7 +59,7 @@ export class StreamOwners {
     const rest = stream.slice(matching.prefix.length);
     if (matching.key === 'nova-server') {
       const uid = this.serverUidByNovaId.get(rest);
-      return uid === undefined ? undefined : { kind: matching.kind, uid };
+      return uid === undefined ? undefined : { kind: this.kindByNovaId.get(rest) ?? matching.kind, uid };
     }
     const uid = matching.key === 'uid-prefix' ? rest.slice(0, UID_LENGTH) : rest;
     const kinds = this.ownerships.filter((o) => o.prefix === matching.prefix).map((o) => o.kind);
@@ -78,9 +80,26 @@ export class StreamOwners {
     return this.serverUidByNovaId.has(novaId);
   }
 
-  /** A pass learned (or the lifecycle recorded) which Nova server a Server has. */
-  noteNovaServer(novaId: string, serverUid: string): void {
+  /** A pass learned (or the lifecycle recorded) which Nova server a Server (or another kind's resource) has. */
+  noteNovaServer(novaId: string, serverUid: string, kind: KindName = 'Server'): void {
     this.serverUidByNovaId.set(novaId, serverUid);
+    if (kind === 'Server') this.kindByNovaId.delete(novaId);
+    else this.kindByNovaId.set(novaId, kind);
+  }
+
+  /**
+   * Reads the Nova ids another kind's streams recorded (a WorkloadMachine's `serverId`), so its rebuild stream resolves
+   * to it after a restart as a Server's does.
+   */
+  async warmKind<TContext>(store: EventStore, engine: Engine, definition: MachineDefinition<TContext>, kind: KindName, novaIdOf: (context: TContext) => string | null | undefined): Promise<number> {
+    let found = 0;
+    for (const { stream } of await store.listStreams({ streamPrefixes: [definition.streamPrefix] })) {
+      const novaId = novaIdOf((await engine.load(definition, stream)).context);
+      if (!novaId) continue;
+      this.noteNovaServer(novaId, stream.slice(definition.streamPrefix.length), kind);
+      found++;
+    }
+    return found;
   }
 
   /**

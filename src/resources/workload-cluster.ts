@@ -258,7 +258,7 @@ const identityRefImmutable: TransitionRule<WorkloadClusterSpec, WorkloadClusterS
 
 export const WORKLOAD_CLUSTER_COLUMNS: readonly PrinterColumn[] = [
   { name: 'Endpoint', type: 'string', jsonPath: '.status.endpoint.host' },
-  ...standardColumns('Ready'),
+  ...standardColumns('Available'),
 ];
 
 export const WorkloadClusterKind = defineKind({

@@ -87,7 +87,7 @@ export const WORKLOAD_MACHINE_COLUMNS: readonly PrinterColumn[] = [
   { name: 'Cluster', type: 'string', jsonPath: '.spec.clusterRef.name' },
   { name: 'Role', type: 'string', jsonPath: '.spec.role' },
   { name: 'Address', type: 'string', jsonPath: '.status.address' },
-  ...standardColumns('Ready'),
+  ...standardColumns('Available'),
 ];
 
 export const WorkloadMachineKind = defineKind({

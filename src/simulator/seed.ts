@@ -20,6 +20,9 @@ export const SEED = {
   baremetalFlavor: 'bm.gold',
   /** The external network floating IPs come from (examples/region.yaml names it). */
   publicNetwork: stableUuid('network:public'),
+  /** A shared network and subnet a workload cluster brings (examples/workload-cluster.yaml names the subnet). */
+  workloadNetwork: stableUuid('network:workload'),
+  workloadSubnet: stableUuid('subnet:workload'),
 } as const;
 
 function flavor(id: string, name: string, vcpus: number, ram: number, disk: number, extra: Partial<Flavor> = {}): Flavor {
@@ -57,6 +60,9 @@ function seedNetworks(sim: Sim): void {
   const admin = projectIdOf('admin');
   const pub = createNetwork(sim, { id: SEED.publicNetwork, name: 'public', projectId: admin, external: true, mtu: 1500 });
   createSubnet(sim, { networkId: pub.id, cidr: '172.24.4.0/24', projectId: admin, name: 'public-subnet', enableDhcp: false });
+  // a network the operators share with every project, as a workload cluster brings one (openstack-cluster-modules.md)
+  const workload = createNetwork(sim, { id: SEED.workloadNetwork, name: 'workload-net', projectId: admin, shared: true, mtu: 1500 });
+  createSubnet(sim, { id: SEED.workloadSubnet, networkId: workload.id, cidr: '10.50.0.0/24', projectId: admin, name: 'workload-subnet', dns: ['192.0.2.53'] });
   const ranges: Record<string, string> = { admin: '10.10.0.0/16', demo: '10.20.0.0/16', other: '10.30.0.0/16' };
   for (const [name, cidr] of Object.entries(ranges)) {
     const pid = projectIdOf(name);

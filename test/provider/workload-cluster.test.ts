@@ -69,7 +69,7 @@ describe('workload cluster provider (simulator over HTTP)', function () {
     const tags = ['captf.io:cluster=demo', 'captf.io:namespace=team-a'];
     const answer = await run(E.createSecurityGroup, { subject: controlPlaneGroupName(name), name: controlPlaneGroupName(name), description: 'control plane', tags });
     expect(answer).to.deep.include({ type: 'accepted', source: 'effect', effect: E.createSecurityGroup, subject: controlPlaneGroupName(name) });
-    const id = (answer as { ids: { id: string } }).ids.id;
+    const id = (answer as unknown as { ids: { id: string } }).ids.id;
     const post = sim.calls().filter((c) => c.method === 'POST' && c.path.endsWith('/security-groups')).at(-1)!;
     expect(post.body).to.deep.equal({ security_group: { name: controlPlaneGroupName(name), description: 'control plane' } });
     const observed = await observeCluster(demo, lookup(name));
@@ -91,10 +91,10 @@ describe('workload cluster provider (simulator over HTTP)', function () {
   it('createSecurityGroupRule: accepted with its id and observed mapped; the same rule again is a conflict (409 SecurityGroupRuleExists); an invalid one rejected 400', async () => {
     const name = unique();
     const created = await run(E.createSecurityGroup, { subject: nodeGroupName(name), name: nodeGroupName(name), description: 'nodes', tags: [] });
-    const groupId = (created as { ids: { id: string } }).ids.id;
+    const groupId = (created as unknown as { ids: { id: string } }).ids.id;
     const first = await run(E.createSecurityGroupRule, { subject: `${nodeGroupName(name)}/api`, rule: rule(groupId) });
     expect(first).to.deep.include({ type: 'accepted' });
-    const ruleId = (first as { ids: { id: string } }).ids.id;
+    const ruleId = (first as unknown as { ids: { id: string } }).ids.id;
     const byGroup = await run(E.createSecurityGroupRule, { subject: `${nodeGroupName(name)}/all`, rule: rule(groupId, { protocol: null, port_range_min: null, port_range_max: null, remote_ip_prefix: null, remote_group_id: groupId }) });
     expect(byGroup.type).to.equal('accepted');
     const observed = (await observeCluster(demo, lookup(name))).securityGroups.node as { kind: string; rules: Array<Record<string, unknown>> };
@@ -120,7 +120,7 @@ describe('workload cluster provider (simulator over HTTP)', function () {
     const name = unique();
     const answer = await run(E.createServerGroup, { subject: serverGroupName(name), name: serverGroupName(name), policy: 'soft-anti-affinity' });
     expect(answer.type).to.equal('accepted');
-    const id = (answer as { ids: { id: string } }).ids.id;
+    const id = (answer as unknown as { ids: { id: string } }).ids.id;
     const post = sim.calls().filter((c) => c.method === 'POST' && c.path.endsWith('/os-server-groups')).at(-1)!;
     expect(post.body).to.deep.equal({ server_group: { name: serverGroupName(name), policy: 'soft-anti-affinity' } });
     const seq = sim.calls().at(-1)!.seq;

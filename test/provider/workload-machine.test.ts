@@ -39,7 +39,7 @@ describe('workload machine provider (simulator over HTTP)', function () {
 
   const run = async (type: string, params: Record<string, unknown>): Promise<EffectAnswer> =>
     (await workloadMachineHandlers(demo, (uid) => userData.get(uid))[type]!({ type, subject: String(params.subject ?? 'subject'), ...params }, context)) as EffectAnswer;
-  const idOf = (a: EffectAnswer): string => (a as { ids: { id: string } }).ids.id;
+  const idOf = (a: EffectAnswer): string => (a as unknown as { ids: { id: string } }).ids.id;
   const sinceSeq = () => {
     const seq = sim.calls().at(-1)?.seq ?? 0;
     return () => sim.calls().filter((c) => c.seq > seq && c.method !== 'GET' && !c.path.includes('/_sim') && !c.path.includes('/auth/tokens'));

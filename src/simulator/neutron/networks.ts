@@ -69,7 +69,7 @@ export function createNetwork(sim: Sim, o: NewNetwork): Network {
 }
 
 export interface NewSubnet {
-  networkId: string; cidr: string; projectId: string; name?: string; ipVersion?: 4 | 6; gatewayIp?: string | null;
+  networkId: string; cidr: string; projectId: string; name?: string; ipVersion?: 4 | 6; gatewayIp?: string | null; id?: string;
   pools?: Array<{ start: string; end: string }>; enableDhcp?: boolean; dns?: string[]; description?: string;
 }
 
@@ -103,7 +103,7 @@ export function createSubnet(sim: Sim, o: NewSubnet): Subnet {
   }
   const now = sim.now();
   const s: Subnet = {
-    id: uuid(), name: o.name ?? '', description: o.description ?? '', projectId: o.projectId, tags: [], created: now, updated: now,
+    id: o.id ?? uuid(), name: o.name ?? '', description: o.description ?? '', projectId: o.projectId, tags: [], created: now, updated: now,
     revision: 0, networkId: net.id, cidr: cidrString(c), ipVersion: c.version, gatewayIp: gw === null ? null : formatIp(c.version, gw),
     pools, enableDhcp: o.enableDhcp ?? true, dnsNameservers: o.dns ?? [], hostRoutes: [], used: new Set(), cursor: 0,
   };
