@@ -20,12 +20,13 @@ import { scopeReachabilityDefinition } from './scope-reachability.js';
 import { novaComputePipelineDefinition, novaPipelineDefinition } from './nova-pipeline.js';
 import { novaFinalizerDefinition } from './nova-finalizer.js';
 import { novaComputePoolDefinition } from './nova-compute-pool.js';
+import { workloadClusterDefinition } from './workload-cluster.js';
 import { workloadMachineDefinition } from './workload-machine.js';
 
 export const productMachines: readonly MachineDefinition[] = [serverRebuildDefinition, serverLifecycleDefinition, networkLifecycleDefinition, identityLifecycleDefinition, regionConnectionDefinition,
   volumeLifecycleDefinition, volumeAttachmentDefinition, loadBalancerDefinition, novaUpgradeDefinition, novaDBArchiveDefinition,
   vlanAllocationDefinition, securityGroupLifecycleDefinition, scopeReachabilityDefinition, novaPipelineDefinition,
-  novaFinalizerDefinition, novaComputePoolDefinition, novaComputePipelineDefinition, workloadMachineDefinition,
+  novaFinalizerDefinition, novaComputePoolDefinition, novaComputePipelineDefinition, workloadClusterDefinition, workloadMachineDefinition,
 ];
 
 export const createProductRegistry = (): MachineRegistry => new MachineRegistry(productMachines);
