@@ -10,7 +10,7 @@
  * | EndpointReady | the load balancer is ACTIVE (provisioning_status, never operating_status) with a usable VIP (and floating IP when public); or the endpoint is supplied | Provisioning, Errored, ConsistencyError, Deleting |
  * | Available | all of the above and the exports published | PreconditionFailed, InvalidSpec, EndpointChangeRefused, WaitingForSubnet, Provisioning, Errored, ConsistencyError, Deleting |
  *
- * `exports` only once complete (clusterExports), `endpoint` {host, port}, `loadBalancerID`, `securityGroupIDs`,
+ * `exports` as published in the ConfigMap the machines read (complete or not at all: clusterExports), `endpoint` {host, port}, `loadBalancerID`, `securityGroupIDs`,
  * `serverGroupID`, `guard` (as recorded). Nothing is claimed that no pass observed.
  */
 import type { LoadBalancerContext } from '../machines/load-balancer.js';
@@ -18,7 +18,7 @@ import type { WorkloadClusterContext } from '../machines/workload-cluster.js';
 import type { ClusterExports } from '../src/resources/index.js';
 import { loadBalancerAvailable } from './load-balancer-status.js';
 import { mergeConditions, type Condition, type ConditionInput } from './conditions.js';
-import { clusterExports, loadBalancerEndpointHost } from './workload-cluster-exports.js';
+import { loadBalancerEndpointHost } from './workload-cluster-exports.js';
 
 export interface WorkloadClusterView {
   state: string;
@@ -47,18 +47,15 @@ export interface WorkloadClusterStatusInput {
   loadBalancer: EndpointView | undefined;
   generation: number;
   deleting: boolean;
-  spec: { distribution?: 'kubeadm' | 'rke2'; providerIDFormat?: 'default' | 'regional'; nodeAllowedAddressCIDRs?: readonly string[]; controlPlaneEndpoint?: { host: string; port: number }; serverGroupPolicy?: string };
-  region: string;
+  spec: { controlPlaneEndpoint?: { host: string; port: number }; serverGroupPolicy?: string };
+  /** The exports the controller published in the ConfigMap the machines read (computed by clusterExports), if any. */
+  published: ClusterExports | undefined;
   exportsConfigMap: string;
-  listeners: { kubeApiserver: string; rke2Supervisor: string };
-  rke2SupervisorPort: number;
   at: string;
   previous?: { conditions?: Condition[] };
 }
 
 const cond = (type: string, status: 'True' | 'False', reason: string, message: string): ConditionInput => ({ type, status, reason, message });
-
-const lbStateName = (state: unknown): string => (typeof state === 'string' ? state : Object.keys((state ?? {}) as object)[0] ?? String(state));
 
 export const renderWorkloadClusterResource = (input: WorkloadClusterStatusInput): WorkloadClusterResourceStatus => {
   const c = input.cluster?.context;
@@ -115,10 +112,7 @@ export const renderWorkloadClusterResource = (input: WorkloadClusterStatusInput)
     } else conditions.push(cond('EndpointReady', 'False', a.status === 'True' ? 'Provisioning' : a.reason, a.status === 'True' ? 'waiting for a usable endpoint address' : a.message));
   } else conditions.push(cond('EndpointReady', 'False', 'Provisioning', c?.partsReady ? 'creating the API load balancer' : 'the load balancer is created once the security groups and the server group are ready'));
 
-  const exports =
-    input.cluster && !input.deleting
-      ? clusterExports({ region: input.region, spec: input.spec, cluster: c, loadBalancer: lb ? { state: lbStateName(lb.state), context: lb.context } : undefined, listeners: input.listeners, rke2SupervisorPort: input.rke2SupervisorPort })
-      : null;
+  const exports = input.cluster && !input.deleting ? (input.published ?? null) : null;
 
   // Available
   let available: ConditionInput;

@@ -84,7 +84,10 @@ export const guardViolations = (guard: EndpointGuard, desired: DesiredCluster, o
     if (guard[field] !== now[field]) out.push({ field, recorded: guard[field], requested: now[field] });
   }
   const lb = observed.loadBalancer;
-  if (guard.provider !== null && lb.kind === 'present' && lb.provider !== guard.provider) out.push({ field: 'provider', recorded: guard.provider, requested: lb.provider });
+  // the provider a later spec names (null: the cloud's default, which names none) must be the one recorded
+  const asked = desired.endpoint.kind === 'loadBalancer' ? desired.endpoint.provider : null;
+  if (guard.provider !== null && asked !== null && asked !== guard.provider) out.push({ field: 'provider', recorded: guard.provider, requested: asked });
+  else if (guard.provider !== null && lb.kind === 'present' && lb.provider !== guard.provider) out.push({ field: 'provider', recorded: guard.provider, requested: lb.provider });
   return out;
 };
 

@@ -288,6 +288,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         for (const wake of wakes.dependentsOf(kind, object, on)) enqueue(wake.kind, wake.key);
       },
       leading: () => leadership?.leading ?? false,
+      renderStatus: (object) => status.render({ kind: object.kind, namespace: object.metadata.namespace ?? 'default', name: object.metadata.name }),
       forgetRegion: (uid) => {
         connections.forget(uid);
         volumeClasses.forget(uid);

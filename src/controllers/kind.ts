@@ -88,6 +88,11 @@ export interface PlaneServices {
   wakeDependents(kind: KindName, object: ObjectOf<KindName>, on: ChangeKind): void;
   /** Whether this process leads (passes, the monitor and the status runner run only then). */
   leading(): boolean;
+  /**
+   * Renders one resource's status now. For a kind whose status reads something its streams do not carry and that
+   * appends no event when it changes (a WorkloadCluster's exports, as published in the ConfigMap the machines read).
+   */
+  renderStatus(object: ObjectOf<KindName>): Promise<void>;
   /** The Region's exported VolumeClasses, cached with its clients (refreshed when its config or Secret changes). */
   volumeClasses: VolumeClassInventory;
   /** A Region is gone from the store: its cached clients and inventories go too. */

@@ -253,6 +253,16 @@ export const WorkloadClusterStatus = struct(
 export type WorkloadClusterStatus = t.TypeOf<typeof WorkloadClusterStatus>;
 
 /** The cluster's project and region for its life: moving it would strand its groups, server group and load balancer. */
+/**
+ * A supplied endpoint cannot become a load balancer, nor a load balancer a supplied endpoint: the endpoint guard
+ * (openstack-cluster-modules.md) refuses a change of the endpoint once created, and this one would remove or create
+ * the load balancer itself, so it is refused at admission.
+ */
+const endpointKindImmutable: TransitionRule<WorkloadClusterSpec, WorkloadClusterStatus> = (self, old) =>
+  (self.spec.controlPlaneEndpoint === undefined) === (old.spec.controlPlaneEndpoint === undefined)
+    ? []
+    : [ruleError('spec.controlPlaneEndpoint', self.spec.controlPlaneEndpoint ?? null, 'a supplied endpoint cannot be added or removed after creation (the endpoint guard)')];
+
 const identityRefImmutable: TransitionRule<WorkloadClusterSpec, WorkloadClusterStatus> = (self, old) =>
   self.spec.identityRef.name === old.spec.identityRef.name ? [] : [ruleError('spec.identityRef.name', self.spec.identityRef.name, 'identityRef.name is immutable')];
 
@@ -268,7 +278,7 @@ export const WorkloadClusterKind = defineKind({
   spec: WorkloadClusterSpec,
   status: WorkloadClusterStatus,
   columns: WORKLOAD_CLUSTER_COLUMNS,
-  transitions: [identityRefImmutable],
+  transitions: [identityRefImmutable, endpointKindImmutable],
 });
 export type WorkloadCluster = ResourceObject<'WorkloadCluster', WorkloadClusterSpec, WorkloadClusterStatus>;
 export const validateWorkloadCluster = WorkloadClusterKind.validate;

@@ -211,7 +211,7 @@ describe('e2e: workload clusters (issue 29)', function () {
     expect(exports.api.host).to.match(/^172\.24\.4\./);
     expect(exports.api.pools.rke2_supervisor?.port).to.equal(9345);
     const listeners = (await demo.octavia.listListeners()).filter((l) => (l.name ?? '').startsWith('lb-'));
-    expect(listeners.map((l) => l.protocolPort).sort()).to.deep.equal([6443, 9345]);
+    expect(listeners.map((l) => (l.protocolPort.kind === 'value' ? l.protocolPort.value : null)).sort()).to.deep.equal([6443, 9345]);
     for (const l of listeners) expect(l.allowedCidrs).to.deep.equal({ kind: 'value', value: ['10.20.0.0/24', '203.0.113.0/24'] });
   });
 

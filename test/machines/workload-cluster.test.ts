@@ -192,6 +192,18 @@ describe('workloadCluster machine: the rules', () => {
       expect(ctx(r.snapshot).guardViolation).to.deep.equal([{ field: 'provider', recorded: 'amphora', requested: 'ovn' }]);
     });
 
+    it('WC4 a later spec naming another provider than the one recorded is a violation (never applied)', () => {
+      const s = after(pass({ observed: auditComplete({ loadBalancer: LB('amphora') }) }));
+      const ovn = auditDesired({ endpoint: { kind: 'loadBalancer', public: false, floatingIPPool: null, allowedCIDRs: [], provider: 'ovn' } });
+      const r = step(def, s, pass({ desired: ovn, observed: auditComplete({ loadBalancer: LB('amphora') }) }));
+      expect(r.outcome).to.equal('guardViolated');
+      expect(r.effects).to.deep.equal([]);
+      expect(ctx(r.snapshot).guardViolation).to.deep.equal([{ field: 'provider', recorded: 'amphora', requested: 'ovn' }]);
+      // the cloud's default names no provider: nothing to compare
+      const cloudDefault = auditDesired({ endpoint: { kind: 'loadBalancer', public: false, floatingIPPool: null, allowedCIDRs: [], provider: null } });
+      expect(ctx(step(def, s, pass({ desired: cloudDefault, observed: auditComplete({ loadBalancer: LB('amphora') }) })).snapshot).guardViolation).to.deep.equal([]);
+    });
+
     it('WC4 a deletion is never blocked by a guard violation', () => {
       const s = after(pass(), pass({ desired: auditDesired({ subnetId: 'subnet-2' }), observed: onlyNode }));
       expect(ctx(s).guardViolation).to.have.length(1);

@@ -39,7 +39,7 @@ export const WORKLOAD_CLUSTER_FINALIZER = 'regent.dev/workload-cluster';
 /** Requeue intervals (docs/workload-cluster.md). */
 export const WORKLOAD_CLUSTER_REQUEUE_MS = {
   /** something was created or Octavia is PENDING_*: the next pass observes the result. */
-  progress: 2_000,
+  progress: 1_000,
   /** a destructive step was armed: the next pass reads it back. */
   armed: 500,
   /** waiting for the Identity, the subnet, the machines to go. */
@@ -51,7 +51,7 @@ export const WORKLOAD_CLUSTER_REQUEUE_MS = {
 } as const;
 
 export type WorkloadClusterScope =
-  | { kind: 'ready'; session: Pick<OpenStackSession, 'neutron' | 'nova'> & TopologyClients; identity: Identity }
+  | { kind: 'ready'; session: Pick<OpenStackSession, 'neutron' | 'nova' | 'cloud'> & TopologyClients; identity: Identity }
   | { kind: 'notReady'; why: string };
 
 export interface WorkloadClusterControllerDeps {
@@ -63,6 +63,8 @@ export interface WorkloadClusterControllerDeps {
   /** The WorkloadMachines of a cluster (the informer cache). */
   machinesOf: (namespace: string, cluster: string) => readonly WorkloadMachine[];
   exports: ExportsPublisher;
+  /** The exports were (re)published: the status, which shows them as published, is rendered again. */
+  onPublished?: (cluster: WorkloadCluster) => Promise<void>;
   now?: () => Date;
 }
 
@@ -183,7 +185,8 @@ export const reconcileWorkloadCluster = async (deps: WorkloadClusterControllerDe
 
   // ─── the exports ──────────────────────────────────────────────────────────────────────────────────
   if (!deleting) {
-    const region = (await regionNameOf(deps.source, scope.identity)) ?? '';
+    // the Region resource's OpenStack region, else the region the process's own cloud names (Region `default`)
+    const region = (await regionNameOf(deps.source, scope.identity)) ?? scope.session.cloud.regionName ?? scope.identity.spec.regionRef.name;
     const exports = clusterExports({
       region,
       spec: object.spec,
@@ -194,7 +197,10 @@ export const reconcileWorkloadCluster = async (deps: WorkloadClusterControllerDe
     });
     if (exports) {
       const published = await deps.exports.read(namespace, name);
-      if (JSON.stringify(published) !== JSON.stringify(exports)) await deps.exports.publish(namespace, name, exports);
+      if (JSON.stringify(published) !== JSON.stringify(exports)) {
+        await deps.exports.publish(namespace, name, exports, { owner: { uid } });
+        await deps.onPublished?.(object);
+      }
     }
   }
 

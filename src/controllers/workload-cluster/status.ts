@@ -3,11 +3,9 @@ import { loadBalancerDefinition, loadBalancerStream } from '../../../machines/lo
 import { workloadClusterDefinition, workloadClusterStream } from '../../../machines/workload-cluster.js';
 import { renderWorkloadClusterResource } from '../../../projections/workload-cluster-status.js';
 import { isDeleting } from '../../kube/object.js';
-import type { Identity, WorkloadCluster } from '../../resources/index.js';
+import type { WorkloadCluster } from '../../resources/index.js';
 import { latest, withScopeReachability, type StatusRenderer } from '../../status/renderer.js';
-import { exportsConfigMapName } from '../../workload/exports-publisher.js';
-import { API_LISTENERS, RKE2_SUPERVISOR_PORT } from './desired.js';
-import { regionNameOf } from './reconcile.js';
+import { exportsConfigMapName, exportsPublisherFor } from '../../workload/exports-publisher.js';
 
 export const workloadClusterStatus: StatusRenderer = {
   ownedKeys: ['exports', 'endpoint', 'loadBalancerID', 'securityGroupIDs', 'serverGroupID', 'guard', 'exportsConfigMap'],
@@ -18,18 +16,15 @@ export const workloadClusterStatus: StatusRenderer = {
     const lb = await env.engine.load(loadBalancerDefinition, loadBalancerStream(uid));
     const at = latest(own.last?.metadata.recordedAt, lb.last?.metadata.recordedAt) ?? env.now();
     const namespace = cluster.metadata.namespace ?? 'default';
-    const identity = (await env.source.get('Identity', namespace, cluster.spec.identityRef.name)) as Identity | undefined;
-    const region = identity ? ((await regionNameOf(env.source, identity)) ?? '') : '';
+    const published = await exportsPublisherFor(env.source).read(namespace, cluster.metadata.name).catch(() => undefined);
     const status = renderWorkloadClusterResource({
       cluster: own.revision === undefined ? undefined : { state: own.state, context: own.context },
       loadBalancer: lb.revision === undefined ? undefined : { state: lb.value, context: lb.context },
       generation: cluster.metadata.generation ?? 1,
       deleting: isDeleting(cluster),
       spec: cluster.spec,
-      region,
+      published,
       exportsConfigMap: exportsConfigMapName(cluster.metadata.name),
-      listeners: API_LISTENERS,
-      rke2SupervisorPort: RKE2_SUPERVISOR_PORT,
       at,
       previous: cluster.status as never,
     });

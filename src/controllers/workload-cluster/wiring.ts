@@ -74,6 +74,7 @@ export const workloadClusterWiring: KindWiring = {
               source,
               logger,
               exports,
+              onPublished: (cluster) => services.renderStatus(cluster),
               machinesOf: (namespace, cluster) => machinesOfCluster(services, namespace, cluster),
               scope: async (cluster) => {
                 try {

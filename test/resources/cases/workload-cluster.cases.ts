@@ -68,6 +68,7 @@ export const workloadClusterCases: AgreementCase[] = [
   { title: 'an additional tag value is a string', object: s((x) => (x.additionalTags = { cost: 7 })), expect: ['spec.additionalTags[cost]'] },
   { title: 'a tag pair over 255 characters is stored (the machine refuses it with a condition)', object: s((x) => (x.additionalTags = { ['k'.repeat(128)]: 'v'.repeat(200) })), expect: 'valid' },
   { title: 'the subnet, port, endpoint and distribution may change (the machine guards them)', object: s((x) => ((x.subnetID = '7f0c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f'), (x.apiServerPort = 443), (x.distribution = 'kubeadm'), ((x.apiEndpoint as Json).public = false))), old: base, expect: 'valid' },
+  { title: 'a supplied endpoint cannot be added after creation', object: s((x) => { delete x.apiEndpoint; x.controlPlaneEndpoint = { host: 'api.example.test', port: 6443 }; }), old: base, expect: ['spec.controlPlaneEndpoint'] },
   { title: 'identityRef.name is immutable', object: s((x) => (x.identityRef = { name: 'other' })), old: base, expect: ['spec.identityRef.name'] },
   {
     title: 'a status with the endpoint, the ids, the guard, the exports and their ConfigMap is valid',
