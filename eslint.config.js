@@ -34,6 +34,7 @@ export const LAYERS = [
       'src/resources/server.ts', // Server spec types the create gates and SpecRealized read (io-ts codecs only)
       'src/resources/nova.ts', // the Nova spec the Nova status reads (io-ts codecs only)
       'src/resources/nova-compute.ts', // the NovaCompute Ready sub-conditions the pool's status reads (io-ts codecs only)
+      'src/resources/workload-cluster.ts', // the exports' schema type the cluster's exports and status are rendered to (io-ts codecs only)
       'src/resources/codec/transitions.ts', // the spec fields that may change, for SpecRealized (a constant table)
     ],
   },

@@ -8,7 +8,7 @@
  * balancer endpoint — the load balancer is provisioned with a usable endpoint and every pool, the exports are
  * `null` (a machine waits for them), never a partial object.
  */
-import type { ClusterExports } from '../src/resources/index.js';
+import type { ClusterExports } from '../src/resources/workload-cluster.js';
 import type { LoadBalancerContext } from '../machines/load-balancer.js';
 import type { WorkloadClusterContext } from '../machines/workload-cluster.js';
 

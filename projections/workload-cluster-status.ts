@@ -15,7 +15,7 @@
  */
 import type { LoadBalancerContext } from '../machines/load-balancer.js';
 import type { WorkloadClusterContext } from '../machines/workload-cluster.js';
-import type { ClusterExports } from '../src/resources/index.js';
+import type { ClusterExports } from '../src/resources/workload-cluster.js';
 import { loadBalancerAvailable } from './load-balancer-status.js';
 import { mergeConditions, type Condition, type ConditionInput } from './conditions.js';
 import { loadBalancerEndpointHost } from './workload-cluster-exports.js';

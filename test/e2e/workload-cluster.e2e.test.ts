@@ -67,7 +67,7 @@ describe('e2e: workload clusters (issue 29)', function () {
         return condition(s, 'Available')?.status === 'True' ? s : undefined;
       }, timeoutMs, 100);
     } catch (error) {
-      throw new Error(`${(error as Error).message}; its status: ${JSON.stringify(await status(kind, name))}; the cluster: ${JSON.stringify(await status("WorkloadCluster", "demo"))}`);
+      throw new Error(`${(error as Error).message}; its status: ${JSON.stringify(await status(kind, name))}; the cluster: ${JSON.stringify(await status("WorkloadCluster", "demo"))}`, { cause: error });
     }
   };
 
