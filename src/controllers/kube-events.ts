@@ -29,6 +29,17 @@ const NOTABLE: Record<string, [EventType, string, string]> = {
   createRetriesExhausted: ['Warning', 'CreateRetriesExhausted', 'Nova put the server in ERROR before it booted, as often as the create bound allows'],
   deleteResubmitted: ['Warning', 'DeleteRetrying', 'the resource is still there after its delete; the delete was sent again'],
   recreateDeleteResubmitted: ['Warning', 'DeleteRetrying', 'the errored server is still there after its delete; the delete was sent again'],
+  // workload clusters and machines (docs/workload-cluster.md)
+  preconditionRefused: ['Warning', 'PreconditionFailed', 'a precondition of the cluster failed; nothing was created (see the Available condition)'],
+  guardViolated: ['Warning', 'EndpointChangeRefused', 'a guarded endpoint field changed after creation; refused, not applied (see EndpointGuard)'],
+  inconsistent: ['Warning', 'ConsistencyError', 'OpenStack shows duplicates or a part Regent cannot converge; nothing is created meanwhile'],
+  securityGroupCreateDecided: ['Normal', 'Creating', 'a security group create was sent to Neutron'],
+  serverGroupCreateDecided: ['Normal', 'Creating', "the control plane's server group create was sent to Nova"],
+  portCreateDecided: ['Normal', 'Creating', "the port create was sent to Neutron (on the cluster's subnet)"],
+  serverCreateDecided: ['Normal', 'Creating', 'the server create was sent to Nova (its port is in every API pool it must be in)'],
+  running: ['Normal', 'Running', 'the server is ACTIVE'],
+  consistencyProblem: ['Warning', 'ConsistencyError', 'OpenStack shows a duplicate, a server of this name that is not Regent\'s, or a port in use; nothing is decided meanwhile'],
+  leavingPools: ['Normal', 'LeavingPools', 'the server is deleted once its address has left every API pool'],
   desiredUnresolvable: ['Warning', 'DesiredUnresolvable', 'an image or flavor in the spec resolves to nothing or to more than one; nothing was sent to OpenStack'],
 };
 
