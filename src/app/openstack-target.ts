@@ -47,7 +47,7 @@ export const openStackTarget = async (
   // The simulated cloud is kept next to Regent's stores, so a restart finds what Regent created.
   let simulator: RunningSimulator;
   try {
-    simulator = await startSimulator({ ...(options.simulatorPort !== undefined ? { port: options.simulatorPort } : {}), clock: 'real', ...(options.simulatorStatePath ? { statePath: options.simulatorStatePath } : {}) });
+    simulator = await startSimulator({ seedWorkloadNetwork: true, ...(options.simulatorPort !== undefined ? { port: options.simulatorPort } : {}), clock: 'real', ...(options.simulatorStatePath ? { statePath: options.simulatorStatePath } : {}) });
   } catch (error) {
     if (!(error instanceof SimStateOwned)) throw error;
     return ownersSimulator(error.lockPath, error.owner, options.ownerProbeTimeoutMs ?? 3_000);

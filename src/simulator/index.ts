@@ -12,7 +12,7 @@ import type { SimStateOwner, SimStateOwnership } from './persistence.js';
 import { credentials, seedIdentity } from './keystone/seed.js';
 import type { SeedCredential, SeedUser } from './keystone/seed.js';
 import { buildRouter } from './routes.js';
-import { seedCloud, seedMinimal } from './seed.js';
+import { seedCloud, seedMinimal, seedWorkloadNetwork } from './seed.js';
 import { listen } from './server.js';
 import { Sim } from './state.js';
 
@@ -36,6 +36,8 @@ export interface SimulatorOptions {
   delays?: Partial<SimDelays>;
   /** Default true: flavors, images, networks, volume types, placement and Ironic inventory. Identity is always seeded. */
   seed?: boolean;
+  /** Also the demo's shared workload network and subnet (seedWorkloadNetwork; the built-in simulator of `regent start`). */
+  seedWorkloadNetwork?: boolean;
   /** Keystone token lifetime on the sim clock (default 1 h). */
   tokenTtlMs?: number;
   /**
@@ -95,6 +97,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     seedIdentity(sim);
     if (seedAll) seedCloud(sim);
     else seedMinimal(sim);
+    if (seedAll && options.seedWorkloadNetwork === true) seedWorkloadNetwork(sim);
   };
   const control = new SimControl(sim, reseed);
   const statePath = options.statePath;

@@ -60,9 +60,6 @@ function seedNetworks(sim: Sim): void {
   const admin = projectIdOf('admin');
   const pub = createNetwork(sim, { id: SEED.publicNetwork, name: 'public', projectId: admin, external: true, mtu: 1500 });
   createSubnet(sim, { networkId: pub.id, cidr: '172.24.4.0/24', projectId: admin, name: 'public-subnet', enableDhcp: false });
-  // a network the operators share with every project, as a workload cluster brings one (openstack-cluster-modules.md)
-  const workload = createNetwork(sim, { id: SEED.workloadNetwork, name: 'workload-net', projectId: admin, shared: true, mtu: 1500 });
-  createSubnet(sim, { id: SEED.workloadSubnet, networkId: workload.id, cidr: '10.50.0.0/24', projectId: admin, name: 'workload-subnet', dns: ['192.0.2.53'] });
   const ranges: Record<string, string> = { admin: '10.10.0.0/16', demo: '10.20.0.0/16', other: '10.30.0.0/16' };
   for (const [name, cidr] of Object.entries(ranges)) {
     const pid = projectIdOf(name);
@@ -124,6 +121,18 @@ export function seedCloud(sim: Sim): void {
   seedVolumeTypes(sim);
   seedComputeInventory(sim);
   seedKeypairs(sim);
+}
+
+/**
+ * The demo's shared network and subnet (the built-in simulator of `regent start`): a network the operators share with
+ * every project, as a workload cluster brings one (openstack-cluster-modules.md; examples/workload-cluster.yaml names
+ * the subnet by its stable id). Not in the default seed: a second network every project sees would make a server
+ * create without networks ambiguous ("Multiple possible networks found"), as it is in Nova.
+ */
+export function seedWorkloadNetwork(sim: Sim): void {
+  const admin = projectIdOf('admin');
+  const workload = createNetwork(sim, { id: SEED.workloadNetwork, name: 'workload-net', projectId: admin, shared: true, mtu: 1500 });
+  createSubnet(sim, { id: SEED.workloadSubnet, networkId: workload.id, cidr: '10.50.0.0/24', projectId: admin, name: 'workload-subnet', dns: ['192.0.2.53'] });
 }
 
 /** For identity-only simulators (seed: false): Cinder still needs a default type to create volumes. */

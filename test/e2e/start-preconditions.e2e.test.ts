@@ -17,6 +17,7 @@ import { openStore } from '../../src/store/open.js';
 import { openEmbeddedSource } from '../../src/kube/embedded/store.js';
 import { startControlPlane } from '../../src/app/control-plane.js';
 import { silentLogger } from '../../src/log/logger.js';
+import { exportsPublisherFor } from '../../src/workload/exports-publisher.js';
 import { parseStartArgs } from '../deploy/support/deployment.js';
 import { until } from './support/plane.js';
 
@@ -192,6 +193,26 @@ describe('e2e: examples go only to the built-in simulator (issue 10, item 12)', 
     const addresses = [...sim.control.sim.neutron.ports.values()].filter((p) => serverIds.includes(p.deviceId)).flatMap((p) => p.fixedIps.map((f) => f.ip_address)).sort();
     const spec = (await plane.source.get('LoadBalancer', 'default', 'web-lb'))?.spec as { listeners: Array<{ pool?: { members?: Array<{ address: string }> } }> };
     for (const listener of spec.listeners) expect(listener.pool?.members?.map((m) => m.address).sort()).to.deep.equal(addresses);
+    await plane.stop();
+  });
+  it('with the built-in simulator (npm start), the example workload cluster demo is Available with its exports in its ConfigMap, and its control-plane machine runs as a member of the API pool', async () => {
+    const plane = await startWith(false, {});
+    type Status = { conditions?: Array<{ type: string; status: string; reason: string; message: string }>; exports?: { api?: { pools?: { kube_apiserver?: { id: string } } } }; address?: string };
+    const available = async (kind: 'WorkloadCluster' | 'WorkloadMachine', name: string) => {
+      const deadline = Date.now() + 90_000;
+      const get = async () => (await plane.source.get(kind, 'default', name))?.status as Status | undefined;
+      while ((await get())?.conditions?.find((c) => c.type === 'Available')?.status !== 'True' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      const status = await get();
+      expect(status?.conditions?.find((c) => c.type === 'Available'), `${kind} ${name}: ${JSON.stringify(status?.conditions)}`).to.include({ status: 'True' });
+      return status as Status;
+    };
+    const machine = await available('WorkloadMachine', 'demo-control-plane-0');
+    const cluster = await available('WorkloadCluster', 'demo');
+    const published = await exportsPublisherFor(plane.source).read('default', 'demo');
+    expect(published).to.deep.equal(cluster.exports);
+    const poolId = cluster.exports?.api?.pools?.kube_apiserver?.id as string;
+    const members = [...plane.openstack.simulator!.control.sim.octavia.members.values()].filter((m) => m.poolId === poolId).map((m) => m.address);
+    expect(members).to.deep.equal([machine.address]);
     await plane.stop();
   });
 });
