@@ -11,9 +11,9 @@
  */
 import * as t from 'io-ts';
 
-const nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null]);
+export const nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null]);
 /** An exact-name lookup: none, one, or several (a duplicate is a consistency problem, never picked from). */
-const lookup = <P extends t.Props>(present: P) =>
+export const lookup = <P extends t.Props>(present: P) =>
   t.union([t.type({ kind: t.literal('absent') }), t.type({ kind: t.literal('present'), ...present }), t.type({ kind: t.literal('duplicate'), ids: t.array(t.string) })]);
 
 export const Distribution = t.keyof({ kubeadm: null, rke2: null });

@@ -13,11 +13,7 @@
  * created (register before boot) and, while being deleted, for the members to be gone before the server is deleted.
  */
 import * as t from 'io-ts';
-import { EffectAnswer } from '../workload-cluster/observation.js';
-
-const nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null]);
-const lookup = <P extends t.Props>(present: P) =>
-  t.union([t.type({ kind: t.literal('absent') }), t.type({ kind: t.literal('present'), ...present }), t.type({ kind: t.literal('duplicate'), ids: t.array(t.string) })]);
+import { EffectAnswer, lookup, nullable } from '../workload-cluster/observation.js';
 
 export const MachineRole = t.keyof({ controlPlane: null, worker: null });
 export type MachineRole = t.TypeOf<typeof MachineRole>;

@@ -8,7 +8,6 @@
  */
 import type { EffectHandler } from '../../engine/engine.js';
 import { isDeleting } from '../../kube/object.js';
-import { IdentityNotReady } from '../../provider/identity/sessions.js';
 import { loadBalancerStream } from '../../../machines/load-balancer.js';
 import { workloadClusterStream, workloadClusterDefinition } from '../../../machines/workload-cluster.js';
 import { WORKLOAD_CLUSTER_EFFECTS } from '../../../machines/workload-cluster/observation.js';
@@ -16,6 +15,7 @@ import { workloadClusterHandlers } from '../../provider/workload/cluster.js';
 import type { WorkloadMachine } from '../../resources/index.js';
 import { keyOf, keyParts, type KindWiring, type PlaneServices } from '../kind.js';
 import { reconcileWorkloadCluster } from './reconcile.js';
+import { resolveWorkloadScope } from './scope.js';
 import { workloadClusterStatus } from './status.js';
 import { exportsPublisherFor } from '../../workload/exports-publisher.js';
 
@@ -77,15 +77,8 @@ export const workloadClusterWiring: KindWiring = {
               onPublished: (cluster) => services.renderStatus(cluster),
               machinesOf: (namespace, cluster) => machinesOfCluster(services, namespace, cluster),
               scope: async (cluster) => {
-                try {
-                  const scope = await scopes.workload(cluster);
-                  note.scopeResolved();
-                  return { kind: 'ready', session: scope.session, identity: scope.identity };
-                } catch (error) {
-                  note.failed(error);
-                  if (error instanceof IdentityNotReady) return { kind: 'notReady', why: error.message };
-                  throw error;
-                }
+                const r = await resolveWorkloadScope(scopes, note, cluster);
+                return r.kind === 'ready' ? { kind: 'ready', session: r.scope.session, identity: r.scope.identity } : r;
               },
             },
             ...keyParts(key),

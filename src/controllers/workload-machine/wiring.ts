@@ -6,7 +6,6 @@
  * cluster (new exports; the API pools holding its address).
  */
 import type { EffectHandler } from '../../engine/engine.js';
-import { IdentityNotReady } from '../../provider/identity/sessions.js';
 import { workloadMachineStream } from '../../../machines/workload-machine.js';
 import { WORKLOAD_MACHINE_EFFECTS } from '../../../machines/workload-machine/observation.js';
 import { workloadMachineHandlers } from '../../provider/workload/machine.js';
@@ -14,6 +13,7 @@ import type { WorkloadMachine } from '../../resources/index.js';
 import { keyOf, keyParts, type KindWiring } from '../kind.js';
 import { exportsPublisherFor } from '../../workload/exports-publisher.js';
 import { reconcileWorkloadMachine } from './reconcile.js';
+import { resolveWorkloadScope } from '../workload-cluster/scope.js';
 import { workloadMachineStatus } from './status.js';
 
 const ns = (o: { metadata: { namespace?: string } }): string => o.metadata.namespace ?? 'default';
@@ -58,15 +58,8 @@ export const workloadMachineWiring: KindWiring = {
               exports,
               onServerId: (serverId, machine) => owners.noteNovaServer(serverId, machine.metadata.uid, 'WorkloadMachine'),
               scope: async (cluster) => {
-                try {
-                  const scope = await scopes.workload(cluster);
-                  note.scopeResolved();
-                  return { kind: 'ready', session: scope.session };
-                } catch (error) {
-                  note.failed(error);
-                  if (error instanceof IdentityNotReady) return { kind: 'notReady', why: error.message };
-                  throw error;
-                }
+                const r = await resolveWorkloadScope(scopes, note, cluster);
+                return r.kind === 'ready' ? { kind: 'ready', session: r.scope.session } : r;
               },
             },
             ...keyParts(key),
