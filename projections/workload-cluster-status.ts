@@ -114,6 +114,15 @@ export const renderWorkloadClusterResource = (input: WorkloadClusterStatusInput)
 
   const exports = input.cluster && !input.deleting ? (input.published ?? null) : null;
 
+  // while deleting, no part is being created: say what happens to each instead
+  if (input.deleting) {
+    for (const [i, x] of conditions.entries()) {
+      if (['SecurityGroupsReady', 'ServerGroupReady', 'EndpointReady'].includes(x.type) && x.reason !== 'NotRequested' && x.reason !== 'Supplied') {
+        conditions[i] = cond(x.type, 'False', 'Deleting', x.type === 'EndpointReady' ? 'the load balancer is deleted once every machine is gone' : 'deleted after the machines and the load balancer');
+      }
+    }
+  }
+
   // Available
   let available: ConditionInput;
   const notReady = conditions.find((x) => x.status === 'False');

@@ -156,8 +156,11 @@ describe('e2e: workload clusters (issue 29)', function () {
 
     // deletion in reverse order
     const deletedAt = sim.calls().length;
-    for (const name of ['cp-0', 'cp-1', 'cp-2', 'worker-0', 'worker-1']) await plane.source.delete('WorkloadMachine', 'default', name);
+    // the cluster first (the order of `regent delete -f` on a file that lists it first): it waits for its machines,
+    // and still takes each departing control plane's address out of the pools, which the machine waits for
     await plane.source.delete('WorkloadCluster', 'default', 'demo');
+    await new Promise((r) => setTimeout(r, 300));
+    for (const name of ['cp-0', 'cp-1', 'cp-2', 'worker-0', 'worker-1']) await plane.source.delete('WorkloadMachine', 'default', name);
     await until('the cluster gone', async () => (await plane.source.get('WorkloadCluster', 'default', 'demo')) === undefined, 120_000, 100);
     const deletes = sim.calls().slice(deletedAt).filter((c) => c.method === 'DELETE' || (c.method === 'PUT' && c.path.includes('/members')));
     const firstLbDelete = deletes.findIndex((c) => c.path.includes('/lbaas/loadbalancers/'));
@@ -220,5 +223,25 @@ describe('e2e: workload clusters (issue 29)', function () {
     const s = await available('WorkloadCluster', 'demo');
     expect((s.exports as { api: unknown }).api).to.equal(null);
     expect(sim.calls().some((c) => c.path.includes('/lbaas/loadbalancers') && c.method === 'POST')).to.equal(false);
+  });
+  it('an image change on a running machine is rebuilt in place through the rebuild protocol: one rebuild action, never a delete or a second create', async () => {
+    const other = (await demo.glance.listImages()).find((i) => i.id !== image)!.id;
+    await applyManifests(plane.source, [cluster(subnetId, '  controlPlaneEndpoint: { host: api.example.test, port: 6443 }\n'), machine('worker-0', 'Worker', image)].join('---\n'));
+    const before = await available('WorkloadMachine', 'worker-0');
+    const serverId = before.serverID as string;
+    const from = sim.calls().length;
+    await applyManifests(plane.source, machine('worker-0', 'Worker', other));
+    await until('worker-0 runs the new image', async () => {
+      const s = await status('WorkloadMachine', 'worker-0');
+      return condition(s, 'ImageReady')?.status === 'True' && s?.imageID === other && s.observedGeneration === 2 ? s : undefined;
+    }, 60_000, 100);
+    const calls = sim.calls().slice(from);
+    expect(calls.filter((c) => c.method === 'POST' && c.action === 'rebuild').map((c) => c.path), 'exactly one rebuild, of that server').to.deep.equal([`/compute/v2.1/servers/${serverId}/action`]);
+    expect(calls.filter((c) => c.method === 'DELETE' && c.path.includes('/servers/')), 'no server deleted').to.deep.equal([]);
+    expect(calls.filter((c) => c.method === 'POST' && /\/servers$/.test(c.path)), 'no server created').to.deep.equal([]);
+    const history = (await plane.store.readStream(`server-rebuild-${serverId}`)).map((e) => e.type);
+    expect(history.indexOf('serverRebuild.armed'), history.join(', ')).to.be.greaterThan(-1);
+    expect(history.indexOf('serverRebuild.submitted')).to.be.greaterThan(history.indexOf('serverRebuild.armed'));
+    expect(history).to.include('serverRebuild.cleared');
   });
 });

@@ -602,14 +602,21 @@ export function storeConformance(name: string, factory: StoreFactory, capabiliti
 
         const reopened = await shared.open(url);
         opened.push(reopened);
+        // A batch whose COMMIT was on the wire when the client died is still committed by a server (PostgreSQL):
+        // it may appear between two reads here. So each read is judged on its own: whatever it shows, every batch in
+        // it is whole, and there is at most one more than the writer reported.
+        const all = await reopened.readAll();
+        const byStream = new Map<string, number>();
+        for (const event of all) byStream.set(event.stream, (byStream.get(event.stream) ?? 0) + 1);
+        for (const [stream, count] of byStream) expect(count, stream).to.equal(batchSize);
+        // Every batch it reported is there; at most one more (committed, killed before printing).
+        expect(byStream.size).to.be.within(printed, printed + 1);
         const streams = await reopened.listStreams();
+        expect(streams.length).to.be.within(byStream.size, printed + 1);
         for (const info of streams) {
           expect(info.head, info.stream).to.equal(batchSize - 1);
           expect(await reopened.readStream(info.stream), info.stream).to.have.length(batchSize);
         }
-        // Every batch it reported is there; at most one more (committed, killed before printing).
-        expect(streams.length).to.be.within(printed, printed + 1);
-        expect((await reopened.readAll()).length).to.equal(streams.length * batchSize);
       });
     });
   });

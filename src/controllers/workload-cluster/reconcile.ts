@@ -179,8 +179,10 @@ export const reconcileWorkloadCluster = async (deps: WorkloadClusterControllerDe
   };
   if (wantsLoadBalancer && desired.endpoint.kind === 'loadBalancer' && !deleting && context.partsReady && (context.guardViolation ?? []).length === 0 && (context.problems ?? []).length === 0) {
     await drive(false);
-  } else if (deleting && machines.length === 0 && lbRecorded.revision !== undefined && !lbGone) {
-    await drive(true);
+  } else if (deleting && lbRecorded.revision !== undefined && !lbGone) {
+    // machines first: while any remain, the load balancer stays and a departing control plane's address leaves the
+    // pools (its machine waits for that before deleting its server); once none remains, the load balancer goes
+    await drive(machines.length === 0);
   }
 
   // ─── the exports ──────────────────────────────────────────────────────────────────────────────────
