@@ -43,7 +43,7 @@
  * machine remained, so a control-plane machine deleted after its cluster waited in LeavingPools and the cluster in
  * WaitingForMachines for ever); fixed in src/controllers/workload-cluster/reconcile.ts (while machines remain, the
  * pools keep being converged to the departing addresses), and the simulator's e2e now deletes the cluster first too.
- * Since then all six cases pass (one more run: endpoint ready 14.3 s, both machines Available 21.6 s, 13 + 16 passes,
+ * Since then every case passes (one more run: endpoint ready 14.3 s, both machines Available 21.6 s, 13 + 16 passes,
  * 221 calls).
  */
 import { expect } from 'chai';
