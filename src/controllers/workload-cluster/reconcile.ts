@@ -22,7 +22,7 @@ import type { Identity, Region, WorkloadCluster, WorkloadMachine } from '../../r
 import { validateWorkloadCluster } from '../../resources/index.js';
 import type { Stimulus } from '../../../machines/definition.js';
 import type { OpenStackSession } from '../../openstack/session.js';
-import { loadBalancerDefinition, loadBalancerStream, type LoadBalancerContext, type LoadBalancerStimulus } from '../../../machines/load-balancer.js';
+import { loadBalancerDefinition, loadBalancerName, loadBalancerStream, type LoadBalancerContext, type LoadBalancerStimulus } from '../../../machines/load-balancer.js';
 import { workloadClusterDefinition, workloadClusterStream, type WorkloadClusterContext } from '../../../machines/workload-cluster.js';
 import { workloadMachineDefinition, workloadMachineStream } from '../../../machines/workload-machine.js';
 import { renderTags } from '../../../machines/workload-cluster/tags.js';
@@ -138,7 +138,8 @@ export const reconcileWorkloadCluster = async (deps: WorkloadClusterControllerDe
   const desired = desiredCluster(object);
   const at = now().toISOString();
   const observed = {
-    ...(await observeCluster(scope.session, { name: desired.name, subnetId: desired.subnetId, wantServerGroup: desired.serverGroupPolicy !== null, loadBalancerName: `lb-${uid}` })),
+    // the server group is looked up whatever the spec wants (one Regent created earlier is still found)
+    ...(await observeCluster(scope.session, { name: desired.name, subnetId: desired.subnetId, loadBalancerName: loadBalancerName(uid) })),
     machines: machines.length,
   };
   const decisions = await deps.engine.dispatch(stream, {
@@ -155,7 +156,6 @@ export const reconcileWorkloadCluster = async (deps: WorkloadClusterControllerDe
   let lb: { state: string; context: LoadBalancerContext; outcome: string | undefined } | undefined =
     lbRecorded.revision === undefined ? undefined : { state: lbRecorded.state, context: lbRecorded.context, outcome: undefined };
   const guard = context.guard;
-  const wantsLoadBalancer = desired.endpoint.kind === 'loadBalancer' || lbRecorded.revision !== undefined;
   const lbGone = lb?.state === 'deleted' || lb === undefined;
   const drive = async (deletionRequested: boolean): Promise<void> => {
     if (!guard || !context.subnet) return;
@@ -177,7 +177,7 @@ export const reconcileWorkloadCluster = async (deps: WorkloadClusterControllerDe
     const after = await deps.engine.load(loadBalancerDefinition, lbStream);
     lb = { state: after.state, context: after.context, outcome: lbLast?.outcome };
   };
-  if (wantsLoadBalancer && desired.endpoint.kind === 'loadBalancer' && !deleting && context.partsReady && (context.guardViolation ?? []).length === 0 && (context.problems ?? []).length === 0) {
+  if (desired.endpoint.kind === 'loadBalancer' && !deleting && context.partsReady && (context.guardViolation ?? []).length === 0 && (context.problems ?? []).length === 0) {
     await drive(false);
   } else if (deleting && lbRecorded.revision !== undefined && !lbGone) {
     // machines first: while any remain, the load balancer stays and a departing control plane's address leaves the

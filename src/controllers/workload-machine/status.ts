@@ -6,6 +6,17 @@ import { isDeleting } from '../../kube/object.js';
 import type { WorkloadMachine } from '../../resources/index.js';
 import { latest, withScopeReachability, type StatusRenderer } from '../../status/renderer.js';
 
+/**
+ * The image the current spec asks for: its id when the spec names one; by name, the id the last pass resolved (a new
+ * generation is always stored, so its reconcile event carries it). Without it an image change would read ImageReady
+ * between the pass that decided the new generation and the rebuild's arm.
+ */
+export const desiredImageOf = (machine: WorkloadMachine, last: unknown): string | null => {
+  if (machine.spec.image.id !== undefined) return machine.spec.image.id;
+  const pass = last as { type?: string; desired?: { imageId?: string | null } | null } | undefined;
+  return pass?.type === 'reconcile' ? (pass.desired?.imageId ?? null) : null;
+};
+
 export const workloadMachineStatus: StatusRenderer = {
   ownedKeys: ['serverID', 'portID', 'address', 'imageID', 'pools'],
   render: async (env, object) => {
@@ -19,7 +30,7 @@ export const workloadMachineStatus: StatusRenderer = {
       machine: own.revision === undefined ? undefined : { state: own.state, context: own.context },
       rebuild: rebuild && rebuild.revision !== undefined ? { marker: rebuild.context.marker } : undefined,
       role: machine.spec.role,
-      desiredImageId: null,
+      desiredImageId: desiredImageOf(machine, own.last?.data),
       generation: machine.metadata.generation ?? 1,
       deleting: isDeleting(machine),
       at,
