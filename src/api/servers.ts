@@ -5,6 +5,7 @@
  * operation's permission (403), then the rules (422) and the store's answer (409 on a collision or a
  * concurrent change). Nothing is written before every check passed; each accepted write is audited.
  */
+import { stampAuthor, type AuthorStamp } from '../resource-history/author.js';
 import { v4 as uuidv4 } from 'uuid';
 import type { ResourceSource } from '../kube/port.js';
 import { AlreadyExists, Conflict, Invalid, NotFound } from '../kube/errors.js';
@@ -135,9 +136,14 @@ export class ServerService {
     if (problem) throw unprocessable(problem);
   }
 
-  private async createObject(input: unknown): Promise<Server> {
+  /** Who the change is by (src/resource-history/author.ts): the token's subject, and the request its api-server- event names. */
+  private stamp(ctx: RequestContext): AuthorStamp {
+    return { name: ctx.principal.subject.slice(0, 253), channel: 'api', requestId: ctx.requestId };
+  }
+
+  private async createObject(ctx: RequestContext, input: unknown): Promise<Server> {
     try {
-      return (await this.deps.source.create(input as Parameters<ResourceSource['create']>[0])) as Server;
+      return (await this.deps.source.create(stampAuthor(input as Parameters<ResourceSource['create']>[0], this.stamp(ctx)))) as Server;
     } catch (error) {
       if (error instanceof AlreadyExists) throw conflict('a server with this name already exists on this network');
       if (error instanceof Invalid) throw unprocessable(invalidMessage(error));
@@ -145,9 +151,9 @@ export class ServerService {
     }
   }
 
-  private async updateObject(input: unknown): Promise<Server> {
+  private async updateObject(ctx: RequestContext, input: unknown): Promise<Server> {
     try {
-      return (await this.deps.source.update(input as Parameters<ResourceSource['update']>[0])) as Server;
+      return (await this.deps.source.update(stampAuthor(input as Parameters<ResourceSource['update']>[0], this.stamp(ctx)))) as Server;
     } catch (error) {
       if (error instanceof Conflict) throw conflict('the server changed during the request; read it again and retry');
       if (error instanceof NotFound) throw notFound('server not found');
@@ -158,7 +164,7 @@ export class ServerService {
 
   private async deleteObject(ctx: RequestContext, server: Server, tenancy: Tenancy, apiVersion: 1 | 2): Promise<void> {
     try {
-      await this.deps.source.delete('Server', server.metadata.namespace, server.metadata.name, { resourceVersion: server.metadata.resourceVersion });
+      await this.deps.source.delete('Server', server.metadata.namespace, server.metadata.name, { resourceVersion: server.metadata.resourceVersion, author: this.stamp(ctx) });
     } catch (error) {
       if (error instanceof NotFound) throw notFound(`server "${server.metadata.name}" not found`);
       if (error instanceof Conflict) throw conflict('the server changed during the request; read it again and retry');
@@ -223,7 +229,7 @@ export class ServerService {
     this.checkUserData(s.userData, object.spec);
     await checkSshCertificateAuthorityScope(this.deps.source, this.namespace, object.spec, tenancy);
     if (this.deps.images) await this.deps.images.validate({ mode: 'create', imageId: s.imageId, flavorId: s.flavorId, tenancy, network });
-    const created = await this.createObject(object);
+    const created = await this.createObject(ctx, object);
     await this.audit(ctx, 'created', 2, created, tenancy, { imageId: s.imageId, flavorId: s.flavorId, networkId: network.metadata.name, userData: digest(s.userData) });
     return toV2Read(created);
   }
@@ -271,7 +277,7 @@ export class ServerService {
       const network = await this.deps.source.get('Network', this.namespace, old.spec.networkID);
       if (network) await this.deps.images.validate({ mode: 'update', imageId: s.imageId, flavorId: s.flavorId, tenancy, network });
     }
-    const updated = await this.updateObject(object);
+    const updated = await this.updateObject(ctx, object);
     await this.audit(ctx, 'updated', 2, updated, tenancy, {
       ...(imageChanged ? { imageId: { from: old.spec.image.id ?? old.spec.image.name, to: s.imageId }, rebuild: true } : {}),
       userData: digest(s.userData),
@@ -431,7 +437,7 @@ export class ServerService {
     await checkSecurityGroupScope(this.deps.source, { namespace: object.metadata.namespace ?? this.namespace, networkID: object.spec.networkID, securityGroups: object.spec.securityGroups });
     this.checkUserData(s.userData, object.spec);
     if (this.deps.images) await this.deps.images.validate({ mode: 'create', imageId: s.imageId, flavorId: s.flavorId, tenancy: scope, network });
-    const created = await this.createObject(object);
+    const created = await this.createObject(ctx, object);
     await this.audit(ctx, 'created', 1, created, scope, { imageId: s.imageId, flavorId: s.flavorId, networkId: network.metadata.name, userData: digest(s.userData) });
     return toV1Read(created);
   }
@@ -471,7 +477,7 @@ export class ServerService {
     };
     await checkSecurityGroupScope(this.deps.source, { namespace: old.metadata.namespace ?? this.namespace, networkID: old.spec.networkID, securityGroups: spec.securityGroups });
     if (s.userData !== old.spec.userData) this.checkUserData(s.userData, old.spec);
-    const updated = await this.updateObject(this.checked(this.replacement(old, spec), old));
+    const updated = await this.updateObject(ctx, this.checked(this.replacement(old, spec), old));
     await this.audit(ctx, 'updated', 1, updated, scope, { userData: digest(s.userData), ...(sameImage(old.spec.image, s.imageId) ? {} : { imageIdIgnored: true }) });
     return toV1Read(updated);
   }

@@ -47,6 +47,7 @@ import type { AuthOptions } from '../api/auth.js';
 import { identityCompute } from '../api/verbs.js';
 import { inventoryImageValidator, regionInventoryFor } from '../api/images.js';
 import { StatusRunner } from '../status/runner.js';
+import { ResourceRecorder } from '../resource-history/recorder.js';
 import { FileCheckpoint, MemoryCheckpoint, StoreCheckpoint } from '../status/checkpoint.js';
 import { kindTable, statusRenderers, streamOwnersOf } from './kinds.js';
 import { Leadership } from './leadership.js';
@@ -271,6 +272,15 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     const auditBaseUrl = options.auditLinks ? (options.auditLinks.baseUrl ?? app?.url ?? http.url) : undefined;
     const status = new StatusRunner({ store, engine, source, checkpoint, logger, renderers: statusRenderers(table), ownerOf: (stream) => owners.ownerOf(stream), ...(auditBaseUrl !== undefined ? { auditBaseUrl } : {}) });
 
+    // Every change of desired state and every status written, in the resource's own stream (issue 30: who changed
+    // what, src/resource-history/). The leader records; what it finds already recorded it does not record again.
+    const recorder = new ResourceRecorder({
+      store,
+      platform: kubernetesSource ? 'kubernetes' : 'embedded',
+      onError: (error, ref) => logger.warn('could not record a change of the resource', { ...ref, error: error instanceof Error ? error.message : String(error) }),
+    });
+    opened.push(() => recorder.idle());
+
     // The kinds: each builds its controller pass, handlers and background work from the shared services.
     const wakes = new WakeGraph(table, lookups);
     const controllers = new Map<KindName, Controller>();
@@ -320,6 +330,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         }
         const change = wakes.onChange({ type: event.type, kind, object });
         if (!leadership?.leading) return;
+        void (event.type === 'DELETED' ? recorder.deleted(object) : recorder.observe(object));
         for (const wake of change.wakes) enqueue(wake.kind, wake.key);
         // a kind without a controller (an SSH CA, a kind not built yet) has its status rendered from the object
         // on a spec change: no event of its own will ever re-render it
@@ -340,6 +351,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       catchUp: async () => {
         for (const [kind, informer] of Object.entries(informers) as Array<[KindName, Informer<KindName>]>) {
           for (const object of informer.list()) {
+            void recorder.observe(object);
             controllers.get(kind)?.enqueue(keyOf(object));
             await renderOf(object);
           }

@@ -6,12 +6,13 @@
  * which passes --no-examples), so the RBAC the control plane is granted does not cover it
  * (test/deploy/rbac.test.ts follows the control plane's imports but not this module's).
  */
+import { stampAuthor, type AuthorStamp } from '../resource-history/author.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyManifests, parseManifests } from '../kube/cli/manifests.js';
 import type { Region } from '../resources/region.js';
 import type { ResourceSource } from '../kube/port.js';
-import { KINDS, KIND_NAMES } from '../resources/index.js';
+import { KINDS, KIND_NAMES, type InputOf } from '../resources/index.js';
 import { registerRegion } from '../provider/regions/register.js';
 import { cloudFromYaml } from '../openstack/keystone/clouds-config.js';
 import { connect, connectAsUser } from '../openstack/session.js';
@@ -19,6 +20,9 @@ import type { CancelScope } from '../openstack/cancel.js';
 import type { Logger } from '../log/logger.js';
 import { describeError } from '../log/logger.js';
 import type { OpenStackTarget } from './openstack-target.js';
+
+/** The examples are Regent's own first-start writes. */
+const EXAMPLES_AUTHOR: AuthorStamp = { name: 'regent', channel: 'examples' };
 
 export interface FirstStartExamples {
   dir: string;
@@ -67,7 +71,7 @@ export const applyFirstStartExamples = async (options: FirstStartExamples): Prom
   };
   const files = readdirSync(dir).filter((f) => f.endsWith('.yaml') && !skip.has(f)).sort();
   for (const file of files.sort((a, b) => rank(a) - rank(b))) {
-    const outcomes = await applyManifests(source, readFileSync(join(dir, file), 'utf8'));
+    const outcomes = await applyManifests(source, readFileSync(join(dir, file), 'utf8'), { author: EXAMPLES_AUTHOR });
     logger.info('applied example', { file, objects: outcomes.map((o) => `${o.kind}/${o.name}`) });
   }
 };
@@ -97,6 +101,7 @@ const adoptExampleInventory = async (source: ResourceSource, file: string, ref: 
     const value = (example.spec.openstack as Record<string, unknown>)[field];
     if (value !== undefined) openstack[field] = value;
   }
-  await source.apply({ apiVersion: registered.apiVersion, kind: 'Region', metadata: { name: ref.name, namespace: ref.namespace }, spec: { ...registered.spec, openstack } as Region['spec'] });
+  const region: InputOf<'Region'> = { apiVersion: registered.apiVersion, kind: 'Region', metadata: { name: ref.name, namespace: ref.namespace }, spec: { ...registered.spec, openstack } as Region['spec'] };
+  await source.apply(stampAuthor(region, EXAMPLES_AUTHOR));
   logger.info('the example region\'s inventory settings were applied to the registered region', { region: `${ref.namespace}/${ref.name}`, fields: INVENTORY_FIELDS.filter((f) => (example?.spec.openstack as Record<string, unknown>)[f] !== undefined) });
 };

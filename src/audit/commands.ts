@@ -122,15 +122,16 @@ export const registerAuditCommands = (program: Command, globals: () => AuditGlob
 
   program
     .command('chain <stream>')
-    .description('for every destructive effect in a stream, the chain of events that authorised it (arm, read-back, decision, results)')
+    .description('for every destructive effect in a stream, the chain of events that authorised it (the change of desired state and its author, arm, read-back, decision, results, settle)')
     .option('--json', 'print JSON')
     .action(async (stream: string, options: { json?: boolean }) => {
       const registry = await buildRegistry(globals());
       await withStore(globals, async (store) => {
         await requireStream(store, stream);
-        const index = await new AuditViews(store, registry).index(stream);
+        const views = new AuditViews(store, registry);
+        const index = await views.index(stream);
         const chains = [];
-        for (const chain of index.chains) chains.push(await resolveChain(store, stream, chain));
+        for (const chain of index.chains) chains.push(await resolveChain(store, stream, chain, views.resources));
         if (options.json) return void console.log(JSON.stringify(chains, null, 2));
         if (chains.length === 0) return void console.log(`${stream}: no destructive effect (${index.definition.destructiveEffects?.join(', ') || 'the machine declares none'})`);
         console.log(chains.map(formatChain).join('\n\n'));

@@ -7,6 +7,7 @@ import type { KindName, ObjectMeta, ObjectOf, OwnerReference, ResourceInput } fr
 import { Invalid } from './errors.js';
 import { canonicalJson } from '../resources/codec/transitions.js';
 import { rfc3339 } from './object.js';
+import { AUTHOR_ANNOTATION, CHANNEL_ANNOTATION, REQUEST_ANNOTATION, STAMP_ANNOTATIONS, STAMP_GENERATION_ANNOTATION, type AuthorStamp } from '../resource-history/author.js';
 
 type Input = ResourceInput<string, unknown, unknown>;
 
@@ -53,6 +54,7 @@ export const created = <K extends KindName>(input: Input, namespace: string, uid
     input,
     {
       ...input.metadata,
+      annotations: settleAuthorStamp(undefined, input.metadata.annotations, input.metadata.annotations, true, 1),
       name: input.metadata.name,
       namespace,
       uid,
@@ -86,7 +88,8 @@ export const updated = <K extends KindName>(old: ObjectOf<K>, input: Input, mode
         };
   assertNoNewFinalizers(old, metadata.finalizers);
   const specChanged = canonicalJson(old.spec) !== canonicalJson(input.spec);
-  return assemble<K>(old, { ...metadata, generation: old.metadata.generation + (specChanged ? 1 : 0) }, input.spec, old.status, input);
+  const generation = old.metadata.generation + (specChanged ? 1 : 0);
+  return assemble<K>(old, { ...metadata, annotations: settleAuthorStamp(old.metadata.annotations, metadata.annotations, m.annotations, specChanged, generation), generation }, input.spec, old.status, input);
 };
 
 /** The API server refuses to add finalizers once deletion has started. */
@@ -107,9 +110,55 @@ export const withFinalizers = <K extends KindName>(old: ObjectOf<K>, finalizers:
   return assemble<K>(old, { ...old.metadata, finalizers }, old.spec, old.status);
 };
 
-/** Deletion with finalizers pending: deletionTimestamp set once, and generation bumped, as Kubernetes does. */
-export const markedForDeletion = <K extends KindName>(old: ObjectOf<K>, now: Date): ObjectOf<K> =>
-  assemble<K>(old, { ...old.metadata, deletionTimestamp: rfc3339(now), deletionGracePeriodSeconds: 0, generation: old.metadata.generation + 1 }, old.spec, old.status);
+/**
+ * Deletion with finalizers pending: deletionTimestamp set once, and generation bumped, as Kubernetes does. The
+ * deleting writer's stamp, when it gives one, is for that generation.
+ */
+export const markedForDeletion = <K extends KindName>(old: ObjectOf<K>, now: Date, stamp?: AuthorStamp): ObjectOf<K> => {
+  const generation = old.metadata.generation + 1;
+  const stamped = withAuthorStamp(old, stamp, generation);
+  return assemble<K>(old, { ...stamped.metadata, deletionTimestamp: rfc3339(now), deletionGracePeriodSeconds: 0, generation }, old.spec, old.status);
+};
+
+/** The object with the writer's stamp for `generation` (unchanged without a stamp): a deletion's author. */
+export const withAuthorStamp = <K extends KindName>(old: ObjectOf<K>, stamp: AuthorStamp | undefined, generation: number): ObjectOf<K> =>
+  stamp ? assemble<K>(old, { ...old.metadata, annotations: settleAuthorStamp(old.metadata.annotations, old.metadata.annotations, stampAnnotations(stamp), true, generation) }, old.spec, old.status) : old;
+
+const stampAnnotations = (stamp: AuthorStamp): Record<string, string> => ({
+  [AUTHOR_ANNOTATION]: stamp.name,
+  [CHANNEL_ANNOTATION]: stamp.channel,
+  ...(stamp.requestId ? { [REQUEST_ANNOTATION]: stamp.requestId } : {}),
+});
+
+/**
+ * The author annotations after a write (src/resource-history/author.ts). A write that changes the spec keeps a
+ * fresh stamp its input gave (author and channel, no generation yet: `stampAuthor` writes none) for the new
+ * generation, and drops any other: one merged from the stored object, or copied from a read (it names the
+ * generation it was for). A write that leaves the spec alone keeps the stored stamp exactly, so re-applying an
+ * unchanged manifest writes nothing.
+ */
+export const settleAuthorStamp = (
+  stored: Record<string, string> | undefined,
+  next: Record<string, string> | undefined,
+  input: Record<string, string> | undefined,
+  specChanged: boolean,
+  generation: number,
+): Record<string, string> | undefined => {
+  const out: Record<string, string> = { ...(next ?? {}) };
+  for (const key of STAMP_ANNOTATIONS) delete out[key];
+  if (specChanged) {
+    const fresh = input?.[AUTHOR_ANNOTATION] && input[CHANNEL_ANNOTATION] && input[STAMP_GENERATION_ANNOTATION] === undefined;
+    if (fresh) {
+      out[AUTHOR_ANNOTATION] = input[AUTHOR_ANNOTATION] as string;
+      out[CHANNEL_ANNOTATION] = input[CHANNEL_ANNOTATION] as string;
+      if (input[REQUEST_ANNOTATION]) out[REQUEST_ANNOTATION] = input[REQUEST_ANNOTATION];
+      out[STAMP_GENERATION_ANNOTATION] = String(generation);
+    }
+  } else {
+    for (const key of STAMP_ANNOTATIONS) if (stored?.[key] !== undefined) out[key] = stored[key];
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+};
 
 /** Equal apart from resourceVersion: such a write is a no-op and is not stored. */
 export const sameObject = (a: ObjectOf<KindName>, b: ObjectOf<KindName>): boolean =>

@@ -7,6 +7,7 @@
 import type { InputOf, KindName, ObjectOf, StatusOf } from '../resources/index.js';
 import type { MergePatch } from './merge-patch.js';
 import type { SecretStore } from './secrets.js';
+import type { AuthorStamp } from '../resource-history/author.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -88,6 +89,15 @@ export interface EventFilter {
   readonly name?: string;
 }
 
+export interface DeleteOptions {
+  resourceVersion?: string;
+  /**
+   * Who asks (src/resource-history/author.ts): stamped on the deleting object (embedded). The Kubernetes adapter
+   * sends no stamp on a DELETE; there the admission webhook names the user.
+   */
+  author?: AuthorStamp;
+}
+
 export interface ResourceSource {
   /** For logs and CLI output: `embedded:./data/resources.db`, `kubernetes:https://…`. */
   readonly description: string;
@@ -133,7 +143,7 @@ export interface ResourceSource {
    * the object disappears when its last finalizer is removed. Dependents whose owners are all gone
    * are deleted in turn (background propagation).
    */
-  delete<K extends KindName>(kind: K, namespace: string, name: string, options?: { resourceVersion?: string }): Promise<DeleteResult<K>>;
+  delete<K extends KindName>(kind: K, namespace: string, name: string, options?: DeleteOptions): Promise<DeleteResult<K>>;
 
   /** Records an event about an object (Normal or Warning, a CamelCase reason, a message). */
   recordEvent(object: ObjectOf<KindName>, type: EventType, reason: string, message: string): Promise<void>;

@@ -4,13 +4,11 @@
  * what the file holds; the list of redacted paths says what was removed, never what it was.
  */
 
+import { SECRET_KEY, SECRET_VALUE } from '../../events/secret-shapes.js';
+
+export { SECRET_KEY, SECRET_VALUE };
+
 export const REDACTED = '[REDACTED]';
-
-/** Keys that name secrets (case-insensitive): password, adminPass, secret, token, credential, api key, … */
-export const SECRET_KEY = /password|passwd|passphrase|adminpass|^pass$|secret|token|credential|api[-_]?key|private[-_]?key|access[-_]?key|^auth(orization)?$|cookie|signature/i;
-
-/** Values that are secrets whatever their key: PEM private keys, bearer/basic authorization values. */
-export const SECRET_VALUE = /^-----BEGIN [A-Z ]*PRIVATE KEY-----|^(Bearer|Basic) [A-Za-z0-9._~+/=-]{8,}/;
 
 export interface Redacted<T> {
   value: T;

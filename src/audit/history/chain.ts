@@ -17,8 +17,10 @@ import type { RecordedEvent } from '../../events/envelope.js';
 import type { EventStore } from '../../store/port.js';
 import { formatState } from '../../events/state-text.js';
 import type { AuthorizationChain } from './index.js';
+import type { ResourceStreamIndex } from './resource-streams.js';
+import { describeAuthor, type SpecChanged } from '../../resource-history/stream.js';
 
-export type LinkRole = 'cause' | 'arm' | 'read-back' | 'decision' | 'result';
+export type LinkRole = 'change' | 'cause' | 'arm' | 'read-back' | 'decision' | 'result' | 'settle';
 
 export interface ChainLink {
   role: LinkRole;
@@ -35,6 +37,10 @@ export interface ChainLink {
   note: string;
   /** The stimulus, for the decision (its fresh observation) and results. */
   data?: unknown;
+  /** The link's stream when it is not the chain's: the change of desired state, in the resource's own stream. */
+  stream?: string;
+  /** The change's author, in words (describeAuthor), for the change link. */
+  author?: string;
 }
 
 export interface ResolvedChain {
@@ -105,12 +111,46 @@ const causes = async (store: EventStore, stream: string, event: RecordedEvent, s
   return out;
 };
 
-export const resolveChain = async (store: EventStore, stream: string, chain: AuthorizationChain): Promise<ResolvedChain> => {
+/** "spec.image.id 6f1c… → 9a2b…; spec.flavor added" — what a change of desired state changed, in one line. */
+export const describeChanges = (record: SpecChanged, max = 3): string => {
+  if (record.previousGeneration === null) return 'created';
+  const short = (v: unknown) => {
+    const text = JSON.stringify(v) ?? '';
+    return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+  };
+  const parts = record.changes.slice(0, max).map((c) => ('from' in c && 'to' in c ? `${c.path} ${short(c.from)} → ${short(c.to)}` : 'to' in c ? `${c.path} added` : `${c.path} removed`));
+  const more = record.changes.length > max ? `, and ${record.changes.length - max} more` : '';
+  return `${parts.join('; ') || 'no field changed'}${more}`;
+};
+
+/**
+ * The change of desired state a decision followed (issue 30, "who"): the resource's last recorded spec change at or
+ * before the arm (or the decision, with no arm), found by the subject its events name.
+ */
+const changeLink = async (resources: ResourceStreamIndex, anchor: RecordedEvent): Promise<ChainLink> => {
+  const subject = anchor.metadata.subject;
+  const missing = (why: string): ChainLink => ({ role: 'change', revision: -1, eventId: undefined, type: undefined, source: undefined, actor: undefined, recordedAt: undefined, from: undefined, to: undefined, correlationId: undefined, causationId: undefined, note: why });
+  if (!subject) return missing('the decision names no resource (an event recorded before events named their resource): the change that asked for it is unknown');
+  const found = await resources.changeBefore(subject, anchor.metadata.recordedAt);
+  if (!found) return missing(`no change of ${subject.kind} ${subject.namespace}/${subject.name}'s desired state is recorded before this decision (a history older than the resource records): who asked is unknown`);
+  const { event, record } = found;
+  const author = describeAuthor(record.author);
+  return {
+    ...link('change', event, `${record.name}: ${describeChanges(record)}, generation ${record.generation}, by ${author} at ${event.metadata.recordedAt}${record.missedGenerations ? ` (${record.missedGenerations} earlier generation(s) written too quickly to be seen)` : ''}`),
+    stream: event.stream,
+    author,
+  };
+};
+
+export const resolveChain = async (store: EventStore, stream: string, chain: AuthorizationChain, resources?: ResourceStreamIndex): Promise<ResolvedChain> => {
   const links: ChainLink[] = [];
   const seen = new Set<string>();
   const decision = await eventAt(store, stream, chain.decision);
+  const armEvent = chain.arm !== undefined ? await eventAt(store, stream, chain.arm) : undefined;
+  const anchor = armEvent ?? decision;
+  if (resources && anchor) links.push(await changeLink(resources, anchor));
   if (chain.arm !== undefined) {
-    const arm = await eventAt(store, stream, chain.arm);
+    const arm = armEvent;
     if (arm) {
       seen.add(arm.id);
       links.push(...(await causes(store, stream, arm, seen)));
@@ -141,6 +181,10 @@ export const resolveChain = async (store: EventStore, stream: string, chain: Aut
     const result = await eventAt(store, stream, revision);
     if (result) links.push(link('result', result, `result of ${chain.effect.type} (causationId = the decision)`, true));
   }
+  if (chain.settled !== undefined) {
+    const settle = await eventAt(store, stream, chain.settled);
+    if (settle) links.push(link('settle', settle, `the intent cleared: ${formatState(settle.metadata.from as never)} → ${formatState(settle.metadata.to as never)}`));
+  }
   return { stream, effect: chain.effect, authorised: chain.problems.length === 0, method: chain.method, problems: chain.problems, links };
 };
 
@@ -155,7 +199,7 @@ export const formatChain = (chain: ResolvedChain): string => {
   const decision = chain.links.find((l) => l.role === 'decision');
   const out = [`${type} ${compact(params)} decided at revision ${decision?.revision ?? '?'}: ${chain.authorised ? 'AUTHORISED' : 'NOT AUTHORISED'} (${chain.method === 'intent' ? 'by the recorded intent' : 'by entered state; the machine has no intentOf'})`];
   chain.links.forEach((l, i) => {
-    const head = l.revision >= 0 ? `rev ${l.revision}` : 'rev ?';
+    const head = l.revision < 0 ? 'rev ?' : l.stream ? `${l.stream} rev ${l.revision}` : `rev ${l.revision}`;
     const who = l.type ? `${l.type}  ${l.source}  ${l.actor}  ${l.recordedAt}  ${formatState(l.from as never)} → ${formatState(l.to as never)}` : '';
     out.push(`  ${String(i + 1).padStart(2)}. ${l.role.padEnd(9)} ${head.padEnd(9)} ${who}`.trimEnd());
     out.push(`      ${l.note}`);

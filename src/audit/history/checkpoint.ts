@@ -19,7 +19,8 @@ import { statechartOfDefinition } from '../graph/statechart.js';
 import type { EventMatch, HistoryIndex } from './index.js';
 
 /** Bump when the shape below changes: older checkpoints are then ignored, never misread. */
-export const CHECKPOINT_FORMAT = 1;
+// 2: chains record the revision that settled them (issue 30)
+export const CHECKPOINT_FORMAT = 2;
 
 const fingerprints = new WeakMap<MachineDefinition, string>();
 

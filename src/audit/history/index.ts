@@ -55,6 +55,8 @@ export interface AuthorizationChain {
   problems: string[];
   /** The machine's account of the evidence the decision was taken on (audit.evidenceOf), when it gives one. */
   evidence?: string;
+  /** Revision of the event that cleared the intent after the decision (the settle), once it did. */
+  settled?: number;
 }
 
 export interface HistoryIndex {
@@ -244,7 +246,17 @@ const indexEvent = (
     const intentAfter = audit?.intentOf?.(next) ?? null;
     if (intentAfter && (!intentBefore || intentBefore.target !== intentAfter.target || !cursor.intentArm)) {
       cursor.intentArm = { revision: event.revision, source: event.metadata.source, target: intentAfter.target };
-    } else if (!intentAfter) cursor.intentArm = undefined;
+    } else if (!intentAfter) {
+      cursor.intentArm = undefined;
+      // the intent is gone: every decision taken on it is settled here (newest first, up to one already settled)
+      if (intentBefore) {
+        for (let i = index.chains.length - 1; i >= 0; i--) {
+          const chain = index.chains[i] as AuthorizationChain;
+          if (chain.settled !== undefined || chain.method !== 'intent' || !chain.readBack.intent) break;
+          if (chain.readBack.intent.target === intentBefore.target && chain.decision < event.revision) chain.settled = event.revision;
+        }
+      }
+    }
     cursor.snapshot = next;
   }
   if (!sameJson(event.metadata.from, event.metadata.to)) cursor.enteredBy.set(JSON.stringify(event.metadata.to), { revision: event.revision, source: event.metadata.source });

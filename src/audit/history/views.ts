@@ -20,6 +20,7 @@ import { activeNodeIds, edgeLabel, nodeDomId } from '../graph/statechart.js';
 import { KeyedQueue } from '../../engine/keyed-queue.js';
 import { ReplayCursor, frameView } from '../replay/cursor.js';
 import { resolveChain, type ResolvedChain } from './chain.js';
+import { ResourceStreamIndex } from './resource-streams.js';
 import { structuralDiff } from './diff.js';
 import { auditOf } from '../profile.js';
 import { emptyIndex, extendHistoryIndex, overlayOf, type EventMatch, type HistoryIndex } from './index.js';
@@ -98,12 +99,16 @@ export class AuditViews {
   private readonly queue = new KeyedQueue();
   /** Per index key, the head last put on (or taken from) the shelf. */
   private readonly shelved = new Map<string, number>();
+  /** The resources' own streams: the change each chain starts at, the resource page's spec and status. */
+  readonly resources: ResourceStreamIndex;
 
   constructor(
     private readonly store: EventStore,
     private readonly registry: MachineRegistry,
     private readonly shelf?: CheckpointShelf,
-  ) {}
+  ) {
+    this.resources = new ResourceStreamIndex(store);
+  }
 
   /**
    * Whether a registered machine owns the stream. One that none owns (the server API's `api-server-<uid>`, a
@@ -272,7 +277,7 @@ export class AuditViews {
   async chains(stream: string, limit = 50, version?: number): Promise<{ total: number; chains: ResolvedChain[] }> {
     const index = await this.index(stream, version);
     const chosen = index.chains.slice(-limit).reverse();
-    return { total: index.chains.length, chains: await Promise.all(chosen.map((c) => resolveChain(this.store, stream, c))) };
+    return { total: index.chains.length, chains: await Promise.all(chosen.map((c) => resolveChain(this.store, stream, c, this.resources))) };
   }
 }
 

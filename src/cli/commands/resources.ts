@@ -8,6 +8,8 @@
  * is its `spec.name`. `get servers` shows it as DISPLAY NAME right after NAME (NAME stays what every command takes),
  * and `get server <that name>` finds it when no Server has it as its resource name.
  */
+import { userInfo } from 'node:os';
+import type { AuthorStamp } from '../../resource-history/author.js';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { OutputFormat } from '../../kube/cli/output.js';
@@ -90,13 +92,29 @@ const getVolumeClasses = async (name: string | undefined, options: { namespace?:
   });
 };
 
+/**
+ * Who a CLI change is by (src/resource-history/author.ts): `--as`, else the invoking user. Stated by the CLI, not
+ * authenticated: the record says so.
+ */
+const cliAuthor = (as: string | undefined): AuthorStamp => {
+  if (as !== undefined && as.trim() === '') throw new UsageError('--as needs a name');
+  let user: string | undefined;
+  try {
+    user = userInfo().username;
+  } catch {
+    user = process.env.USER ?? process.env.LOGNAME;
+  }
+  return { name: (as ?? user ?? 'unknown user').trim().slice(0, 253), channel: 'regent-cli' };
+};
+
 export const registerResourceCommands = (program: Command, _globals: () => GlobalOptions) => {
   program
     .command('apply')
     .description('create or update resources from YAML manifests (validated like the CRD schemas); v1 Secret documents go to the secret store')
     .requiredOption('-f, --filename <file>', 'a manifest file (repeatable; - for stdin)', collect)
     .option('--resources <url>', 'resource source: embedded:<path> (default embedded:./data/resources.db, or $REGENT_RESOURCES) | kubernetes[:<context>]')
-    .action(async (options: { filename: string[]; resources?: string }) => {
+    .option('--as <name>', 'who the change is by, as recorded in the resource\'s history (default: the invoking user)')
+    .action(async (options: { filename: string[]; resources?: string; as?: string }) => {
       const files = options.filename.map((file) => {
         try {
           return { file, text: readFileSync(file === '-' ? 0 : file, 'utf8') };
@@ -106,7 +124,7 @@ export const registerResourceCommands = (program: Command, _globals: () => Globa
       });
       const [, { applyManifestFiles, describeApplyOutcome }] = await kube();
       await withSource(options, { create: true }, async (source) => {
-        for (const outcome of await applyManifestFiles(source, files)) {
+        for (const outcome of await applyManifestFiles(source, files, { author: cliAuthor(options.as) })) {
           console.log(describeApplyOutcome(outcome));
           for (const warning of outcome.warnings) console.error(`Warning: ${warning}`);
         }
@@ -149,11 +167,12 @@ export const registerResourceCommands = (program: Command, _globals: () => Globa
     .description('delete a resource (it waits for its finalizers: the cloud resource is deleted first)')
     .option('-n, --namespace <ns>', 'namespace', 'default')
     .option('--resources <url>', 'resource source (see apply)')
-    .action(async (kind: string, name: string, options: { namespace: string; resources?: string }) => {
+    .option('--as <name>', 'who the deletion is by (default: the invoking user)')
+    .action(async (kind: string, name: string, options: { namespace: string; resources?: string; as?: string }) => {
       if (!isSecretKind(kind)) await storedKind(kind, [SECRET_NAMES]);
       const [, { deleteResource }, , { deleteSecret }] = await kube();
       await withSource(options, { create: false }, async (source) =>
-        console.log(isSecretKind(kind) ? await deleteSecret(source, name, options.namespace) : (await deleteResource(source, kind, name, options.namespace)).message),
+        console.log(isSecretKind(kind) ? await deleteSecret(source, name, options.namespace) : (await deleteResource(source, kind, name, options.namespace, cliAuthor(options.as))).message),
       );
     });
 };

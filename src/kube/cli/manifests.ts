@@ -9,6 +9,7 @@
  * apply any, so a typo in the third document does not leave the first two applied; they then apply
  * them in order. Every problem names its file (when known) and document.
  */
+import { stampAuthor, type AuthorStamp } from '../../resource-history/author.js';
 import { parseAllDocuments } from 'yaml';
 import { API_VERSION, KIND_NAMES, type InputOf, type KindName, type ObjectOf } from '../../resources/index.js';
 import { BadRequest, Invalid, NotFound } from '../errors.js';
@@ -43,6 +44,8 @@ export interface ManifestOptions {
   readonly namespace?: string;
   /** The file the text came from (`-` for stdin), named in every problem so `-f a.yaml -f b.yaml` says which. */
   readonly file?: string;
+  /** Who applies (src/resource-history/author.ts): stamped on every resource whose spec the apply changes. */
+  readonly author?: AuthorStamp;
 }
 
 /** One manifest file's text, and the name the user gave it (`-` for stdin; none for a text of unknown origin). */
@@ -142,7 +145,7 @@ export const applyManifestFiles = async (source: ResourceSource, files: readonly
     const { where, input } = document;
     let result: ApplyResult;
     try {
-      result = await source.apply(input);
+      result = await source.apply(stampAuthor(input, options.author));
     } catch (error) {
       // A rule only the store checks (an immutable field): name the document, as a schema error does.
       if (error instanceof Invalid) throw new Invalid(`${where}: ${error.message}`, error.causes);
@@ -182,9 +185,9 @@ export const getResources = async (source: ResourceSource, kindName: string, nam
 };
 
 /** `regent delete <kind> <name>`: the result, and kubectl's wording for it. */
-export const deleteResource = async (source: ResourceSource, kindName: string, name: string, namespace = 'default'): Promise<DeleteResult & { message: string }> => {
+export const deleteResource = async (source: ResourceSource, kindName: string, name: string, namespace = 'default', author?: AuthorStamp): Promise<DeleteResult & { message: string }> => {
   const kind = resolveKind(kindName);
-  const result = await source.delete(kind, namespace, name);
+  const result = await source.delete(kind, namespace, name, author ? { author } : {});
   const what = `${qualifiedSingular(kind)} "${name}"`;
   const waiting = result.object?.metadata.finalizers ?? [];
   return { ...result, message: result.deleted ? `${what} deleted` : `${what} marked for deletion (waiting for finalizers: ${waiting.join(', ')})` };

@@ -17,7 +17,8 @@ import { definitionOf, listedNamespace, storedNamespace } from '../kinds.js';
 import { applyMergePatch, type MergePatch } from '../merge-patch.js';
 import type { ApplyResult, DeleteResult, EventFilter, EventType, RecordedEvent, ResourceSource, WatchHandle, WatchHandler, WatchOptions } from '../port.js';
 import { EventLog } from './events.js';
-import { created, markedForDeletion, sameObject, updated, withFinalizers, withStatus, type UpdateMode } from '../mutations.js';
+import { created, markedForDeletion, sameObject, updated, withAuthorStamp, withFinalizers, withStatus, type UpdateMode } from '../mutations.js';
+import type { AuthorStamp } from '../../resource-history/author.js';
 import { isBusy, openDatabase } from './database.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { EmbeddedSecretStore } from './secrets.js';
@@ -180,11 +181,11 @@ export class EmbeddedResourceSource implements ResourceSource {
     });
   }
 
-  async delete<K extends KindName>(kind: K, namespace: string, name: string, options: { resourceVersion?: string } = {}): Promise<DeleteResult<K>> {
+  async delete<K extends KindName>(kind: K, namespace: string, name: string, options: { resourceVersion?: string; author?: AuthorStamp } = {}): Promise<DeleteResult<K>> {
     return this.write(() => {
       const old = this.read<K>(kind, namespace, name);
       this.precondition(old, options.resourceVersion);
-      return this.deleteWithin(old);
+      return this.deleteWithin(old, options.author);
     });
   }
 
@@ -246,10 +247,11 @@ export class EmbeddedResourceSource implements ResourceSource {
     return this.store<K>('MODIFIED', next);
   }
 
-  private deleteWithin<K extends KindName>(old: ObjectOf<K>): DeleteResult<K> {
-    if ((old.metadata.finalizers ?? []).length === 0) return { deleted: true, object: this.remove(old) };
+  /** `author`: who asked (src/resource-history/author.ts), stamped on the deleting object or on the last state a watcher gets. */
+  private deleteWithin<K extends KindName>(old: ObjectOf<K>, author?: AuthorStamp): DeleteResult<K> {
+    if ((old.metadata.finalizers ?? []).length === 0) return { deleted: true, object: this.remove(withAuthorStamp(old, author, old.metadata.generation)) };
     if (old.metadata.deletionTimestamp !== undefined) return { deleted: false, object: old };
-    return { deleted: false, object: this.store<K>('MODIFIED', markedForDeletion(old, this.now())) };
+    return { deleted: false, object: this.store<K>('MODIFIED', markedForDeletion(old, this.now(), author)) };
   }
 
   /** Takes the next resourceVersion, stores the object, appends the change, compacts the log. */
