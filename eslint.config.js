@@ -20,8 +20,9 @@ import tseslint from 'typescript-eslint';
 export const LAYERS = [
   // Vocabulary every layer speaks: typed errors, the logger, the event envelope and decoders, the resource codecs.
   { name: 'foundation', dirs: ['src/errors', 'src/log', 'src/events', 'src/resources'], imports: [] },
-  // I/O adapters: the event stores, the OpenStack clients, the resource source (embedded or Kubernetes).
-  { name: 'adapters', dirs: ['src/store', 'src/openstack', 'src/kube'], imports: ['foundation'] },
+  // I/O adapters: the event stores, the OpenStack clients, the resource source (embedded or Kubernetes), and the
+  // resources' own streams (src/resource-history: the author stamp the resource stores keep, the recorder's appends).
+  { name: 'adapters', dirs: ['src/store', 'src/openstack', 'src/kube', 'src/resource-history'], imports: ['foundation'] },
   // Pure deciders: the machines, the status projections, the upcasters. No I/O, no clock (the globals rule below),
   // and only what is listed here: a module named in `modules` must itself be pure (read it before adding one).
   {

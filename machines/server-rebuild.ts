@@ -96,6 +96,8 @@ export interface ServerRebuildContext {
   provisionedAt: string | null;
   /** Port MAC recorded once ACTIVE: only ever written, never cleared. */
   macAddress: string | null;
+  /** The addresses Nova showed the last time it showed the server ACTIVE (absent until then; histories before issue 30 lack it). */
+  ipAddresses?: readonly string[];
 }
 
 type Event = ServerRebuildStimulus;
@@ -138,6 +140,7 @@ const observedWrites = (context: ServerRebuildContext, server: ServerFacts): Par
   health: healthFromStatus(server, 'monitor'),
   provisionedAt: context.provisionedAt ?? (server.launchedAt.kind === 'launched' ? server.launchedAt.at : null),
   macAddress: server.status === 'ACTIVE' && server.macAddress ? server.macAddress : context.macAddress,
+  ...(server.status === 'ACTIVE' && server.ipAddresses && server.ipAddresses.length > 0 ? { ipAddresses: server.ipAddresses } : {}),
 });
 
 /** Results that arrive after the marker moved past Initiated: recorded, never a retreat or a stamp. */

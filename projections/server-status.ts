@@ -29,6 +29,7 @@ export interface ServerStatus {
   rebuild?: { targetImageID: string; state: string };
   provisionedAt?: string;
   macAddress?: string;
+  ipAddresses?: string[];
 }
 
 /** The condition types of a Server, in the order they are rendered: the single source. */
@@ -133,5 +134,6 @@ export const renderServerStatus = (input: {
   if (context.marker) status.rebuild = { targetImageID: context.marker.targetImageID, state: context.marker.state };
   if (context.provisionedAt) status.provisionedAt = context.provisionedAt;
   if (context.macAddress) status.macAddress = context.macAddress;
+  if (context.ipAddresses && context.ipAddresses.length > 0) status.ipAddresses = [...context.ipAddresses];
   return status;
 };

@@ -49,6 +49,8 @@ export const ServerFacts = t.intersection([
      * be asked (the fallback: Building).
      */
     baremetal: t.keyof({ Queued: null, Building: null }),
+    /** The server's addresses from Nova's `addresses` (fixed and floating, in Nova's order), when readable. */
+    ipAddresses: t.array(t.string),
   }),
 ]);
 export type ServerFacts = t.TypeOf<typeof ServerFacts>;

@@ -36,5 +36,6 @@ export const serverFacts = (server: ServerObservation): ServerFacts => {
     launchedAt:
       launched.kind === 'value' ? (launched.value === null ? { kind: 'never' } : { kind: 'launched', at: novaTimeToRfc3339(launched.value) }) : { kind: 'unreadable' },
     macAddress: macs.kind === 'value' ? (macs.value[0] ?? null) : null,
+    ...(server.addresses.kind === 'value' && server.addresses.value.length > 0 ? { ipAddresses: [...new Set(server.addresses.value.map((a) => a.addr))] } : {}),
   };
 };

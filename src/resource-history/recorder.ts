@@ -126,6 +126,7 @@ export class ResourceRecorder {
         await this.options.store.append(stream, events.map((e) => e.event), { expectedRevision: head.revision ?? 'no_stream' });
         let revision = head.revision ?? -1;
         for (const { record } of events) this.fold(head, record, ++revision);
+        return;
       } catch (error) {
         // another writer appended to the stream (the webhook, a replica): read it again and decide again
         this.heads.delete(object.metadata.uid);

@@ -267,6 +267,15 @@ describe('server-rebuild: monitor observations, case by case', () => {
     const gone = decide(after(observed({ status: 'ACTIVE', macAddress: 'fa:16:3e:aa:aa:aa' })), observed({ status: 'ACTIVE', macAddress: null }));
     expect(gone.context.macAddress).to.equal('fa:16:3e:aa:aa:aa');
   });
+
+  it('records the addresses Nova shows for an ACTIVE server (the load balancers whose members they are, issue 30), keeps them while unreadable', () => {
+    const building = decide(noMarker(), observed({ status: 'BUILD', ipAddresses: ['10.0.0.3'] }));
+    expect(building.context.ipAddresses).to.equal(undefined);
+    const active = decide(noMarker(), observed({ status: 'ACTIVE', ipAddresses: ['10.0.0.3', '172.24.4.10'] }));
+    expect(active.context.ipAddresses).to.deep.equal(['10.0.0.3', '172.24.4.10']);
+    const unread = decide(after(observed({ status: 'ACTIVE', ipAddresses: ['10.0.0.3'] })), observed({ status: 'ACTIVE' }));
+    expect(unread.context.ipAddresses).to.deep.equal(['10.0.0.3']);
+  });
 });
 
 describe('server-rebuild: the unknown-outcome window outlasts any request', () => {

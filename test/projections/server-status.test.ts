@@ -65,6 +65,8 @@ describe('projection: server status', () => {
     expect(status.provisionedAt).to.equal('2026-11-02T00:00:00Z');
     expect(status.macAddress).to.equal('fa:16:3e:12:34:56');
     expect(status.phase).to.equal('Running');
+    expect(status.ipAddresses).to.equal(undefined);
+    expect(render(contextAfter(observed({ ipAddresses: ['10.0.0.3'] }))).ipAddresses).to.deep.equal(['10.0.0.3']);
   });
 
   it('renders Unknown/NotObserved before the monitor has seen the server', () => {

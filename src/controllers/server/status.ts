@@ -64,7 +64,7 @@ const serverVolumes = async (env: StatusEnv, namespace: string, serverUid: strin
 };
 
 export const serverStatus: StatusRenderer = {
-  ownedKeys: ['rebuild', 'provisionedAt', 'macAddress', 'serverID', 'volumes'],
+  ownedKeys: ['rebuild', 'provisionedAt', 'macAddress', 'ipAddresses', 'serverID', 'volumes'],
   render: async (env, object) => {
     const uid = object.metadata.uid;
     const lifecycle = await env.engine.load(serverLifecycleDefinition, serverLifecycleStream(uid));
