@@ -17,6 +17,7 @@ import { registerSimulator } from './commands/simulator.js';
 import { registerRegionCommands } from './commands/region.js';
 import { registerVlanCommands } from './commands/vlan.js';
 import { registerKinds } from './commands/kinds.js';
+import { registerTimeline } from './commands/timeline.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -40,6 +41,7 @@ export const buildProgram = (): Command => {
   registerVlanCommands(program, globals);
   registerKinds(program);
   registerAuditCommands(program, globals);
+  registerTimeline(program, globals);
   for (const command of program.commands) command.exitOverride();
   return program;
 };
