@@ -85,6 +85,11 @@ export interface ControlPlaneOptions {
   auditLinks?: { baseUrl?: string };
   /** Serve the server REST API (src/api, issue 17) on its own listener, verifying bearer tokens with `auth`. */
   api?: { host: string; port: number; auth: AuthOptions };
+  /**
+   * Serve the validating admission webhook (issue 30, src/kube/kubernetes/admission-webhook.ts) over HTTPS with
+   * `tls.crt` and `tls.key` from `tlsDir`: it records the user the Kubernetes API server authenticated for each write.
+   */
+  admissionWebhook?: { host: string; port: number; tlsDir: string };
   env?: NodeJS.ProcessEnv;
   /** Namespace of the Lease on Kubernetes (default $POD_NAMESPACE, else default). */
   leaseNamespace?: string;
@@ -109,6 +114,8 @@ export interface ControlPlane {
   appUrl?: string;
   /** The server REST API, when `options.api` asked for it. */
   apiUrl?: string;
+  /** The admission webhook (https), when `options.admissionWebhook` asked for it. */
+  admissionWebhookUrl?: string;
   openstack: OpenStackTarget;
   source: ResourceSource;
   store: EventStore;
@@ -252,6 +259,16 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         })
       : undefined;
     if (api) opened.push(() => api.close());
+    // The admission webhook (issue 30: who changed it on Kubernetes), on every replica: it only appends to the store.
+    const admission = options.admissionWebhook
+      ? await (await import('../kube/kubernetes/admission-webhook.js')).startAdmissionWebhook({
+          store,
+          logger,
+          ...options.admissionWebhook,
+          onListenError: listenError(options.admissionWebhook.host, options.admissionWebhook.port, '--admission-webhook-port'),
+        })
+      : undefined;
+    if (admission) opened.push(() => admission.close());
 
     // The Nova control plane's Database step (issue 14): SQL and local Jobs embedded, CRs and Jobs on Kubernetes.
     const novaRuntime = await openNovaRuntime(source, { dataDir: sqlitePath !== undefined ? dirname(sqlitePath) : join(tmpdir(), `regent-${process.pid}`), env: options.env ?? process.env, logger, installNamespace });
@@ -415,6 +432,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
       url: http.url,
       ...(app ? { appUrl: app.url } : {}),
       ...(api ? { apiUrl: api.url } : {}),
+      ...(admission ? { admissionWebhookUrl: admission.url } : {}),
       openstack: target,
       source,
       store,
@@ -427,6 +445,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         await http.close();
         await app?.close();
         await api?.close();
+        await admission?.close();
         imageInventories.close();
         // Stop the work while the lease is still held (results of passes in flight are still recorded),
         // then give the lease up so a standby takes over without waiting for it to expire.

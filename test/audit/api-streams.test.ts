@@ -114,7 +114,8 @@ describe('audit web: the server API\'s streams and the names it was given (issue
     expect(resource.status).to.equal(200);
     expect(resource.text).to.include(`<title>Server default/api-1 (${ID}) — Regent audit</title>`);
     expect(resource.text).to.include('<h1 id="subject"><span class="kind">Server</span> default/api-1</h1>');
-    expect(listed(resource.text)).to.deep.equal([auditStream(UID), 'server-rebuild-nova-api-1']);
+    // its streams section (the page links streams from its chains and timeline too)
+    expect(listed(/<section class="panel" id="streams">(.*?)<\/section>/s.exec(resource.text)?.[1] ?? '')).to.deep.equal([auditStream(UID), 'server-rebuild-nova-api-1']);
     const fleet = await get('/fleet/Server');
     const row = new RegExp(`data-resource="default/${ID}">(.*?)</tr>`).exec(fleet.text)?.[1] ?? '';
     expect(row).to.include(`<a href="/resources/Server/default/${ID}"><b>api-1</b></a>`).and.include(`id <span class="mono">${ID}</span>`);
@@ -126,7 +127,7 @@ describe('audit web: the server API\'s streams and the names it was given (issue
 
   it('the index shows the name and finds it: ?q=api-1 lists the API\'s stream and the Server\'s machine streams', async () => {
     const index = await get('/');
-    expect(index.text).to.include(`<b>Server</b> default/<b>api-1</b> <span class="muted mono" title="id">${ID}</span>`);
+    expect(index.text).to.include(`<a class="resource-link" href="/resources/Server/default/${ID}"><b>Server</b> default/<b>api-1</b></a> <span class="muted mono" title="id">${ID}</span>`);
     expect(listed((await get('/?q=api-1')).text)).to.deep.equal([auditStream(UID), 'server-rebuild-nova-api-1']);
     expect(listed((await get('/?q=default%2Fapi-1')).text)).to.deep.equal([auditStream(UID), 'server-rebuild-nova-api-1']);
     expect(listed((await get('/?q=old-1')).text)).to.deep.equal([auditStream(OLD_UID)]);

@@ -33,7 +33,8 @@ describe('audit web: find by name (issue 18)', function () {
   it('the index names each stream\'s resource (kind, namespace, name), and one without a recorded resource says so', async () => {
     const page = await get('/');
     expect(page.text).to.include('<th>resource</th>');
-    expect(page.text).to.match(/<td class="resource"><b>Server<\/b> shop\/<b>web-2<\/b><\/td><td><a href="\/streams\/server-rebuild-aaa">/);
+    // every resource name is a link to its page (issue 30)
+    expect(page.text).to.match(/<td class="resource"><a class="resource-link" href="\/resources\/Server\/shop\/web-2"><b>Server<\/b> shop\/<b>web-2<\/b><\/a><\/td><td><a href="\/streams\/server-rebuild-aaa">/);
     expect(page.text).to.match(/<td class="resource"><span class="muted">—<\/span><\/td><td><a href="\/streams\/server-rebuild-ccc">/);
   });
 
@@ -69,7 +70,7 @@ describe('audit web: find by name (issue 18)', function () {
       await page.goto(server.url);
       await page.fill('#search-q', 'web-2');
       await Promise.all([page.waitForNavigation(), page.click('#search button[type="submit"]')]);
-      const streams = await page.$$eval('#streams tbody a', (as) => as.map((a) => a.textContent));
+      const streams = await page.$$eval('#streams tbody td:nth-child(2) a', (as) => as.map((a) => a.textContent));
       expect(streams).to.deep.equal(['server-rebuild-aaa']);
       await page.screenshot({ path: 'test/artifacts/audit-find-by-name.png', fullPage: true });
     });

@@ -14,6 +14,7 @@ import type { ResolvedChain } from '../history/chain.js';
 import { describeChanges } from '../history/chain.js';
 import type { ResourceAt } from '../history/resource-streams.js';
 import { describeAuthor, type ResourceRecord } from '../../resource-history/stream.js';
+import type { IncidentRow } from '../incident/timeline.js';
 import { chainHtml, esc, graphTools, layout, machineHref, resourceHref, state, streamHref, subjectHeading, subjectTitle, GRAPH_KEYS, type FleetLine, type PageOptions } from './pages.js';
 
 export interface ResourceRevision {
@@ -29,6 +30,18 @@ export interface RelatedLink {
   relation: string;
 }
 
+/** What else happened around the latest change (incident/timeline.ts rows, status writes left out). */
+export interface AroundChange {
+  from: string;
+  to: string;
+  rows: readonly IncidentRow[];
+  /** Status writes in the window, not listed. */
+  statusWrites: number;
+  truncated: boolean;
+  /** The full view of the same window. */
+  href: string;
+}
+
 export interface ResourcePageData {
   kind: string;
   namespace: string;
@@ -42,6 +55,7 @@ export interface ResourcePageData {
   graph?: { stream: string; machine: string; version: number; svg: string; state: unknown; currentNodes: readonly string[] } | undefined;
   chains: readonly ResolvedChain[];
   related?: readonly RelatedLink[] | undefined;
+  around?: AroundChange | undefined;
   /** Why related resources are not shown, when they are not. */
   relatedNote?: string | undefined;
 }
@@ -81,8 +95,16 @@ export const resourcePage = (data: ResourcePageData, o: PageOptions): string => 
 
   const sections: string[] = [];
   // who asked, what Regent did, what Nova answered
-  const chains = data.chains.map(chainHtml(o)).join('');
+  const chains = data.chains.map(chainHtml(o, true)).join('');
   sections.push(`<section class="panel" id="chains-section"><h2>Destructive decisions and who asked for them</h2><p class="muted">Each chain starts at the change of desired state that asked for it and its author, then the arm, the read-back, the decision with its fresh observation, the cloud's answer and the settle.</p><div id="chains">${chains || '<p class="muted">no destructive decision in this resource\'s histories</p>'}</div></section>`);
+  // what else moved around the latest change, across everything related
+  if (data.around) {
+    const a = data.around;
+    const rows = a.rows
+      .map((r) => `<tr class="${r.relation === 'subject' ? 'own' : ''}${r.destructive ? ' destructive' : ''}"><td class="mono">${esc(r.time)}</td><td>${r.resource ? `<a class="resource-link" href="${resourceHref(o, r.resource)}">${esc(r.resource.kind)} ${esc(r.resource.namespace)}/${esc(r.displayName ?? r.resource.name)}</a>` : '<span class="muted">—</span>'}${r.relation && r.relation !== 'subject' ? `<div class="muted">${esc(r.relation)}</div>` : ''}</td><td><span class="src ${esc(r.source)}">${esc(r.source)}</span></td><td>${esc(r.author ?? r.actor)}</td><td><a href="${esc(r.links.event)}">${esc(r.type)}</a>${r.destructive ? ' ⚠' : ''}</td><td>${esc(r.summary)}</td></tr>`)
+      .join('');
+    sections.push(`<section class="panel" id="around"><h2>What else happened around the latest change</h2><p class="muted">From <span class="mono">${esc(a.from)}</span> to <span class="mono">${esc(a.to)}</span>, this resource and everything related; ${a.statusWrites} status write(s) not listed${a.truncated ? '; more events than shown' : ''} · <a href="${esc(a.href)}">the full incident timeline of this window</a></p><div class="table-wrap"><table id="around-rows"><thead><tr><th>time</th><th>resource</th><th>source</th><th>author / actor</th><th>event</th><th>summary</th></tr></thead><tbody>${rows || '<tr><td colspan="6" class="muted">nothing else in this window</td></tr>'}</tbody></table></div></section>`);
+  }
   // desired state and status at the chosen revision
   if (own) {
     const at = own.at;
@@ -119,5 +141,5 @@ ${picker}</section>`);
   const related = (data.related ?? []).map((r) => `<li><a class="resource-link" href="${resourceHref(o, r)}"><b>${esc(r.kind)}</b> ${esc(r.namespace)}/${esc(r.name)}</a> <span class="muted">${esc(r.relation)}</span></li>`).join('');
   sections.push(`<section class="panel" id="related"><h2>Related resources</h2>${related ? `<ul class="related">${related}</ul>` : `<p class="muted">${esc(data.relatedNote ?? 'none recorded')}</p>`}<p><a href="${incidents}">one timeline of this resource and everything related</a></p></section>`);
 
-  return layout(`${subjectTitle(subject, data.displayName)} — Regent audit`, header, `<div class="resource-page">${sections.join('\n')}</div>`, o, '', GRAPH_KEYS);
+  return layout(`${subjectTitle(subject, data.displayName)}${data.displayName === undefined ? '' : ` (${data.name})`} — Regent audit`, header, `<div class="resource-page">${sections.join('\n')}</div>`, o, '', GRAPH_KEYS);
 };

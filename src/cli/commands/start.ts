@@ -34,6 +34,10 @@ export interface StartCommandOptions {
   /** undefined: the default examples/, applied only to the built-in simulator; a dir: applied anywhere; false: never. */
   examples?: string | false;
   monitorInterval: string;
+  /** The admission webhook's HTTPS port (with `admissionWebhookTls`), on `--host`'s address. */
+  admissionWebhookPort?: string;
+  /** The directory holding the admission webhook's tls.crt and tls.key. */
+  admissionWebhookTls?: string;
 }
 
 /** The manifests applied on a first start when no `--examples` is given: only ever into the built-in simulator. */
@@ -55,7 +59,21 @@ export const controlPlaneOptions = (globals: GlobalOptions, options: StartComman
         : existsSync(DEFAULT_EXAMPLES_DIR)
           ? { dir: DEFAULT_EXAMPLES_DIR, explicit: false }
           : undefined;
-  return { storeUrl: storeUrlOf(globals), resourcesUrl: resourcesUrlOf(options), host: options.host, port, monitorIntervalMs, ...(examples ? { examples } : {}) };
+  const admissionWebhook = admissionWebhookOptionsOf(options);
+  return { storeUrl: storeUrlOf(globals), resourcesUrl: resourcesUrlOf(options), host: options.host, port, monitorIntervalMs, ...(examples ? { examples } : {}), ...(admissionWebhook ? { admissionWebhook } : {}) };
+};
+
+/** The admission webhook's listener (issue 30): both flags or neither; it listens on `--host`'s address. */
+export const admissionWebhookOptionsOf = (options: StartCommandOptions): ControlPlaneOptions['admissionWebhook'] => {
+  const { admissionWebhookPort: portText, admissionWebhookTls: tlsDir } = options;
+  if (portText === undefined && tlsDir === undefined) return undefined;
+  if (portText === undefined || tlsDir === undefined) {
+    throw new UsageError(`${portText === undefined ? '--admission-webhook-tls' : '--admission-webhook-port'} needs ${portText === undefined ? '--admission-webhook-port <port>' : '--admission-webhook-tls <dir>'}: the admission webhook is served over HTTPS with tls.crt and tls.key from that directory`);
+  }
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--admission-webhook-port ${portText}: expected a port number`);
+  if (tlsDir === '') throw new UsageError('--admission-webhook-tls: expected a directory holding tls.crt and tls.key');
+  return { host: options.host, port, tlsDir };
 };
 
 /**
@@ -121,6 +139,8 @@ export const registerStart = (program: Command, globals: () => GlobalOptions) =>
     .option('--no-examples', 'never apply example manifests')
     .option('--monitor-interval <ms>', 'Nova monitor poll interval', '3000')
     .option('--audit-only', 'serve only the audit pages over an existing store (no controllers, no OpenStack)')
+    .option('--admission-webhook-port <port>', 'serve the validating admission webhook (POST /validate, HTTPS) on this port at --host\'s address: it records who the Kubernetes API server authenticated for each write of Regent\'s kinds; needs --admission-webhook-tls')
+    .option('--admission-webhook-tls <dir>', 'the admission webhook\'s certificate: tls.crt and tls.key in this directory (a kubernetes.io/tls Secret\'s mount; a changed pair is reloaded within 10 s)')
     .action(async (options: StartCommandOptions) => {
       if (options.auditOnly) {
         if (!isLoopback(options.host)) throw new UsageError(`--audit-only serves the pages without authentication, so only on loopback (not --host ${options.host}); to expose them run regent serve with --audit-host and --audit-jwks`);
@@ -169,7 +189,7 @@ export const registerStart = (program: Command, globals: () => GlobalOptions) =>
         ...(listeners.audit ? { app: { host: listeners.audit.host, port: listeners.audit.port, ...(guard ? { guard } : {}) } } : {}),
         auditLinks: options.auditBaseUrl !== undefined ? { baseUrl: options.auditBaseUrl } : {},
       });
-      logger.info('listening', { operations: plane.url, audit: plane.appUrl ?? plane.url, auditAuthentication: guard ? 'bearer' : 'none (loopback)' });
+      logger.info('listening', { operations: plane.url, audit: plane.appUrl ?? plane.url, auditAuthentication: guard ? 'bearer' : 'none (loopback)', ...(plane.admissionWebhookUrl ? { admissionWebhook: plane.admissionWebhookUrl } : {}) });
       printWelcome(plane.url, plane.openstack.description, plane.source.description, plane.store.description, plane.appUrl ?? plane.url, plane.apiUrl ? { url: plane.apiUrl, ...(api?.demo ? { token: api.demo.token, tokenPath: api.demo.tokenPath } : {}) } : undefined);
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
