@@ -294,6 +294,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     const recorder = new ResourceRecorder({
       store,
       platform: kubernetesSource ? 'kubernetes' : 'embedded',
+      ...(fence ? { fence } : {}),
       onError: (error, ref) => logger.warn('could not record a change of the resource', { ...ref, error: error instanceof Error ? error.message : String(error) }),
     });
     opened.push(() => recorder.idle());

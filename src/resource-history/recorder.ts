@@ -50,6 +50,11 @@ export interface RecorderOptions {
   platform: 'embedded' | 'kubernetes';
   now?: () => Date;
   onError?: (error: unknown, object: ResourceRef) => void;
+  /**
+   * The leadership lease, as the engine's appends are fenced on it: while this process does not lead nothing is
+   * recorded (the next leader records it when it starts), and every record names the term it was written under.
+   */
+  fence?: { current(): { holder: string; term: number } | undefined };
 }
 
 /** What the stream last recorded of a resource. */
@@ -121,9 +126,12 @@ export class ResourceRecorder {
       const head = await this.head(object.metadata.uid);
       const events = this.decide(object, gone, head);
       if (events.length === 0) return;
+      const leader = this.options.fence?.current();
+      if (this.options.fence && !leader) return;
       try {
         const stream = resourceStream(object.metadata.uid);
-        await this.options.store.append(stream, events.map((e) => e.event), { expectedRevision: head.revision ?? 'no_stream' });
+        const stamped = events.map(({ event }) => (leader ? { ...event, metadata: { ...event.metadata, leader: { holder: leader.holder, term: leader.term } } } : event));
+        await this.options.store.append(stream, stamped, { expectedRevision: head.revision ?? 'no_stream' });
         let revision = head.revision ?? -1;
         for (const { record } of events) this.fold(head, record, ++revision);
         return;

@@ -169,6 +169,20 @@ describe('resource recorder (issue 30: who changed what)', () => {
     expect(change.author).to.deep.equal({ name: 'system:admin', channel: 'kubernetes', verified: true, manager: 'kubectl-client-side-apply' });
   });
 
+  it('is fenced on the lease like the engine: nothing recorded while not leading, every record names its term', async () => {
+    await applyManifests(source, server('image-a'), { author: { name: 'alice', channel: 'regent-cli' } });
+    const object = await web2();
+    let term: { holder: string; term: number } | undefined;
+    const recorder = new ResourceRecorder({ store, platform: 'embedded', fence: { current: () => term }, onError: (e) => { throw e; } });
+    await recorder.observe(object);
+    expect(await store.streamHead(resourceStream(object.metadata.uid))).to.equal(undefined);
+    term = { holder: 'replica-a', term: 3 };
+    await recorder.observe(object);
+    const events = await store.readStream(resourceStream(object.metadata.uid));
+    expect(events).to.have.length(1);
+    expect(events[0]!.metadata.leader).to.deep.equal({ holder: 'replica-a', term: 3 });
+  });
+
   it('a stamp written on Kubernetes is recorded but never as authenticated', () => {
     const stamped = stampAuthor({ metadata: { annotations: {} } }, { name: 'mallory', channel: 'api' });
     const object = { metadata: { ...stamped.metadata, annotations: { ...stamped.metadata.annotations, 'audit.regent.dev/generation': '1' }, generation: 1 } };
