@@ -17,7 +17,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { NewEvent } from '../events/envelope.js';
 import { specDigestOf } from './recorder.js';
-import { RESOURCE_RECORD, resourceStream, type Admitted } from './stream.js';
+import { recordEvent, resourceStream, type Admitted } from './stream.js';
 
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
 export const ADMISSION_REVIEW_KIND = 'AdmissionReview';
@@ -128,25 +128,7 @@ export const admissionEventOf = (request: AdmissionRequest, options: { now?: Dat
   const decided = admittedRecordOf(request);
   if (!('record' in decided)) return undefined;
   const { record } = decided;
-  return {
-    id: options.id ?? uuidv7(),
-    type: record.type,
-    data: record as unknown as NewEvent['data'],
-    metadata: {
-      machine: RESOURCE_RECORD,
-      machineVersion: 1,
-      schemaVersion: 1,
-      source: 'operator',
-      actor: record.user.username,
-      correlationId: request.uid,
-      causationId: null,
-      from: null,
-      to: 'admitted',
-      effects: [],
-      recordedAt: (options.now ?? new Date()).toISOString(),
-      subject: { kind: record.kind, namespace: record.namespace, name: record.name },
-    },
-  };
+  return recordEvent(record, { id: options.id ?? uuidv7(), source: 'operator', actor: record.user.username, correlationId: request.uid, from: null, to: 'admitted', recordedAt: (options.now ?? new Date()).toISOString() });
 };
 
 /** The stream an admission event belongs to: `resource-<uid>`. */

@@ -24,7 +24,7 @@ import { structuralDiff } from '../events/structural-diff.js';
 import { canonicalJson } from '../resources/codec/transitions.js';
 import { authorOf } from './author.js';
 import { digestSecrets, sha256Of } from './digest-secrets.js';
-import { RESOURCE_RECORD, resourceStream, type Admitted, type ChangeAuthor, type FieldChange, type ResourceRecord, type ResourceRef } from './stream.js';
+import { recordEvent, resourceStream, type Admitted, type ChangeAuthor, type FieldChange, type ResourceRecord, type ResourceRef } from './stream.js';
 
 /** What the recorder needs of an object (any kind, either store). */
 export interface RecordedObject {
@@ -195,25 +195,7 @@ export class ResourceRecorder {
     const actor = author === undefined ? 'regent status runner' : (author.name ?? author.manager ?? 'unknown');
     return {
       record,
-      event: {
-        id: uuidv7(),
-        type: record.type,
-        data: record as unknown as NewEvent['data'],
-        metadata: {
-          machine: RESOURCE_RECORD,
-          machineVersion: 1,
-          schemaVersion: 1,
-          source,
-          actor,
-          correlationId: author?.requestId ?? uuidv7(),
-          causationId: null,
-          from,
-          to,
-          effects: [],
-          recordedAt: this.now().toISOString(),
-          subject: { kind: record.kind, namespace: record.namespace, name: record.name },
-        },
-      },
+      event: recordEvent(record, { id: uuidv7(), source, actor, correlationId: author?.requestId ?? uuidv7(), from, to, recordedAt: this.now().toISOString() }),
     };
   }
 

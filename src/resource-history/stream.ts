@@ -16,7 +16,7 @@
  * after the resource is gone. `metadata.machine` is `resource` and no machine is registered under that id: the
  * pages show these streams as plain timelines.
  */
-import type { RecordedEvent } from '../events/envelope.js';
+import type { NewEvent, RecordedEvent, Source } from '../events/envelope.js';
 
 export const RESOURCE_STREAM_PREFIX = 'resource-';
 export const RESOURCE_RECORD = 'resource';
@@ -132,3 +132,27 @@ export const describeAuthor = (author: ChangeAuthor | undefined): string => {
   const manager = author.manager ? `${author.manager} ` : '';
   return `${manager}via ${via} (user unknown${author.unknownReason ? `: ${author.unknownReason}` : ''})`;
 };
+
+/** The event that carries a record: no machine decided it, so machine `resource`, no effects, its resource as subject. */
+export const recordEvent = (
+  record: ResourceRecord,
+  meta: { id: string; source: Source; actor: string; correlationId: string; from: string | null; to: string; recordedAt: string },
+): NewEvent => ({
+  id: meta.id,
+  type: record.type,
+  data: record as unknown as NewEvent['data'],
+  metadata: {
+    machine: RESOURCE_RECORD,
+    machineVersion: 1,
+    schemaVersion: 1,
+    source: meta.source,
+    actor: meta.actor,
+    correlationId: meta.correlationId,
+    causationId: null,
+    from: meta.from,
+    to: meta.to,
+    effects: [],
+    recordedAt: meta.recordedAt,
+    subject: { kind: record.kind, namespace: record.namespace, name: record.name },
+  },
+});
