@@ -136,7 +136,7 @@ const changeLink = async (resources: ResourceStreamIndex, anchor: RecordedEvent)
   const { event, record } = found;
   const author = describeAuthor(record.author);
   return {
-    ...link('change', event, `${record.name}: ${describeChanges(record)}, generation ${record.generation}, by ${author} at ${event.metadata.recordedAt}${record.missedGenerations ? ` (${record.missedGenerations} earlier generation(s) written too quickly to be seen)` : ''}`),
+    ...link('change', event, `${record.name}: ${describeChanges(record)}, generation ${record.generation}, by ${author} at ${event.metadata.recordedAt}${record.author.channel === 'api' && record.author.requestId ? ` (REST API request ${record.author.requestId}, also recorded in api-server-${record.uid})` : ''}${record.missedGenerations ? ` (${record.missedGenerations} earlier generation(s) written too quickly to be seen)` : ''}`),
     stream: event.stream,
     author,
   };
