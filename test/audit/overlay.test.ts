@@ -99,6 +99,8 @@ describe('audit: authorization chain', function () {
       ['read-back', 3, undefined],
       ['decision', 4, 'serverRebuild.submitted'],
       ['result', 5, 'serverRebuild.accepted'],
+      // the event that cleared the intent the decision was taken on (issue 30)
+      ['settle', 8, 'serverRebuild.cleared'],
     ]);
     const decision = chain.links.find((l) => l.role === 'decision');
     expect(decision?.data).to.deep.include({ desiredImage: 'B' });
@@ -135,8 +137,10 @@ describe('audit: authorization chain', function () {
       await store.close();
       const chain = regent(['--store', `sqlite:${db}`, 'chain', REBUILD_STREAM]);
       expect(chain.code, chain.err).to.equal(0);
-      expect(chain.out).to.match(/1\. arm {7}rev 0 {5}serverRebuild\.armed {2}reconciler/);
-      expect(chain.out).to.match(/3\. decision {2}rev 4 {5}serverRebuild\.submitted {2}reconciler/);
+      // a history without the resource's own stream says the change (and so who asked) is unknown, and why (issue 30)
+      expect(chain.out).to.match(/1\. change {4}rev \? *\n *the decision names no resource/);
+      expect(chain.out).to.match(/2\. arm {7}rev 0 {5}serverRebuild\.armed {2}reconciler/);
+      expect(chain.out).to.match(/4\. decision {2}rev 4 {5}serverRebuild\.submitted {2}reconciler/);
       expect(chain.out).to.include('2 destructive decision(s), 0 not authorised');
       const out = join(dir, 'history.html');
       const viz = regent(['--store', `sqlite:${db}`, 'viz', '--stream', REBUILD_STREAM, '--out', out]);

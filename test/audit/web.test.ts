@@ -51,6 +51,14 @@ describe('audit web: routes', function () {
     expect(page.text).to.include('<svg');
     expect(page.text).to.include('destructive-needs-arm');
     expect(page.text).to.not.include('>fail<');
+    // the checks arrive on their own (never waited for by the page): they ran and passed
+    let checks: { status: string; report?: { results: Array<{ id: string; status: string }> } } = { status: 'running' };
+    for (let i = 0; i < 600 && checks.status === 'running'; i++) {
+      checks = JSON.parse((await get('/api/machines/serverRebuild/checks')).text);
+      if (checks.status === 'running') await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(checks.status).to.equal('done');
+    expect(checks.report?.results.find((r) => r.id === 'destructive-needs-arm')?.status).to.equal('pass');
     const svg = await get('/machines/serverRebuild.svg');
     expect(svg.type).to.match(/^image\/svg\+xml/);
     expect((await get('/machines/nope')).status).to.equal(404);

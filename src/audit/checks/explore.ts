@@ -61,18 +61,27 @@ export const runToEnd = <T>(steps: Generator<void, T>): T => {
   }
 };
 
+/** Gives the event loop back until its next turn (the default pause between slices). */
+export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * A pause that never keeps the process alive (an unref'd timer): for work in the background (the audit pages
+ * warming their checks, checks/cache.ts), so a control plane that stopped exits without waiting for it.
+ */
+export const backgroundTurn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0).unref());
+
 /**
  * Runs a stepwise computation, giving the event loop back every `sliceMs`: the audit pages explore a machine in
  * the process that also renews the leader's lease and serves the API, and a whole exploration (16 s for the
  * rebuild machine on a busy 2-core machine) in one go would stall them long enough to lose the lease.
  */
-export const runCooperatively = async <T>(steps: Generator<void, T>, sliceMs = 10): Promise<T> => {
+export const runCooperatively = async <T>(steps: Generator<void, T>, sliceMs = 10, pause: () => Promise<void> = nextTurn): Promise<T> => {
   let sliceStart = Date.now();
   for (;;) {
     const next = steps.next();
     if (next.done) return next.value;
     if (Date.now() - sliceStart >= sliceMs) {
-      await new Promise((resolve) => setImmediate(resolve));
+      await pause();
       sliceStart = Date.now();
     }
   }

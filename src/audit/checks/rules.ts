@@ -17,9 +17,12 @@ import type { AnyMachineSnapshot } from 'xstate';
 import { effectTypeOf, type MachineAudit, type MachineDefinition } from '../../../machines/definition.js';
 import { activeNodeIds, statechartOfDefinition } from '../graph/statechart.js';
 import { auditOf } from '../profile.js';
-import { exploring, pathTo, runCooperatively, runToEnd, type ExploredEdge, type Exploration, type ExploredState, type PathStep } from './explore.js';
+import { backgroundTurn, exploring, pathTo, runCooperatively, runToEnd, type ExploredEdge, type Exploration, type ExploredState, type PathStep } from './explore.js';
 
 export type CheckId = 'destructive-needs-arm' | 'destructive-by-reconciler' | 'monitor-never-authorises' | 'every-state-reachable' | 'no-rank-retreat';
+
+/** Every check, in the order a report lists them. */
+export const CHECK_IDS: readonly CheckId[] = ['destructive-needs-arm', 'destructive-by-reconciler', 'monitor-never-authorises', 'every-state-reachable', 'no-rank-retreat'];
 
 export const CHECK_TITLES: Record<CheckId, string> = {
   'destructive-needs-arm': 'no path reaches a destructive effect without a reconciler-sourced arm recorded in an earlier event',
@@ -132,16 +135,22 @@ export const checkMachine = (definition: MachineDefinition, options: { maxStates
 /** In flight, by definition: two page views of one machine share one exploration. */
 const running = new WeakMap<MachineDefinition, Promise<MachineCheckReport>>();
 
+let explorations = 0;
+/** How many explorations this process has started (a test observes that a cached report needed none). */
+export const explorationsStarted = (): number => explorations;
+
 /**
  * checkMachine for a serving process (the audit pages): the same report, explored in slices that give the event
  * loop back (explore.ts runCooperatively), so a first machine page never stalls the control plane beside it.
+ * `background`: pause on an unref'd timer between slices (explore.ts backgroundTurn), so a process that is done
+ * serving exits without waiting for the exploration to end.
  */
-export const checkMachineCooperatively = (definition: MachineDefinition): Promise<MachineCheckReport> => {
+export const checkMachineCooperatively = (definition: MachineDefinition, options: { background?: boolean } = {}): Promise<MachineCheckReport> => {
   const known = reports.get(definition)?.get(undefined);
   if (known) return Promise.resolve(known);
   const inFlight = running.get(definition);
   if (inFlight) return inFlight;
-  const report = runCooperatively(checking(definition, {})).then((r) => {
+  const report = runCooperatively(checking(definition, {}), 10, options.background ? backgroundTurn : undefined).then((r) => {
     reports.set(definition, (reports.get(definition) ?? new Map()).set(undefined, r));
     running.delete(definition);
     return r;
@@ -150,10 +159,17 @@ export const checkMachineCooperatively = (definition: MachineDefinition): Promis
   return report;
 };
 
+/**
+ * The source of what judges a machine (the exploration, the rules, the report): part of the fingerprint a kept
+ * report is filed under (cache.ts), so a Regent whose checks changed never shows a report the old ones made.
+ */
+export const checkerSource = (): string => [exploring, pathTo, checking, destructiveIn, ...EDGE_RULES.map((rule) => `${rule.id}:${rule.needs.join(',')}:${String(rule.judge)}`)].map(String).join('\n');
+
 function* checking(definition: MachineDefinition, options: { maxStates?: number }): Generator<void, MachineCheckReport> {
+  explorations++;
   const audit = auditOf(definition);
   const base = { machine: definition.id, version: definition.version };
-  const allIds: CheckId[] = ['destructive-needs-arm', 'destructive-by-reconciler', 'monitor-never-authorises', 'every-state-reachable', 'no-rank-retreat'];
+  const allIds = CHECK_IDS;
   if (!audit) {
     return { ...base, states: 0, edges: 0, truncated: false, results: allIds.map((id) => skipped(id, 'the machine has no audit profile (MachineDefinition.audit: an alphabet of stimuli)')) };
   }

@@ -14,8 +14,7 @@ import type { RecordedEvent } from '../../events/envelope.js';
 import type { EventStore } from '../../store/port.js';
 import type { MachineDefinition } from '../../../machines/definition.js';
 import { UnknownMachine, type MachineRegistry } from '../../../machines/registry.js';
-import { toDot } from '../graph/dot.js';
-import { renderInlineSvg } from '../graph/render.js';
+import { renderChartViews } from '../graph/render.js';
 import { activeNodeIds, edgeLabel, nodeDomId } from '../graph/statechart.js';
 import { KeyedQueue } from '../../engine/keyed-queue.js';
 import { ReplayCursor, frameView } from '../replay/cursor.js';
@@ -102,6 +101,7 @@ export class AuditViews {
   /** The resources' own streams: the change each chain starts at, the resource page's spec and status. */
   readonly resources: ResourceStreamIndex;
 
+
   constructor(
     private readonly store: EventStore,
     private readonly registry: MachineRegistry,
@@ -180,7 +180,7 @@ export class AuditViews {
     const key = `${stream}@${index.definition.version}`;
     const svgKey = `${index.head}`;
     let svg = this.svgs.get(key);
-    if (!svg || svg.key !== svgKey) svg = this.remember(this.svgs, key, { key: svgKey, svg: await renderInlineSvg(toDot(index.chart, overlayOf(index))) });
+    if (!svg || svg.key !== svgKey) svg = this.remember(this.svgs, key, { key: svgKey, svg: await renderChartViews(index.chart, overlayOf(index)) });
     const edges = new Map(index.chart.edges.map((e) => [e.id, e]));
     const fired: FiredEdge[] = [...index.stats.values()]
       .map((s) => ({ edge: s.edge, label: edges.get(s.edge) ? edgeLabel(edges.get(s.edge) as never) : s.edge, count: s.count, first: s.first, last: s.last, sources: s.sources as Record<string, number>, destructive: (edges.get(s.edge)?.destructive.length ?? 0) > 0 }))

@@ -8,7 +8,7 @@
 import { formatState } from '../../events/state-text.js';
 import type { StateValue } from '../../events/envelope.js';
 import type { MachineDefinition } from '../../../machines/definition.js';
-import type { MachineCheckReport } from '../checks/rules.js';
+import { CHECK_IDS, CHECK_TITLES, type MachineCheckReport } from '../checks/rules.js';
 import type { ResolvedChain } from '../history/chain.js';
 import type { StreamOverview, TimelineRow } from '../history/views.js';
 
@@ -16,7 +16,7 @@ export const esc = (text: unknown): string =>
   String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
 /** JSON safe inside a <script> element. */
-const scriptJson = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+export const scriptJson = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 
 export interface PageOptions {
   /** Path prefix the routes are mounted under ('' at the root). */
@@ -25,11 +25,11 @@ export interface PageOptions {
   assets: 'linked' | { css: string; js: string };
 }
 
-const state = (value: unknown): string => esc(formatState(value as StateValue));
-const streamHref = (o: PageOptions, stream: string) => `${o.base}/streams/${encodeURIComponent(stream)}`;
+export const state = (value: unknown): string => esc(formatState(value as StateValue));
+export const streamHref = (o: PageOptions, stream: string) => `${o.base}/streams/${encodeURIComponent(stream)}`;
 /** A resource's audit page (what status.auditURL links): its streams, by the subject they recorded. */
-const resourceHref = (o: PageOptions, s: { kind: string; namespace: string; name: string }) => `${o.base}/resources/${encodeURIComponent(s.kind)}/${encodeURIComponent(s.namespace)}/${encodeURIComponent(s.name)}`;
-const machineHref = (o: PageOptions, id: string, version?: number) => `${o.base}/machines/${encodeURIComponent(id)}${version === undefined ? '' : `?version=${version}`}`;
+export const resourceHref = (o: PageOptions, s: { kind: string; namespace: string; name: string }) => `${o.base}/resources/${encodeURIComponent(s.kind)}/${encodeURIComponent(s.namespace)}/${encodeURIComponent(s.name)}`;
+export const machineHref = (o: PageOptions, id: string, version?: number) => `${o.base}/machines/${encodeURIComponent(id)}${version === undefined ? '' : `?version=${version}`}`;
 
 /** A key the page handles and what it does, as the `?` help overlay lists it. */
 export type PageKey = readonly [keys: string, what: string];
@@ -53,7 +53,7 @@ export const STREAM_KEYS: readonly PageKey[] = [
 export const GRAPH_KEYS: readonly PageKey[] = [
   ['+', 'zoom the statechart in (or Ctrl + the mouse wheel over it; drag it to pan)'],
   ['-', 'zoom out'],
-  ['0', 'fit the whole statechart in its box'],
+  ['0', 'fit as much of the statechart as its box shows readable, centred on the state in focus (w: the whole machine, or back)'],
 ];
 
 const helpOverlay = (keys: readonly PageKey[]): string =>
@@ -79,7 +79,7 @@ export const layout = (title: string, header: string, body: string, o: PageOptio
 };
 
 /** The statechart box's zoom buttons (assets/app.js: drag to pan, Ctrl + wheel or +/− to zoom, fit). */
-const graphTools = '<div class="graph-tools" role="toolbar" aria-label="zoom"><button type="button" id="zoom-in" title="zoom in (+, or Ctrl + the mouse wheel)">+</button><button type="button" id="zoom-out" title="zoom out (−)">−</button><button type="button" id="zoom-fit" title="fit the whole statechart in its box (0)">fit</button></div>';
+export const graphTools = '<div class="graph-tools" role="toolbar" aria-label="zoom"><button type="button" id="zoom-in" title="zoom in (+, or Ctrl + the mouse wheel)">+</button><button type="button" id="zoom-out" title="zoom out (−)">−</button><button type="button" id="zoom-fit" title="fit the whole statechart in its box (0)">fit</button></div>';
 
 export interface StreamListRow {
   stream: string;
@@ -108,9 +108,9 @@ const subjectText = (s: StreamListRow['subject'], displayName?: string): string 
  * A resource as a heading shows it: kind, namespace and name; a Server created through the API by the name it
  * was given, with its id (the resource name every command takes) below.
  */
-const subjectHeading = (s: { kind: string; namespace: string; name: string }, displayName: string | undefined): string =>
+export const subjectHeading = (s: { kind: string; namespace: string; name: string }, displayName: string | undefined): string =>
   `<h1 id="subject"><span class="kind">${esc(s.kind)}</span> ${esc(s.namespace)}/${esc(displayName ?? s.name)}</h1>${displayName === undefined ? '' : `<div class="resource-id muted">id <span class="mono">${esc(s.name)}</span></div>`}`;
-const subjectTitle = (s: { kind: string; namespace: string; name: string }, displayName: string | undefined): string => `${s.kind} ${s.namespace}/${displayName ?? s.name}`;
+export const subjectTitle = (s: { kind: string; namespace: string; name: string }, displayName: string | undefined): string => `${s.kind} ${s.namespace}/${displayName ?? s.name}`;
 
 /** Does a row match the search? Case-insensitive fragments; `since`/`until` bound its last update (ISO). */
 export const matchesSearch = (row: StreamListRow, search: StreamSearch): boolean => {
@@ -139,7 +139,7 @@ export const indexPage = (machines: readonly MachineDefinition[], streams: reado
     .map((d) => `<tr><td><a href="${machineHref(o, d.id, d.version)}">${esc(d.id)}</a></td><td>v${d.version}</td><td><code>${esc(d.streamPrefix)}</code></td><td>${esc(d.destructiveEffects?.join(', ') ?? '')}</td><td>${esc(d.description)}</td></tr>`)
     .join('');
   const streamRows = streams
-    .map((s) => `<tr><td class="resource">${s.subject ? `<b>${esc(s.subject.kind)}</b> ${esc(s.subject.namespace)}/<b>${esc(s.displayName ?? s.subject.name)}</b>${s.displayName === undefined ? '' : ` <span class="muted mono" title="id">${esc(s.subject.name)}</span>`}` : '<span class="muted">—</span>'}</td><td><a href="${streamHref(o, s.stream)}">${esc(s.stream)}</a></td><td>${esc(s.machine ?? '')}</td><td><b>${state(s.state)}</b></td><td class="mono">${s.head}</td><td class="mono">${esc(s.updatedAt ?? '')}</td></tr>`)
+    .map((s) => `<tr><td class="resource">${s.subject ? `<a class="resource-link" href="${resourceHref(o, s.subject)}"><b>${esc(s.subject.kind)}</b> ${esc(s.subject.namespace)}/<b>${esc(s.displayName ?? s.subject.name)}</b></a>${s.displayName === undefined ? '' : ` <span class="muted mono" title="id">${esc(s.subject.name)}</span>`}` : '<span class="muted">—</span>'}</td><td><a href="${streamHref(o, s.stream)}">${esc(s.stream)}</a></td><td>${esc(s.machine ?? '')}</td><td><b>${state(s.state)}</b></td><td class="mono">${s.head}</td><td class="mono">${esc(s.updatedAt ?? '')}</td></tr>`)
     .join('');
   const pager =
     paging.pages > 1
@@ -147,7 +147,7 @@ export const indexPage = (machines: readonly MachineDefinition[], streams: reado
       : '';
   return layout(
     'Regent audit',
-    '<h1>Regent audit</h1><div class="crumbs">machines, resources and their histories</div>',
+    `<h1>Regent audit</h1><div class="crumbs">machines, resources and their histories · <a id="incidents-link" href="${o.base}/incidents?from=1h">incident timeline: everything in the last hour</a></div>`,
     `<h2>Machines</h2><table id="machines"><thead><tr><th>machine</th><th>version</th><th>streams</th><th>destructive effects</th><th>lifecycle</th></tr></thead><tbody>${machineRows}</tbody></table>
 <h2>Resources (${paging.total})</h2><p id="fleet-links">fleet view: ${kinds.map((k) => `<a href="${o.base}/fleet/${encodeURIComponent(k)}">${esc(k)}</a>`).join(' · ')}</p>${searchForm(o, search, kinds)}${pager}<table id="streams"><thead><tr><th>resource</th><th>stream</th><th>machine</th><th>current state</th><th>revision</th><th>updated</th></tr></thead><tbody>${streamRows || `<tr><td colspan="6" class="muted">${Object.values(search).some((v) => v) ? 'no stream matches the search' : 'no streams in the store'}</td></tr>`}</tbody></table>${pager}`,
     o,
@@ -205,42 +205,61 @@ export const fleetPage = (kind: string, lines: readonly FleetLine[], o: PageOpti
   );
 };
 
-export const machinePage = (definition: MachineDefinition, svg: string, versions: readonly number[], checks: MachineCheckReport | undefined, o: PageOptions): string => {
-  const others = versions.filter((v) => v !== definition.version).map((v) => `<a href="${machineHref(o, definition.id, v)}">v${v}</a>`).join(' ');
-  const checkRows = (checks?.results ?? [])
+/**
+ * A machine's static checks as its page shows them (checks/cache.ts): the report; or still running — every
+ * check listed as running, never as passed, and fetched from `src` (assets/app.js) when done; or failed to run.
+ */
+export type MachineChecksView = { status: 'done'; report: MachineCheckReport } | { status: 'running'; src: string } | { status: 'failed'; error: string };
+
+/** The checks section of a machine page (`#checks-section`, its `data-checks` the view's status): also what /api/machines/<id>/checks sends as `html`. */
+export const machineChecksSection = (view: MachineChecksView): string => {
+  if (view.status === 'running') {
+    const rows = CHECK_IDS.map((id) => `<tr><td class="verdict running muted">running…</td><td>${esc(CHECK_TITLES[id])} <code>${id}</code></td><td class="muted">not yet known</td></tr>`).join('');
+    return `<section id="checks-section" data-checks="running" data-src="${esc(view.src)}"><p class="muted" id="checks-status">checks running… this server is exploring the machine's reachable states (in the background); the results appear here when they are known.</p><table id="checks"><tbody>${rows}</tbody></table></section>`;
+  }
+  if (view.status === 'failed') return `<section id="checks-section" data-checks="failed"><p class="verdict bad" id="checks-status">the checks could not run: ${esc(view.error)}</p></section>`;
+  const checks = view.report;
+  const checkRows = checks.results
     .map((r) => {
       const example = r.counterexample
         ? `<pre>${esc(r.counterexample.problem)}\n${r.counterexample.path.map((s, i) => `${i + 1}. ${s.event.type} (${s.event.source})  ${formatState(s.from as StateValue)} → ${formatState(s.to as StateValue)}${s.outcome ? ` / ${s.outcome}` : ''}${s.effects.length ? ` ! ${s.effects.join(', ')}` : ''}`).map(esc).join('\n')}</pre>`
         : r.unreachable?.length
           ? `<pre>unreachable: ${esc(r.unreachable.join(', '))}</pre>`
           : '';
-      return `<tr><td class="verdict ${r.status === 'fail' ? 'bad' : 'ok'}">${r.status}</td><td>${esc(r.title)} <code>${r.id}</code></td><td>${esc(r.detail)}${example}</td></tr>`;
+      return `<tr><td class="verdict ${r.status === 'fail' ? 'bad' : r.status === 'pass' ? 'ok' : 'skipped muted'}">${r.status}</td><td>${esc(r.title)} <code>${r.id}</code></td><td>${esc(r.detail)}${example}</td></tr>`;
     })
     .join('');
+  return `<section id="checks-section" data-checks="done"><p class="muted" id="checks-status">${checks.states} states, ${checks.edges} transitions explored</p><table id="checks"><tbody>${checkRows}</tbody></table></section>`;
+};
+
+export const machinePage = (definition: MachineDefinition, svg: string, versions: readonly number[], checks: MachineChecksView, o: PageOptions): string => {
+  const others = versions.filter((v) => v !== definition.version).map((v) => `<a href="${machineHref(o, definition.id, v)}">v${v}</a>`).join(' ');
   return layout(
     `${definition.id} v${definition.version}`,
     `<h1>${esc(definition.id)} v${definition.version}</h1><div class="crumbs"><a href="${o.base}/">Regent audit</a> › machine ${others ? `· other versions: ${others}` : ''}</div><div class="summary">${esc(definition.description)}</div>`,
     `<div class="graph machine-graph" id="graph">${graphTools}${svg}</div>
-<h2>Static checks</h2>${checks ? `<p class="muted">${checks.states} states, ${checks.edges} transitions explored</p><table id="checks"><tbody>${checkRows}</tbody></table>` : '<p class="muted">no checks run</p>'}`,
+<h2>Static checks</h2>${machineChecksSection(checks)}`,
     o,
     '',
     GRAPH_KEYS,
   );
 };
 
-const chainHtml = (chain: ResolvedChain): string => {
+/** `elsewhere`: rendered on another page than the chain's stream (the resource page): revisions link that stream's page. */
+export const chainHtml = (o: PageOptions, elsewhere = false) => (chain: ResolvedChain): string => {
+  const at = (revision: number) => (elsewhere ? `${streamHref(o, chain.stream)}#rev-${revision}` : `#rev-${revision}`);
   const { type, ...params } = chain.effect;
   const decision = chain.links.find((l) => l.role === 'decision');
   const items = chain.links
     .map((l) => {
-      const rev = l.revision >= 0 ? `<a href="#rev-${l.revision}">rev ${l.revision}</a>` : 'rev ?';
+      const rev = l.revision < 0 ? 'rev ?' : l.stream ? `<a href="${streamHref(o, l.stream)}#rev-${l.revision}">${esc(l.stream)} rev ${l.revision}</a>` : `<a href="${at(l.revision)}">rev ${l.revision}</a>`;
       const who = l.type ? ` ${esc(l.type)} <span class="src ${esc(l.source)}">${esc(l.source)}</span> <code>${esc(l.actor)}</code> ${esc(l.recordedAt)}` : '';
       const data = l.data === undefined ? '' : `<pre>${esc(JSON.stringify(l.data))}</pre>`;
       return `<li data-role="${l.role}"><b>${l.role}</b> ${rev}${who}<br><span class="muted">${esc(l.note)}</span>${data}</li>`;
     })
     .join('');
   const problems = chain.problems.map((p) => `<li class="verdict bad">${esc(p)}</li>`).join('');
-  return `<div class="chain ${chain.authorised ? '' : 'bad'}" data-decision="${decision?.revision ?? ''}"><b>${esc(type)}</b> <code>${esc(JSON.stringify(params))}</code> decided at ${decision ? `<a href="#rev-${decision.revision}">revision ${decision.revision}</a>` : '?'}: <span class="verdict ${chain.authorised ? 'ok' : 'bad'}">${chain.authorised ? 'authorised' : 'NOT authorised'}</span><ol>${items}</ol>${problems ? `<ul>${problems}</ul>` : ''}</div>`;
+  return `<div class="chain ${chain.authorised ? '' : 'bad'}" data-decision="${decision?.revision ?? ''}"><b>${esc(type)}</b> <code>${esc(JSON.stringify(params))}</code> decided at ${decision ? `<a href="${at(decision.revision)}">revision ${decision.revision}</a>` : '?'}${elsewhere ? ` of <a href="${streamHref(o, chain.stream)}">${esc(chain.stream)}</a>` : ''}: <span class="verdict ${chain.authorised ? 'ok' : 'bad'}">${chain.authorised ? 'authorised' : 'NOT authorised'}</span><ol>${items}</ol>${problems ? `<ul>${problems}</ul>` : ''}</div>`;
 };
 
 export interface StreamPageData {
@@ -283,7 +302,7 @@ ${data.api ? '<section class="panel" id="state-panel" data-revision=""><h3>State
 <h2>Fired transitions (${v.fired.length})</h2><table id="fired"><thead><tr><th>transition</th><th>count</th><th>sources</th><th>first</th><th>last</th></tr></thead><tbody>${fired || '<tr><td colspan="5" class="muted">none</td></tr>'}</tbody></table>
 <h2>Authorization chains (${data.chains.total} destructive decision${data.chains.total === 1 ? '' : 's'}${data.chains.total > data.chains.chains.length ? `, newest ${data.chains.chains.length} shown` : ''})</h2>
 <p class="muted">For each destructive effect: the arm that recorded the intent, the durable state the decision read back, the decision with the fresh observation it decided on, and the results it caused (causation links).</p>
-<div id="chains">${data.chains.chains.map(chainHtml).join('') || '<p class="muted">no destructive effect in this history</p>'}</div>`;
+<div id="chains">${data.chains.chains.map(chainHtml(o)).join('') || '<p class="muted">no destructive effect in this history</p>'}</div>`;
   const title = v.subject ? `${subjectHeading(v.subject, data.displayName)}<div class="stream-name mono">${esc(v.stream)}</div>` : `<h1>${esc(v.stream)}</h1>`;
   // served: the way to the resource's other streams (its page), which a static file cannot link
   const resourceCrumb = o.assets === 'linked' && v.subject ? ` · <a class="resource-link" href="${resourceHref(o, v.subject)}">all streams of ${esc(v.subject.kind)} ${esc(data.displayName ?? v.subject.name)}</a>` : '';

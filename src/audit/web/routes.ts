@@ -8,7 +8,8 @@
  *   GET /resources/<Kind>/<ns>/<name>      one resource's streams (what status.auditURL links)
  *   GET /fleet/<Kind>                      one row per resource of a kind: parked first, then on a pending destructive
  *                                          decision; every stream's state, last decision and its source
- *   GET /machines/<id>[?version=N]         statechart and static checks;  /machines/<id>.svg: the SVG
+ *   GET /machines/<id>[?version=N]         statechart and static checks (or "checks running…");  /machines/<id>.svg: the SVG
+ *   GET /api/machines/<id>/checks[?version=N]  the static checks: {status: done|running|failed, report?, error?, html}
  *   GET /streams/<stream>[?version=N]      resource page: overlay, timeline, stepping; #rev-N deep links. A stream no
  *                                          machine owns (the server API's api-server-<uid>): a plain timeline (?from=R)
  *   GET /api/streams                       resources as JSON
@@ -30,15 +31,25 @@ import { readFileSync } from 'node:fs';
 import type { EventStore } from '../../store/port.js';
 import type { RecordedEvent } from '../../events/envelope.js';
 import { UnknownMachine, type MachineRegistry } from '../../../machines/registry.js';
+import type { MachineDefinition } from '../../../machines/definition.js';
 import { AuditViews } from '../history/views.js';
 import type { CheckpointShelf } from '../history/shelf.js';
 import { statechartOfDefinition } from '../graph/statechart.js';
 import { toDot } from '../graph/dot.js';
-import { renderInlineSvg, renderSvg } from '../graph/render.js';
-import { checkMachineCooperatively, type MachineCheckReport } from '../checks/rules.js';
-import { fleetPage, indexPage, machinePage, matchesSearch, notFoundPage, plainStreamPage, streamPage, type PageOptions, type StreamListRow, type StreamSearch } from './pages.js';
+import { renderChartViews } from '../graph/render.js';
+import { createMachineChecks, type ChecksState } from '../checks/cache.js';
+import { backgroundTurn, nextTurn } from '../checks/explore.js';
+import { createSvgCache, loadGraphviz } from '../graph/svg-cache.js';
+import { fleetPage, indexPage, machineChecksSection, machinePage, matchesSearch, notFoundPage, plainStreamPage, streamPage, type FleetLine, type PageOptions, type StreamListRow, type StreamSearch } from './pages.js';
+import { IncidentIndex } from '../incident/heads.js';
+import { createIncidentRoutes } from './incident-routes.js';
+import { relatedResources } from '../incident/related.js';
 import { ApiServers, displayNameOf, isApiServerStream, recordedSubject, type DisplayNames } from '../history/api-streams.js';
 import { KIND_NAMES } from '../../resources/index.js';
+import { resourcePage, type AroundChange, type ResourcePageData } from './resource-page.js';
+import { incidentTimeline } from '../incident/timeline.js';
+import { resourceRecordOf } from '../../resource-history/stream.js';
+import type { ResolvedChain } from '../history/chain.js';
 
 export interface AuditRoutesOptions {
   store: EventStore;
@@ -49,6 +60,11 @@ export interface AuditRoutesOptions {
   pageSize?: number;
   /** Where folded indexes and replay frames are kept across restarts (history/shelf.ts); default: none (folded again after a restart). */
   checkpoints?: CheckpointShelf;
+  /**
+   * Check every registered machine and lay out its statechart in the background after start (checks/cache.ts,
+   * cooperatively: the control plane beside it keeps serving); default: when `checkpoints` is given (a server).
+   */
+  warmChecks?: boolean;
 }
 
 export type AuditHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
@@ -79,9 +95,31 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
   const views = new AuditViews(store, registry, options.checkpoints);
   const page: PageOptions = { base, assets: 'linked' };
   const assets = { js: assetText('app.js'), css: assetText('app.css'), icon: assetText('favicon.svg') };
-  const checks = new Map<string, MachineCheckReport>();
+  // static checks and statechart layouts: known, kept on the shelf across restarts, or running (never waited for)
+  const machineChecks = createMachineChecks({ shelf: options.checkpoints });
+  const layouts = createSvgCache(options.checkpoints);
+  /**
+   * A machine page's drawings: the whole machine and a focus view per state, each layout kept by `layouts`. A
+   * layout (or a read from the shelf) not in memory is synchronous work: the event loop gets a turn (`pause`)
+   * before each one, so a machine's dozens of layouts never hold the control plane beside them for their whole time.
+   */
+  const machineViews = (definition: MachineDefinition, pause: () => Promise<void> = nextTurn) =>
+    renderChartViews(statechartOfDefinition(definition), undefined, { layout: async (dot) => layouts.known(dot) ?? (await pause(), layouts.svg(dot)) });
+  const checksView = (state: ChecksState, definition: MachineDefinition) =>
+    state.status === 'running' ? { status: 'running' as const, src: `${base}/api/machines/${encodeURIComponent(definition.id)}/checks?version=${definition.version}` } : state;
+  if (options.warmChecks ?? options.checkpoints !== undefined) {
+    setTimeout(() => {
+      void (async () => {
+        for (const definition of registry.list()) await machineViews(definition, backgroundTurn).catch(() => undefined);
+        await loadGraphviz().catch(() => undefined); // the resource pages' overlays are laid out on view
+        await machineChecks.warm(registry.list());
+      })();
+    }, 1_000).unref();
+  }
   // the names the server API was given: a Server created through it is a UUID everywhere else
   const apiServers = new ApiServers(store);
+  // /incidents and /api/incidents: one timeline across a resource and everything related (incident-routes.ts)
+  const incidents = createIncidentRoutes({ store, registry, basePath: base });
 
   const streamList = async (): Promise<StreamListRow[]> => {
     const infos = await store.listStreams();
@@ -160,7 +198,72 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
     );
   };
 
+  // the resources' heads, for the related set (incident/heads.ts keeps to what changed since its last refresh)
+  const incidentIndex = new IncidentIndex(store);
+  const relatedOf = async (subject: { kind: string; namespace: string; name: string }): Promise<Pick<ResourcePageData, 'related' | 'relatedNote'>> => {
+    try {
+      const related = await relatedResources(store, subject, { index: incidentIndex });
+      return { related: related.map((r) => ({ kind: r.kind, namespace: r.namespace, name: r.name, relation: r.via ? `${r.relation} (via ${r.via})` : r.relation })) };
+    } catch (error) {
+      return { relatedNote: `related resources unknown: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  };
+  /**
+   * What else happened around the resource's latest change of desired state (or its newest destructive decision):
+   * from 2 minutes before to 10 minutes after (at most 60 rows), this resource and everything related, status writes left out.
+   */
+  const aroundLatestChange = async (subject: { kind: string; namespace: string; name: string }, own: ResourcePageData['own'], chains: readonly ResolvedChain[]): Promise<AroundChange | undefined> => {
+    const change = own ? [...own.revisions].reverse().find((r) => r.record.type === 'resource.specChanged' && r.record.previousGeneration !== null) : undefined;
+    const anchor = change?.recordedAt ?? chains[0]?.links.find((l) => l.role === 'decision')?.recordedAt;
+    if (!anchor) return undefined;
+    const from = new Date(Date.parse(anchor) - 2 * 60_000).toISOString();
+    const to = new Date(Date.parse(anchor) + 10 * 60_000).toISOString();
+    try {
+      const timeline = await incidentTimeline(store, { resource: subject, related: true, from, to, limit: 400 }, { registry, index: incidentIndex, base });
+      const rows = timeline.rows.filter((r) => r.type !== 'resource.statusChanged');
+      const href = `${base}/incidents?resource=${encodeURIComponent(`${subject.kind}/${subject.namespace}/${subject.name}`)}&related=1&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
+      return { from, to, rows: rows.slice(0, 60), statusWrites: timeline.rows.length - rows.length, truncated: timeline.truncated || rows.length > 60, href };
+    } catch {
+      return undefined;
+    }
+  };
+  /** What the resource page shows (resource-page.ts): its own stream at ?rev=N, its chains, its main statechart. */
+  const resourcePageData = async (subject: { kind: string; namespace: string; name: string }, lines: FleetLine[], url: URL, names: DisplayNames): Promise<ResourcePageData> => {
+    const ownStreams = await views.resources.streamsOf(subject);
+    const ownStream = ownStreams.at(-1);
+    let own: ResourcePageData['own'];
+    if (ownStream) {
+      const head = (await store.streamHead(ownStream)) ?? 0;
+      const raw = url.searchParams.get('rev');
+      const selected = raw !== null && /^\d+$/.test(raw) ? Math.min(Number(raw), head) : undefined;
+      const at = await views.resources.at(ownStream, selected);
+      const events = await store.readStream(ownStream, { direction: 'backwards', maxCount: 200 });
+      const revisions = events.reverse().flatMap((e) => {
+        const record = resourceRecordOf(e);
+        return record ? [{ revision: e.revision, recordedAt: e.metadata.recordedAt, record }] : [];
+      });
+      if (at) own = { at, head, revisions, selected };
+    }
+    const machineLines = lines.filter((l) => views.owns(l.stream));
+    const chains: ResolvedChain[] = [];
+    for (const line of machineLines) chains.push(...(await views.chains(line.stream, 5)).chains);
+    chains.sort((a, b) => (b.links.find((l) => l.role === 'decision')?.recordedAt ?? '').localeCompare(a.links.find((l) => l.role === 'decision')?.recordedAt ?? ''));
+    // the main statechart: the stream of the newest destructive decision, else the resource's lifecycle, else the first
+    const newest = chains[0]?.stream;
+    const main = (newest && machineLines.find((l) => l.stream === newest)) ?? machineLines.find((l) => /lifecycle/i.test(l.machine)) ?? machineLines[0];
+    let graph: ResourcePageData['graph'];
+    if (main) {
+      const overview = await views.overview(main.stream);
+      const last = (await views.timeline(main.stream, Math.max(0, overview.head), 1)).rows[0];
+      graph = { stream: main.stream, machine: overview.machine, version: overview.version, svg: overview.svg, state: overview.state, currentNodes: last?.toNodes ?? [] };
+    }
+    const displayName = displayNameOf(names, subject);
+    const around = await aroundLatestChange(subject, own, chains);
+    return { ...subject, ...(displayName !== undefined ? { displayName } : {}), lines, own, graph, chains: chains.slice(0, 10), ...(await relatedOf(subject)), ...(around ? { around } : {}) };
+  };
+
   const route = async (req: IncomingMessage, res: ServerResponse, url: URL, path: string): Promise<boolean> => {
+    if (await incidents(req, res)) return true;
     if (path === '/' || path === '') {
       const search: StreamSearch = {};
       for (const key of ['q', 'kind', 'state', 'since', 'until'] as const) {
@@ -189,13 +292,20 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
     if (m) {
       const id = decodeURIComponent(m[1] as string);
       const definition = registry.get(id, versionParam(url));
-      if (m[2]) return send(res, 200, 'image/svg+xml', await renderSvg(toDot(statechartOfDefinition(definition)))), true;
-      const key = `${definition.id}@${definition.version}`;
-      // explored in slices: this process may also be the leader renewing its lease (checks/explore.ts runCooperatively)
-      const report = checks.get(key) ?? (await checkMachineCooperatively(definition));
-      checks.set(key, report);
+      const dot = toDot(statechartOfDefinition(definition));
+      if (m[2]) return send(res, 200, 'image/svg+xml', await layouts.svg(dot)), true;
+      // the checks as known now: a report not yet known is explored in the background, and the page says so
+      const checks = checksView(await machineChecks.state(definition), definition);
       const versions = registry.list().filter((d) => d.id === id).map((d) => d.version);
-      send(res, 200, 'text/html', machinePage(definition, await renderInlineSvg(toDot(statechartOfDefinition(definition))), versions, report, page));
+      // the whole machine and a focus view per state (issue 30), each layout kept by `layouts`
+      send(res, 200, 'text/html', machinePage(definition, await machineViews(definition), versions, checks, page));
+      return true;
+    }
+    m = /^\/api\/machines\/([^/]+)\/checks$/.exec(path);
+    if (m) {
+      const definition = registry.get(decodeURIComponent(m[1] as string), versionParam(url));
+      const state = await machineChecks.state(definition);
+      sendJson(res, { machine: definition.id, version: definition.version, ...state, html: machineChecksSection(checksView(state, definition)) });
       return true;
     }
     m = /^\/streams\/([^/]+)$/.exec(path);
@@ -213,13 +323,13 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
     }
     m = /^\/resources\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(path);
     if (m) {
-      // a resource's audit page (what status.auditURL links): its streams, by the subject they recorded
+      // a resource's audit page (what status.auditURL links): its own stream, chains, statechart, streams, related
       const [kind, namespace, name] = [m[1], m[2], m[3]].map((x) => decodeURIComponent(x as string)) as [string, string, string];
       const known = knownKind(kind);
       const names = await apiServers.displayNames();
       const lines = await fleetLines(names, (s) => s.kind === known && s.namespace === namespace && s.name === name);
       if (lines.length === 0) throw new NotFound(`no history names ${known} ${namespace}/${name} (yet)`);
-      send(res, 200, 'text/html', fleetPage(known, lines, page, { namespace, name, displayName: displayNameOf(names, { kind: known, namespace, name }) }));
+      send(res, 200, 'text/html', resourcePage(await resourcePageData({ kind: known, namespace, name }, lines, url, names), page));
       return true;
     }
     m = /^\/fleet\/([^/]+)$/.exec(path);

@@ -35,23 +35,60 @@ var regentHelpOpen = (function () {
   return function () { return !help.hidden; };
 })();
 
-/* The statechart box (#graph, machine and resource pages): the drawing fits its box on load; drag to
- * pan, Ctrl + wheel (a trackpad pinch) or + / − (buttons and keys) to zoom, "fit" (or 0) to see all of
- * it again; the plain wheel scrolls the page, as everywhere else. The view is
- * the SVG's viewBox, kept at the box's aspect ratio; the drawing's own viewBox is kept in
- * svg.dataset.viewBox. #graph[data-view] says what the view is: fit, zoomed or centred. */
+/* The statechart box (#graph: machine, stream and resource pages), issue 30 "a statechart a person can
+ * read". It holds several views of one machine, each an <svg class="chart-view"> laid out by the server
+ * (graph/render.ts renderChartViews): the whole machine (data-view="whole") and, per state, a focus view
+ * (data-view="focus" data-focus="<state id>": the state, every transition into and out of it, its
+ * neighbours by name; groups too large for the box folded to "N transitions ›"). One is shown at a time:
+ *   - first view: the focus view of the machine's initial state (machine page), of the current state
+ *     (stream page: it follows the selected event; resource page: #graph[data-current-nodes]);
+ *   - a neighbour's box focuses on it; "whole machine" (button, or w) shows everything, centred on the
+ *     focus state, and back; a folded group's "N transitions ›" shows the whole machine there.
+ * Every view opens readable: at least 1 drawing unit per pixel (every text is ≥ 11 units: graph/dot.ts
+ * TEXT_PT), at most 1.6; "fit" (or 0) shows as much as fits at that scale, centred on the focus state as
+ * far as that keeps the drawing in view. Drag to pan, Ctrl + wheel or a pinch (about the pointer; the
+ * plain wheel scrolls the page) or + / − to zoom (out as far as the whole view fits). The view is the
+ * SVG's viewBox, kept at the box's aspect ratio; each drawing's own viewBox is kept in svg.dataset.viewBox.
+ * #graph[data-view] says what the view is (fit, zoomed or centred), [data-chart] which (focus or whole),
+ * [data-focus] on which state. */
 var regentGraph = (function () {
   'use strict';
+  var none = { centre: function () {}, reveal: function () {}, focus: function () {}, focusNodes: function () {} };
   var box = document.getElementById('graph');
-  var svg = box && box.querySelector('svg');
-  if (!svg) return { centre: function () {}, reveal: function () {} };
-  var vb = svg.viewBox.baseVal;
-  var full = { x: vb.x, y: vb.y, w: vb.width, h: vb.height };
-  svg.dataset.viewBox = [full.x, full.y, full.w, full.h].join(' ');
-  svg.removeAttribute('width');
-  svg.removeAttribute('height');
-  svg.setAttribute('preserveAspectRatio', 'xMidYMid meet');
+  if (!box) return none;
+  var views = [].slice.call(box.querySelectorAll('svg.chart-view'));
+  if (views.length === 0) {
+    // A drawing without views (one <svg>): it is the whole machine.
+    var only = box.querySelector('svg');
+    if (!only) return none;
+    only.classList.add('chart-view', 'shown');
+    only.dataset.view = 'whole';
+    views = [only];
+  }
+  /** Pixels per drawing unit: a view opens between these (every text ≥ 11 units, so ≥ 11 px). */
+  var READABLE = 1;
+  var LARGEST = 1.6;
+  /** Pixels the zoom buttons take at the top of the box. */
+  var TOOLBAR = 36;
+  var whole = views.filter(function (v) { return v.dataset.view === 'whole'; })[0] || views[0];
+  var focusViews = {};
+  var domId = function (state) { return 'n--' + String(state).replace(/[^A-Za-z0-9_.-]/g, '_'); };
+  /** State ids by the DOM ids of their boxes (`n--…`, what a timeline row's toNodes name). */
+  var stateOf = {};
+  views.forEach(function (v) {
+    if (v.dataset.view === 'focus') { focusViews[v.dataset.focus] = v; stateOf[domId(v.dataset.focus)] = v.dataset.focus; }
+    var vb = v.viewBox.baseVal;
+    v.dataset.viewBox = [vb.x, vb.y, vb.width, vb.height].join(' ');
+    v.removeAttribute('width');
+    v.removeAttribute('height');
+    v.setAttribute('preserveAspectRatio', 'xMidYMid meet');
+  });
+  var svg = null;
+  var full = null;
   var view = null;
+  /** The state the box is about (its focus view's, or the one centred in the whole view). */
+  var focusId = whole.dataset.initial || null;
+  var wholeChosen = false;
   var size = function () { return { w: Math.max(1, box.clientWidth), h: Math.max(1, box.clientHeight) }; };
   var round = function (n) { return Math.round(n * 100) / 100; };
   var apply = function (v, kind) {
@@ -59,23 +96,27 @@ var regentGraph = (function () {
     svg.setAttribute('viewBox', [round(v.x), round(v.y), round(v.w), round(v.h)].join(' '));
     box.dataset.view = kind;
   };
-  /** Drawing units per pixel at fit. */
+  var toggle = null;
+  var keyOf = function (id) { return id ? id.split('.').slice(1).join('.') || id : ''; };
+  var show = function (v) {
+    if (svg !== v) {
+      views.forEach(function (x) { x.classList.toggle('shown', x === v); });
+      svg = v;
+      var f = v.dataset.viewBox.split(' ').map(Number);
+      full = { x: f[0], y: f[1], w: f[2], h: f[3] };
+    }
+    box.dataset.chart = v.dataset.view;
+    box.dataset.focus = focusId || '';
+    if (toggle) {
+      toggle.hidden = Object.keys(focusViews).length === 0;
+      toggle.textContent = v === whole ? (focusId && focusViews[focusId] ? 'focus: ' + keyOf(focusId) : 'focus') : 'whole machine';
+      toggle.title = v === whole ? 'back to the focus state, its transitions in and out (w)' : 'every state and transition of the machine (w)';
+    }
+  };
+  /** Drawing units per pixel at which the shown drawing fits the box. */
   var fitUnits = function () { var s = size(); return Math.max(full.w / s.w, full.h / s.h); };
-  var fit = function () {
-    var s = size();
-    var u = fitUnits();
-    apply({ x: full.x + full.w / 2 - (s.w * u) / 2, y: full.y + full.h / 2 - (s.h * u) / 2, w: s.w * u, h: s.h * u }, 'fit');
-  };
-  /** Zooms by `factor` keeping the drawing point under (px, py) (box pixels; the centre by default) in place. */
-  var zoom = function (factor, px, py) {
-    var s = size();
-    if (px === undefined) { px = s.w / 2; py = s.h / 2; }
-    var u = view.w / s.w;
-    var nu = Math.min(fitUnits() * 4, Math.max(0.1, u / factor));
-    var ux = view.x + px * u;
-    var uy = view.y + py * u;
-    apply({ x: ux - px * nu, y: uy - py * nu, w: s.w * nu, h: s.h * nu }, 'zoomed');
-  };
+  /** Drawing units per pixel a view opens with: as much as fits, readable, not oversized. */
+  var readableUnits = function () { return Math.min(1 / READABLE, Math.max(1 / LARGEST, fitUnits())); };
   /** Root-SVG user-space box of an element. */
   var boxOf = function (el) {
     var b = el.getBBox();
@@ -84,11 +125,62 @@ var regentGraph = (function () {
     var c = new DOMPoint(b.x + b.width, b.y + b.height).matrixTransform(m);
     return { x: Math.min(a.x, c.x), y: Math.min(a.y, c.y), w: Math.abs(c.x - a.x), h: Math.abs(c.y - a.y) };
   };
-  /** Centres the view on an element, at a readable scale (1 drawing unit per pixel) or fit if larger. */
+  /** In the shown view: the element with this id (or its anchor's `a_` id). */
+  var find = function (id) {
+    if (!id || !svg) return null;
+    return svg.querySelector('[id="' + id + '"]') || svg.querySelector('[id="a_' + id + '"]');
+  };
+  var stateNode = function (id) {
+    var el = find(domId(id));
+    return el && el.querySelector('path, polygon') ? el : null;
+  };
+  /**
+   * Shows the drawing at `u` units per pixel around the point (cx, cy): centred on it as far as the
+   * drawing allows — a drawing that fits stays wholly in view, a larger one fills the box.
+   */
+  var place = function (u, cx, cy, kind) {
+    var s = size();
+    var w = s.w * u;
+    var h = s.h * u;
+    // A drawing that fits below the zoom buttons is kept below them.
+    var top = full.h <= (s.h - TOOLBAR) * u ? TOOLBAR * u : 0;
+    var axis = function (c, len, start, extent) {
+      var lo = Math.min(start, start + extent - len);
+      var hi = Math.max(start, start + extent - len);
+      return Math.min(hi, Math.max(lo, c - len / 2));
+    };
+    apply({ x: axis(cx, w, full.x, full.w), y: axis(cy, h - top, full.y, full.h) - top, w: w, h: h }, kind);
+  };
+  /** The focus state's centre in the shown drawing (kept: a drawing does not move, so "fit" is the same view each time). */
+  var anchors = {};
+  var anchor = function () {
+    var key = (svg === whole ? 'whole ' : 'focus ') + focusId;
+    if (anchors[key]) return anchors[key];
+    var el = svg === whole ? stateNode(focusId) : svg.querySelector('g.node.focus');
+    if (!el) return { x: full.x + full.w / 2, y: full.y + full.h / 2 };
+    var b = boxOf(el);
+    return (anchors[key] = { x: round(b.x + b.w / 2), y: round(b.y + b.h / 2) });
+  };
+  /** As much as fits at a readable scale, centred on the focus state. */
+  var fit = function () {
+    var a = anchor();
+    place(readableUnits(), a.x, a.y, 'fit');
+  };
+  /** Zooms by `factor` keeping the drawing point under (px, py) (box pixels; the centre by default) in place. */
+  var zoom = function (factor, px, py) {
+    var s = size();
+    if (px === undefined) { px = s.w / 2; py = s.h / 2; }
+    var u = view.w / s.w;
+    var nu = Math.min(Math.max(fitUnits(), 1 / READABLE), Math.max(0.1, u / factor));
+    var ux = view.x + px * u;
+    var uy = view.y + py * u;
+    apply({ x: ux - px * nu, y: uy - py * nu, w: s.w * nu, h: s.h * nu }, 'zoomed');
+  };
+  /** Centres the view on an element of the shown drawing, keeping the scale or at the readable one. */
   var centre = function (el, keepScale) {
     if (!el) return;
     var s = size();
-    var u = keepScale && view ? view.w / s.w : Math.min(1, fitUnits());
+    var u = keepScale && view ? view.w / s.w : readableUnits();
     var b = boxOf(el);
     apply({ x: b.x + b.w / 2 - (s.w * u) / 2, y: b.y + b.h / 2 - (s.h * u) / 2, w: s.w * u, h: s.h * u }, 'centred');
   };
@@ -98,7 +190,64 @@ var regentGraph = (function () {
     var b = boxOf(el);
     if (b.x < view.x || b.y < view.y || b.x + b.w > view.x + view.w || b.y + b.h > view.y + view.h) centre(el, true);
   };
-  fit();
+  /** The whole machine, centred on `el` (an element of it) or on the focus state. */
+  var showWhole = function (el) {
+    show(whole);
+    var target = el || stateNode(focusId);
+    if (target) centre(target); else fit();
+  };
+  /**
+   * Focuses the box on a state: its focus view (when there is one and the reader has not chosen the
+   * whole machine), else the whole machine with the state in view. `moved`: the state changed, so a
+   * focus view opens afresh (else the view is kept and the state only revealed).
+   */
+  var focus = function (id) {
+    if (!id) return;
+    var moved = id !== focusId || !svg;
+    focusId = id;
+    var v = focusViews[id];
+    if (v && !wholeChosen) {
+      if (svg !== v) { show(v); fit(); } else { show(v); if (moved) fit(); }
+      return;
+    }
+    if (svg !== whole) showWhole(); else { show(whole); if (moved) reveal(stateNode(id)); }
+  };
+  // The first view: the focus view the server marked (a machine page's initial state), else the one of
+  // the resource page's current state; a stream page focuses on its selected event's state (below).
+  var marked = views.filter(function (v) { return v.classList.contains('shown'); })[0];
+  /**
+   * The state to focus on among the DOM ids of a state and its ancestors (`n--…`, innermost last): the
+   * innermost with a focus view, else the innermost drawn as a box in the whole machine.
+   */
+  var innermost = function (ids) {
+    var list = (ids || []).slice().reverse();
+    for (var i = 0; i < list.length; i++) if (stateOf[list[i]]) return stateOf[list[i]];
+    for (var j = 0; j < list.length; j++) {
+      var el = whole.querySelector('[id="' + list[j] + '"]');
+      if (el && el.querySelector('path, polygon')) return (el.querySelector('title') || {}).textContent || null;
+    }
+    return null;
+  };
+  var currentNodes = (box.dataset.currentNodes || '').split(/\s+/).filter(Boolean);
+  var current = innermost(currentNodes);
+  // The resource page's current state, marked in every view (a stream page marks its selected event's).
+  currentNodes.forEach(function (id) { [].slice.call(box.querySelectorAll('[id="' + id + '"]')).forEach(function (el) { el.classList.add('current-state'); }); });
+  var tools = box.querySelector('.graph-tools');
+  if (tools && Object.keys(focusViews).length > 0) {
+    toggle = document.createElement('button');
+    toggle.type = 'button';
+    toggle.id = 'view-toggle';
+    tools.insertBefore(toggle, tools.firstChild);
+    toggle.addEventListener('click', function () { switchView(); });
+  }
+  var switchView = function () {
+    if (svg === whole) { wholeChosen = false; if (focusId && focusViews[focusId]) { show(focusViews[focusId]); fit(); } }
+    else { wholeChosen = true; showWhole(); }
+  };
+  if (current) { focusId = null; focus(current); }
+  else if (marked && marked !== whole) { focusId = marked.dataset.focus; show(marked); fit(); }
+  else if (!document.getElementById('regent-data')) { show(whole); fit(); }
+  else { show(whole); box.dataset.view = 'waiting'; }
   var drag = null;
   var moved = false;
   box.addEventListener('pointerdown', function (event) {
@@ -119,6 +268,25 @@ var regentGraph = (function () {
   window.addEventListener('pointerup', function () { drag = null; box.classList.remove('dragging'); });
   // A drag that ends on a transition's link does not follow it.
   box.addEventListener('click', function (event) { if (moved) { event.preventDefault(); event.stopPropagation(); moved = false; } }, true);
+  // A neighbour's box focuses on it; "N transitions ›" shows the whole machine at the first of them.
+  box.addEventListener('click', function (event) {
+    var link = event.target.closest && event.target.closest('a');
+    var href = link && (link.getAttribute('href') || link.getAttribute('xlink:href'));
+    if (href && href.indexOf('#more--') === 0) {
+      event.preventDefault();
+      wholeChosen = true;
+      show(whole);
+      showWhole(find(href.slice('#more--'.length)));
+      return;
+    }
+    var neighbour = event.target.closest && event.target.closest('g.node.neighbour');
+    if (neighbour) {
+      event.preventDefault();
+      var name = (neighbour.querySelector('title') || {}).textContent || '';
+      wholeChosen = false;
+      focus(name.slice(name.indexOf(':') + 1));
+    }
+  });
   box.addEventListener('wheel', function (event) {
     if (!event.ctrlKey && !event.metaKey) return; // the plain wheel scrolls the page; a pinch arrives with ctrlKey
     event.preventDefault();
@@ -128,12 +296,14 @@ var regentGraph = (function () {
   document.getElementById('zoom-in').addEventListener('click', function () { zoom(1.25); });
   document.getElementById('zoom-out').addEventListener('click', function () { zoom(1 / 1.25); });
   document.getElementById('zoom-fit').addEventListener('click', fit);
+  document.getElementById('zoom-fit').title = 'as much as the box shows readable, centred on the state in focus (0)';
   document.addEventListener('keydown', function (event) {
     var tag = event.target && event.target.tagName;
     if (tag === 'INPUT' || tag === 'TEXTAREA' || event.ctrlKey || event.metaKey || event.altKey || regentHelpOpen()) return;
     if (event.key === '+' || event.key === '=') { event.preventDefault(); zoom(1.25); }
     else if (event.key === '-') { event.preventDefault(); zoom(1 / 1.25); }
     else if (event.key === '0') { event.preventDefault(); fit(); }
+    else if ((event.key === 'w' || event.key === 'W') && toggle) { event.preventDefault(); switchView(); }
   });
   var last = size();
   window.addEventListener('resize', function () {
@@ -147,7 +317,13 @@ var regentGraph = (function () {
     if (box.dataset.view === 'fit') fit();
     else apply({ x: cx - (s.w * u) / 2, y: cy - (s.h * u) / 2, w: s.w * u, h: s.h * u }, box.dataset.view);
   });
-  return { centre: centre, reveal: reveal };
+  return {
+    centre: centre,
+    reveal: reveal,
+    focus: focus,
+    /** Focuses on the innermost of these states (DOM ids, as a timeline row's toNodes). */
+    focusNodes: function (ids) { focus(innermost(ids)); },
+  };
 })();
 
 (function () {
@@ -214,17 +390,13 @@ var regentGraph = (function () {
     return fetchPage(from).then(function (list) { pageFrom = from; renderRows(list); });
   };
 
+  // Every element with this id: the chart box's views (whole machine, focus views) share their ids.
+  var byId = function (id) { return [].slice.call(document.querySelectorAll('[id="' + id + '"]')); };
   var edgeElements = function (id) {
     if (!id) return [];
-    var out = [];
-    [id, 'a_' + id].forEach(function (candidate) {
-      var el = document.getElementById(candidate);
-      if (el) out.push(el);
-    });
+    var out = byId(id).concat(byId('a_' + id));
     // A transition to several targets (parallel regions) has a cell per target: `<id>--<i>`.
-    for (var i = 1; document.getElementById(id + '--' + i) || document.getElementById('a_' + id + '--' + i); i++) {
-      out.push(document.getElementById(id + '--' + i) || document.getElementById('a_' + id + '--' + i));
-    }
+    for (var i = 1; byId(id + '--' + i).length || byId('a_' + id + '--' + i).length; i++) out = out.concat(byId(id + '--' + i), byId('a_' + id + '--' + i));
     return out;
   };
 
@@ -234,30 +406,18 @@ var regentGraph = (function () {
     var primary = kind === 'exact' || kind === 'by-state' ? row.match.edges : [];
     primary.forEach(function (id) { edgeElements(id).forEach(function (el) { el.classList.add('current'); }); });
     if (kind === 'ambiguous') row.match.edges.forEach(function (id) { edgeElements(id).forEach(function (el) { el.classList.add('candidate'); }); });
-    (row.toNodes || []).forEach(function (id) { var el = document.getElementById(id); if (el) el.classList.add('current-state'); });
+    (row.toNodes || []).forEach(function (id) { byId(id).forEach(function (el) { el.classList.add('current-state'); }); });
     document.body.dataset.currentEdge = primary[0] || '';
     document.body.dataset.currentRevision = String(row.revision);
     // The drawn edge of a transition (its label cell's edge) is highlighted too.
     // (and, through a junction, the edge from its source into the junction's point).
     primary.forEach(function (id) {
       edgeElements(id).forEach(function (el) { var g = el.closest && el.closest('g.edge'); if (g && g !== el) g.classList.add('current-edge'); });
-      var via = document.getElementById(id + '--in');
-      if (via) via.classList.add('current-edge');
+      byId(id + '--in').forEach(function (el) { el.classList.add('current-edge'); });
     });
-    var leaf = currentStateNode(row);
-    if (!shownOnce) { shownOnce = true; regentGraph.centre(leaf); } else regentGraph.reveal(leaf);
+    // The graph follows: the focus view of the state the event left the machine in.
+    regentGraph.focusNodes(row.toNodes || []);
   };
-
-  /** The innermost state the event left the machine in that is drawn as a box (not a cluster's point). */
-  var currentStateNode = function (row) {
-    var ids = (row.toNodes || []).slice().reverse();
-    for (var i = 0; i < ids.length; i++) {
-      var el = document.getElementById(ids[i]);
-      if (el && el.querySelector('path, polygon')) return el;
-    }
-    return null;
-  };
-  var shownOnce = false;
 
   var matchText = function (match) {
     if (match.kind === 'exact') return match.edges.join(', ') + ' (the transition the machine takes on replay)';
@@ -412,4 +572,29 @@ var regentGraph = (function () {
   };
   var start = fromHash();
   select(start === null ? head : start).then(function () { document.body.dataset.ready = 'true'; follow(); });
+})();
+// --- machine checks (fetched) ---
+// A machine page served before its static checks were known says "checks running…" (#checks-section
+// data-checks="running"): ask the server again (data-src, /api/machines/<id>/checks) every second or two until
+// they are known or failed, then show them in place. Each ask answers at once; nothing here waits on the server.
+(function () {
+  'use strict';
+  var section = document.getElementById('checks-section');
+  if (!section || section.dataset.checks !== 'running' || !section.dataset.src) return;
+  var src = section.dataset.src;
+  var delay = 1000;
+  var ask = function () {
+    fetch(src, { headers: { accept: 'application/json' } })
+      .then(function (res) { return res.json(); })
+      .then(function (body) {
+        if (body.status === 'done' || body.status === 'failed') {
+          section.outerHTML = body.html;
+          return;
+        }
+        delay = Math.min(delay + 500, 3000);
+        window.setTimeout(ask, delay);
+      })
+      .catch(function () { window.setTimeout(ask, 3000); });
+  };
+  window.setTimeout(ask, delay);
 })();
