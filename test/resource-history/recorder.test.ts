@@ -172,11 +172,11 @@ describe('resource recorder (issue 30: who changed what)', () => {
   it('is fenced on the lease like the engine: nothing recorded while not leading, every record names its term', async () => {
     await applyManifests(source, server('image-a'), { author: { name: 'alice', channel: 'regent-cli' } });
     const object = await web2();
-    let term: { holder: string; term: number } | undefined;
-    const recorder = new ResourceRecorder({ store, platform: 'embedded', fence: { current: () => term }, onError: (e) => { throw e; } });
+    const lease: { term: { holder: string; term: number } | undefined } = { term: undefined };
+    const recorder = new ResourceRecorder({ store, platform: 'embedded', fence: { current: () => lease.term }, onError: (e) => { throw e; } });
     await recorder.observe(object);
     expect(await store.streamHead(resourceStream(object.metadata.uid))).to.equal(undefined);
-    term = { holder: 'replica-a', term: 3 };
+    lease.term = { holder: 'replica-a', term: 3 };
     await recorder.observe(object);
     const events = await store.readStream(resourceStream(object.metadata.uid));
     expect(events).to.have.length(1);
