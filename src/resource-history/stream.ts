@@ -124,6 +124,20 @@ export const resourceRecordOf = (event: RecordedEvent): ResourceRecord | undefin
   return data as ResourceRecord;
 };
 
+const VALUE_CHARS = 60;
+const shortValue = (value: unknown): string => {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined');
+  return text.length > VALUE_CHARS ? `${text.slice(0, VALUE_CHARS - 1)}…` : text;
+};
+
+/** `spec.image.name: a → b; +spec.volumes[1]: {…}; -spec.userData` — at most three, then how many more. */
+export const describeFieldChanges = (changes: readonly FieldChange[] | undefined): string => {
+  const list = changes ?? [];
+  const one = (c: FieldChange) => (!('from' in c) ? `+${c.path}: ${shortValue(c.to)}` : !('to' in c) ? `-${c.path}` : `${c.path}: ${shortValue(c.from)} → ${shortValue(c.to)}`);
+  const shown = list.slice(0, 3).map(one).join('; ');
+  return list.length > 3 ? `${shown}; +${list.length - 3} more` : shown || 'no member changed';
+};
+
 /** "alice via regent CLI", "kubectl-client-side-apply via Kubernetes (user unknown: …)", "unknown author". */
 export const describeAuthor = (author: ChangeAuthor | undefined): string => {
   if (!author) return 'unknown author (recorded before Regent recorded authors)';

@@ -19,9 +19,8 @@ import { createAuditRoutes } from '../../src/audit/web/routes.js';
 import { createTokenIssuer, ENDPOINTS, OPERATIONS } from '../../src/api/auth.js';
 import { auditStream } from '../../src/api/audit.js';
 import { serverLifecycleStream } from '../../machines/server-lifecycle.js';
-import { silentLogger } from '../../src/log/logger.js';
 import { SEED } from '../../src/simulator/index.js';
-import { until } from './support/plane.js';
+import { npmStartOptions, until } from './support/plane.js';
 
 /** Every href and src attribute of an HTML page, entities decoded (`&amp;` in a query). */
 const linksOf = (html: string): string[] =>
@@ -50,18 +49,8 @@ describe('e2e: every link the audit pages render answers 200 (issue 24, item 5)'
   it('a crawl two levels deep from / on a started control plane with the examples and an API-created server finds no page that does not answer 200', async () => {
     const issuer = await createTokenIssuer();
     const token = await issuer.sign({ sub: 'alice@acme', acl: { global: Object.values(ENDPOINTS).map((name) => ({ name, operations: [...OPERATIONS] })) } });
-    plane = await startControlPlane({
-      storeUrl: `sqlite:${join(dir, 'regent.db')}`,
-      resourcesUrl: `embedded:${join(dir, 'resources.db')}`,
-      logger: silentLogger(),
-      port: 0,
-      // as `npm start`: the built-in simulator (no cloud in env) and the default examples applied to it
-      env: {},
-      examples: { dir: 'examples', explicit: false },
-      lease: { durationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 },
-      api: { host: '127.0.0.1', port: 0, auth: { jwks: issuer.jwks } },
-      routes: ({ store, engine }) => [createAuditRoutes({ store, registry: engine.registry })],
-    });
+    // as `npm start`: the built-in simulator (no cloud in env) and the default examples applied to it
+    plane = await startControlPlane(npmStartOptions(dir, issuer.jwks, ({ store, engine }) => [createAuditRoutes({ store, registry: engine.registry })]));
     const running = plane;
     await until('leadership', () => running.isLeader(), 30_000);
 

@@ -11,16 +11,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../../src/app/control-plane.js';
+import { startControlPlane, type ControlPlane } from '../../src/app/control-plane.js';
 import { createAuditRoutes } from '../../src/audit/web/routes.js';
 import { createTokenIssuer, ENDPOINTS, OPERATIONS } from '../../src/api/auth.js';
 import { auditStream } from '../../src/api/audit.js';
 import { serverRebuildStream } from '../../machines/server-rebuild.js';
-import { silentLogger } from '../../src/log/logger.js';
 import { SEED } from '../../src/simulator/index.js';
 import { resourceStream, type SpecChanged } from '../../src/resource-history/stream.js';
 import type { ResolvedChain } from '../../src/audit/history/chain.js';
-import { until } from './support/plane.js';
+import { npmStartOptions, until } from './support/plane.js';
 
 const OLD_IMAGE = '05556d98-b4f9-47e9-ae0f-df213876b54c';
 const NEW_IMAGE = 'f4d54e13-a591-4e01-a629-1f5bf624d0fd';
@@ -41,17 +40,7 @@ describe('e2e: who changed it — the change, its author and the chain from it (
   it('the rebuild of web-2 traces back to alice\'s CLI change, the API records its caller, and a restart records nothing twice', async () => {
     const issuer = await createTokenIssuer();
     const token = await issuer.sign({ sub: 'bob@acme', acl: { global: Object.values(ENDPOINTS).map((name) => ({ name, operations: [...OPERATIONS] })) } });
-    const options: ControlPlaneOptions = {
-      storeUrl: `sqlite:${join(dir, 'regent.db')}`,
-      resourcesUrl: `embedded:${join(dir, 'resources.db')}`,
-      logger: silentLogger(),
-      port: 0,
-      env: {},
-      examples: { dir: 'examples', explicit: false },
-      lease: { durationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 },
-      api: { host: '127.0.0.1', port: 0, auth: { jwks: issuer.jwks } },
-      routes: ({ store, engine }) => [createAuditRoutes({ store, registry: engine.registry })],
-    };
+    const options = npmStartOptions(dir, issuer.jwks, ({ store, engine }) => [createAuditRoutes({ store, registry: engine.registry })]);
     plane = await startControlPlane(options);
     let running = plane;
     await until('leadership', () => running.isLeader(), 30_000);
@@ -84,7 +73,7 @@ describe('e2e: who changed it — the change, its author and the chain from it (
     expect(chain.links.map((l) => l.role)).to.deep.equal(['change', 'arm', 'read-back', 'decision', 'result', 'settle']);
     const change = chain.links[0]!;
     expect(change.stream).to.equal(resourceStream(web2.uid));
-    expect(change.note).to.include(`web-2: spec.image.id "${OLD_IMAGE}" → "${NEW_IMAGE}", generation 2, by alice via regent CLI`);
+    expect(change.note).to.include(`web-2: spec.image.id: ${OLD_IMAGE} → ${NEW_IMAGE}, generation 2, by alice via regent CLI`);
     expect(chain.links.at(-1)!.type).to.equal('serverRebuild.cleared');
 
     // the resource page answers who, when, what Regent did

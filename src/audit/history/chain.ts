@@ -18,7 +18,7 @@ import type { EventStore } from '../../store/port.js';
 import { formatState } from '../../events/state-text.js';
 import type { AuthorizationChain } from './index.js';
 import type { ResourceStreamIndex } from './resource-streams.js';
-import { describeAuthor, type SpecChanged } from '../../resource-history/stream.js';
+import { describeAuthor, describeFieldChanges, type SpecChanged } from '../../resource-history/stream.js';
 
 export type LinkRole = 'change' | 'cause' | 'arm' | 'read-back' | 'decision' | 'result' | 'settle';
 
@@ -111,17 +111,8 @@ const causes = async (store: EventStore, stream: string, event: RecordedEvent, s
   return out;
 };
 
-/** "spec.image.id 6f1c… → 9a2b…; spec.flavor added" — what a change of desired state changed, in one line. */
-export const describeChanges = (record: SpecChanged, max = 3): string => {
-  if (record.previousGeneration === null) return 'created';
-  const short = (v: unknown) => {
-    const text = JSON.stringify(v) ?? '';
-    return text.length > 60 ? `${text.slice(0, 59)}…` : text;
-  };
-  const parts = record.changes.slice(0, max).map((c) => ('from' in c && 'to' in c ? `${c.path} ${short(c.from)} → ${short(c.to)}` : 'to' in c ? `${c.path} added` : `${c.path} removed`));
-  const more = record.changes.length > max ? `, and ${record.changes.length - max} more` : '';
-  return `${parts.join('; ') || 'no field changed'}${more}`;
-};
+/** What a change of desired state changed, in one line: `created`, or its field changes (describeFieldChanges). */
+export const describeChanges = (record: SpecChanged): string => (record.previousGeneration === null ? 'created' : describeFieldChanges(record.changes));
 
 /**
  * The change of desired state a decision followed (issue 30, "who"): the resource's last recorded spec change at or

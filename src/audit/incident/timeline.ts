@@ -19,7 +19,7 @@ import { formatState } from '../../events/state-text.js';
 import type { EventStore } from '../../store/port.js';
 import type { MachineRegistry } from '../../../machines/registry.js';
 import { createProductRegistry } from '../../../machines/index.js';
-import { describeAuthor, isResourceStream, type ChangeAuthor, type FieldChange } from '../../resource-history/stream.js';
+import { describeAuthor, describeFieldChanges, isResourceStream, type ChangeAuthor, type FieldChange } from '../../resource-history/stream.js';
 import { REDACTED, SECRET_KEY } from '../evidence/redact.js';
 import { payloadSummary } from '../web/pages.js';
 import { IncidentIndex, type IndexSnapshot } from './heads.js';
@@ -119,21 +119,11 @@ const destructiveLookup = (registry: MachineRegistry) => {
     (byVersion.get(`${event.metadata.machine}@${event.metadata.machineVersion}`) ?? current.get(event.metadata.machine))?.has(effectType) ?? false;
 };
 
-const VALUE_CHARS = 60;
 const SUMMARY_CHARS = 240;
-const short = (value: unknown): string => {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined');
-  return text.length > VALUE_CHARS ? `${text.slice(0, VALUE_CHARS - 1)}…` : text;
-};
 const cut = (text: string): string => (text.length > SUMMARY_CHARS ? `${text.slice(0, SUMMARY_CHARS - 1)}…` : text);
 
-/** `spec.image.name: a → b; +spec.volumes[1]: {…}; -spec.userData` — at most three, then how many more. */
-export const describeChanges = (changes: readonly FieldChange[] | undefined): string => {
-  const list = changes ?? [];
-  const one = (c: FieldChange) => (!('from' in c) ? `+${c.path}: ${short(c.to)}` : !('to' in c) ? `-${c.path}` : `${c.path}: ${short(c.from)} → ${short(c.to)}`);
-  const shown = list.slice(0, 3).map(one).join('; ');
-  return list.length > 3 ? `${shown}; +${list.length - 3} more` : shown || 'no member changed';
-};
+/** What a recorded change changed, in a line (src/resource-history/stream.ts). */
+export const describeChanges = describeFieldChanges;
 
 /** A change of a secret-named member shows neither side (a writer that forgot to digest it must not leak it here). */
 const redactChanges = (data: Record<string, unknown>, paths: string[]): void => {

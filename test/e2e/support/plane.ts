@@ -83,3 +83,19 @@ export const planeOptions = (dir: string, sim: RunningSimulator, extra: Partial<
   processRegionName: 'default',
   ...extra,
 });
+
+/**
+ * A control plane as `npm start` runs it, in `dir`: the built-in simulator (no cloud in env), the default examples
+ * applied to it, the server REST API on a free port with `jwks`, and the audit pages on its listener; short lease timings.
+ */
+export const npmStartOptions = (dir: string, jwks: NonNullable<ControlPlaneOptions['api']>['auth']['jwks'], routes: ControlPlaneOptions['routes']): ControlPlaneOptions => ({
+  storeUrl: `sqlite:${join(dir, 'regent.db')}`,
+  resourcesUrl: `embedded:${join(dir, 'resources.db')}`,
+  logger: silentLogger(),
+  port: 0,
+  env: {},
+  examples: { dir: 'examples', explicit: false },
+  lease: { durationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 },
+  api: { host: '127.0.0.1', port: 0, auth: { jwks } },
+  routes,
+});
