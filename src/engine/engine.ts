@@ -12,6 +12,7 @@
  *   re-runs a pending effect found in a stream after a restart: the next pass must re-decide from a
  *   fresh observation, so one decision is executed at most once.
  * - On WrongExpectedVersion the engine reloads and re-decides (bounded), never appends blindly.
+ * Chaos runs may kill the process at three failpoints (./failpoints.ts; inert unless REGENT_FAILPOINTS is set).
  */
 import type { AnyMachineSnapshot } from 'xstate';
 import type { Effect, RecordedEvent, Source } from '../events/envelope.js';
@@ -28,6 +29,7 @@ import { ConcurrencyExhausted, EffectChainTooLong, InvalidStimulus, NoEffectHand
 import { stateValueOf, step } from './fold.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { StreamLoader, type LoadedStream } from './load.js';
+import { failpoint } from './failpoints.js';
 
 export interface StimulusEnvelope {
   stimulus: Stimulus;
@@ -217,7 +219,9 @@ export class Engine {
       decisions.push(decision);
       if (!decision.event || decision.effects.length === 0) continue;
       for (const effect of decision.effects) {
+        failpoint('appended-before-effect', stream);
         const result = await this.runEffect(decision, decision.event, effect);
+        failpoint('effect-answered-before-result', stream);
         if (!result) continue;
         if (++chain > this.maxEffectChain) throw new EffectChainTooLong(stream, this.maxEffectChain);
         pending.push({
@@ -305,6 +309,7 @@ export class Engine {
           ...(subject ? { subject: { kind: subject.kind, namespace: subject.namespace, name: subject.name } } : {}),
         },
       };
+      failpoint('decided-before-append', stream);
       try {
         const appended = await this.store.append(stream, [event], { expectedRevision: loaded.revision ?? 'no_stream' });
         const recorded: RecordedEvent = { ...event, stream, revision: appended.nextExpectedRevision, position: appended.position };
