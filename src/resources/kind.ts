@@ -6,6 +6,7 @@
 import type * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { describeFieldErrors, toFieldErrors, type FieldError } from './codec/report.js';
+import { quoteShort, showValue } from './codec/primitives.js';
 import { isPlainObject } from './codec/structure.js';
 import { ObjectMetaInput, type ObjectMeta } from './meta.js';
 
@@ -121,7 +122,7 @@ export const prunedFields = (input: unknown, output: unknown, path: string): str
   if (isPlainObject(input) && isPlainObject(output)) {
     return Object.entries(input).flatMap(([key, value]) => {
       if (value === null || value === undefined) return [];
-      if (!(key in output)) return [`${path}.${key}`];
+      if (!Object.hasOwn(output, key)) return [`${path}.${key}`];
       return prunedFields(value, output[key], `${path}.${key}`);
     });
   }
@@ -138,8 +139,8 @@ export const defineKind = <K extends string, Spec, Status>(options: KindOptions<
     if (!isPlainObject(input)) {
       errors.push({ path: '', message: 'Invalid value: must be an object' });
     } else {
-      if (input.apiVersion !== apiVersion) errors.push({ path: 'apiVersion', message: `Unsupported value: ${JSON.stringify(input.apiVersion ?? null)}: supported values: "${apiVersion}"` });
-      if (input.kind !== kind) errors.push({ path: 'kind', message: `Unsupported value: ${JSON.stringify(input.kind ?? null)}: supported values: "${kind}"` });
+      if (input.apiVersion !== apiVersion) errors.push({ path: 'apiVersion', message: `Unsupported value: ${showValue(input.apiVersion)}: supported values: "${apiVersion}"` });
+      if (input.kind !== kind) errors.push({ path: 'kind', message: `Unsupported value: ${showValue(input.kind)}: supported values: "${kind}"` });
       if (input.metadata === undefined || input.metadata === null) errors.push({ path: 'metadata.name', message: 'Required value' });
       if ((input.spec === undefined || input.spec === null) && options.optionalSpec !== true) errors.push({ path: 'spec', message: 'Required value' });
     }
@@ -188,5 +189,5 @@ export const defineKind = <K extends string, Spec, Status>(options: KindOptions<
 const describeName = (object: Record<string, unknown>): string => {
   const metadata = isPlainObject(object.metadata) ? object.metadata : {};
   const name = typeof metadata.name === 'string' ? metadata.name : '<unnamed>';
-  return typeof metadata.namespace === 'string' ? `"${metadata.namespace}/${name}"` : `"${name}"`;
+  return quoteShort(typeof metadata.namespace === 'string' ? `${metadata.namespace}/${name}` : name);
 };

@@ -23,7 +23,7 @@ const preservingUnknown = <A>(inner: t.Type<A, A, unknown>): t.Type<A, A, unknow
     (u, c) => {
       const result = inner.validate(u, c);
       if (isLeft(result) || !isPlainObject(u)) return result;
-      const unknown = Object.fromEntries(Object.entries(u).filter(([key, value]) => value !== null && value !== undefined && !(key in (result.right as object))));
+      const unknown = Object.fromEntries(Object.entries(u).filter(([key, value]) => value !== null && value !== undefined && !Object.hasOwn(result.right as object, key)));
       return t.success({ ...unknown, ...result.right } as A);
     },
     t.identity,

@@ -12,6 +12,7 @@
 import { stampAuthor, type AuthorStamp } from '../../resource-history/author.js';
 import { parseAllDocuments } from 'yaml';
 import { API_VERSION, KIND_NAMES, type InputOf, type KindName, type ObjectOf } from '../../resources/index.js';
+import { showValue } from '../../resources/codec/primitives.js';
 import { BadRequest, Invalid, NotFound } from '../errors.js';
 import { definitionOf, isKindName, qualifiedSingular, resolveKind, storedNamespace } from '../kinds.js';
 import type { ApplyResult, DeleteResult, ResourceSource } from '../port.js';
@@ -83,7 +84,7 @@ const parseDocuments = (yamlText: string, options: ManifestOptions): Parsed => {
       return;
     }
     if (typeof value.kind !== 'string' || !isKindName(value.kind) || value.apiVersion !== definitionOf(value.kind).apiVersion) {
-      return void parsed.problems.push(`${where}: not a Regent resource (apiVersion ${JSON.stringify(value.apiVersion)}, kind ${JSON.stringify(value.kind)}); expected apiVersion ${API_VERSION} and one of the kinds ${KIND_NAMES.join(', ')}; or apiVersion v1 and kind Secret or Node`);
+      return void parsed.problems.push(`${where}: not a Regent resource (apiVersion ${showValue(value.apiVersion)}, kind ${showValue(value.kind)}); expected apiVersion ${API_VERSION} and one of the kinds ${KIND_NAMES.join(', ')}; or apiVersion v1 and kind Secret or Node`);
     }
     const metadata = isObject(value.metadata) ? value.metadata : {};
     const input = { ...value, metadata: { ...metadata, namespace: storedNamespace(value.kind, (metadata.namespace as string | undefined) ?? options.namespace ?? 'default') } };

@@ -7,9 +7,18 @@
 import * as t from 'io-ts';
 import { formatMessage, hasFormat, type StringFormat } from './formats.js';
 
-/** How the API server shows an offending value: strings quoted, scalars raw, containers by type. */
+/** How many code points of an offending string a message quotes: an error names the value, it does not echo 70 kB. */
+export const SHOWN_STRING_LENGTH = 128;
+
+/** A string quoted for a message, cut after SHOWN_STRING_LENGTH code points (`"abc…" (70000 characters)`). */
+export const quoteShort = (s: string): string => {
+  const points = [...s];
+  return points.length <= SHOWN_STRING_LENGTH ? JSON.stringify(s) : `${JSON.stringify(points.slice(0, SHOWN_STRING_LENGTH).join(''))}… (${points.length} characters)`;
+};
+
+/** How the API server shows an offending value: strings quoted (long ones cut), scalars raw, containers by type. */
 export const showValue = (u: unknown): string => {
-  if (typeof u === 'string') return JSON.stringify(u);
+  if (typeof u === 'string') return quoteShort(u);
   if (typeof u === 'number' || typeof u === 'boolean') return String(u);
   if (u === null || u === undefined) return 'null';
   return Array.isArray(u) ? '"array"' : '"object"';
@@ -88,7 +97,7 @@ export const bool: t.Type<boolean, boolean, unknown> = leaf('boolean', (u): u is
 export const enumOf = <const V extends readonly [string, ...string[]]>(name: string, values: V): t.Type<V[number], V[number], unknown> => {
   const allowed = new Set<string>(values);
   const supported = values.map((v) => JSON.stringify(v)).join(', ');
-  return leaf(name, isString, 'string', [(s) => (allowed.has(s) ? undefined : `Unsupported value: ${JSON.stringify(s)}: supported values: ${supported}`)]) as t.Type<
+  return leaf(name, isString, 'string', [(s) => (allowed.has(s) ? undefined : `Unsupported value: ${quoteShort(s)}: supported values: ${supported}`)]) as t.Type<
     V[number],
     V[number],
     unknown

@@ -13,7 +13,7 @@
  */
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { invalid, typeMismatch } from './primitives.js';
+import { invalid, quoteShort, typeMismatch } from './primitives.js';
 
 export type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
@@ -30,6 +30,17 @@ export interface ObjectRule<A> {
 }
 
 export const isPlainObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
+
+/**
+ * The codec declared for `key`, only if declared: a key such as `constructor`, `toString` or `__proto__` (JSON.parse
+ * makes it an own property) must not find the prototype's member and be treated as a codec.
+ */
+const ownCodec = (codecs: Readonly<Record<string, t.Mixed>>, key: string): t.Mixed | undefined => (Object.hasOwn(codecs, key) ? codecs[key] : undefined);
+
+/** Sets `out[key]` as an own data property, so a map key `__proto__` is kept as data instead of replacing the prototype. */
+export const setOwn = (out: Record<string, unknown>, key: string, value: unknown): void => {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+};
 
 /** Extends a context by a CEL `fieldPath` such as `.a.b`. */
 export const appendFieldPath = (c: t.Context, fieldPath: string | undefined, decoder: t.Decoder<unknown, unknown>): t.Context => {
@@ -76,7 +87,7 @@ export const struct = <R extends t.Props, O extends t.Props>(
         if (v === undefined || v === null) errors.push({ value: v, context: t.appendContext(c, key, codecs[key] as t.Mixed, v), message: 'Required value' });
       }
       for (const [key, v] of Object.entries(u)) {
-        const codec = codecs[key];
+        const codec = ownCodec(codecs, key);
         if (codec === undefined || v === undefined || v === null) continue; // pruned: unknown or null
         const result = codec.validate(v, t.appendContext(c, key, codec, v));
         if (isLeft(result)) errors.push(...result.left);
@@ -91,6 +102,9 @@ export const struct = <R extends t.Props, O extends t.Props>(
   );
   return type;
 };
+
+/** A duplicate list item is shown as its JSON; a longer one is quoted and cut like any long value. */
+const SHOWN_KEY_LENGTH = 128;
 
 export interface ListOptions {
   readonly minItems?: number;
@@ -129,7 +143,7 @@ export const list = <C extends t.Mixed>(name: string, item: C, options: ListOpti
         const seen = new Set<string>();
         out.forEach((v, i) => {
           const key = keyOf(v, options);
-          if (seen.has(key)) errors.push({ value: v, context: t.appendContext(c, `[${i}]`, item, v), message: `Duplicate value: ${key}` });
+          if (seen.has(key)) errors.push({ value: v, context: t.appendContext(c, `[${i}]`, item, v), message: `Duplicate value: ${key.length > 2 * SHOWN_KEY_LENGTH ? quoteShort(key) : key}` });
           seen.add(key);
         });
       }
@@ -156,7 +170,7 @@ export const record = <C extends t.Mixed>(
       for (const [key, v] of entries) {
         const result = value.validate(v, t.appendContext(c, `[${key}]`, value, v));
         if (isLeft(result)) errors.push(...result.left);
-        else out[key] = result.right;
+        else setOwn(out, key, result.right);
       }
       return errors.length > 0 ? t.failures(errors) : t.success(out as Record<string, t.TypeOf<C>>);
     },

@@ -1,0 +1,87 @@
+/**
+ * The defects the bad-input fuzzers found (issue 31), one plain test each, shrunk to the counterexample: each failed
+ * before its fix. docs/fuzzing.md lists them with cause and fix.
+ */
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { applyManifests } from '../../src/kube/cli/manifests.js';
+import { openEmbeddedSource } from '../../src/kube/embedded/store.js';
+import { Invalid } from '../../src/kube/errors.js';
+import { ConfigMapKind, NodeKind, ServerKind, STORED_KINDS } from '../../src/resources/index.js';
+
+const server = (spec: unknown, name: unknown = 'web-1') => ({ apiVersion: 'regent.dev/v1alpha1', kind: 'Server', metadata: { name }, spec });
+
+describe('fuzz regressions: custom-resource validation', () => {
+  it('D1: a spec key named like an Object.prototype member (constructor, toString, __proto__) is pruned, not a crash', () => {
+    for (const key of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const spec = JSON.parse(`{"${key}": 1}`) as unknown;
+      for (const kind of STORED_KINDS) {
+        const input = { apiVersion: kind.apiVersion, kind: kind.kind, metadata: { name: 'x' }, spec };
+        expect(() => kind.validate(input), `${kind.kind} spec.${key}`).not.to.throw();
+      }
+      const result = ServerKind.validate(server(spec));
+      expect(result.ok).to.equal(false);
+      if (!result.ok) expect(result.message).to.contain('spec.name: Required value');
+    }
+  });
+
+  it('D1: a pruned field named constructor is reported as a warning like any unknown field', () => {
+    const result = NodeKind.validate({ apiVersion: 'v1', kind: 'Node', metadata: JSON.parse('{"name": "n1", "constructor": "x"}') as unknown });
+    expect(result.ok).to.equal(true);
+    if (result.ok) expect(result.warnings).to.deep.equal(['unknown field "metadata.constructor"']);
+  });
+
+  it('D2: a map key __proto__ is kept as data (ConfigMap data), not dropped silently', () => {
+    const data = JSON.parse('{"__proto__": "value", "other": "x"}') as unknown;
+    const result = ConfigMapKind.validate({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data });
+    expect(result.ok).to.equal(true);
+    if (result.ok) expect(JSON.parse(JSON.stringify(result.value)).data).to.deep.equal(JSON.parse('{"__proto__": "value", "other": "x"}'));
+  });
+
+  it('D2: a Node spec field named constructor is kept, as every unknown Node spec field is', () => {
+    const spec = JSON.parse('{"constructor": "x", "podCIDR": "10.0.0.0/24"}') as unknown;
+    const result = NodeKind.validate({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, spec });
+    expect(result.ok).to.equal(true);
+    if (result.ok) expect(JSON.parse(JSON.stringify(result.value.spec))).to.deep.equal({ constructor: 'x', podCIDR: '10.0.0.0/24' });
+  });
+
+  it('D3: a 70 000-character value is named, not echoed: the message stays short', () => {
+    const huge = 'x'.repeat(70_000);
+    const cases = [
+      { input: { ...server({}), apiVersion: huge }, echoed: true },
+      { input: server({}, huge), echoed: true },
+      { input: server({ name: 'a', image: { id: huge }, flavor: { name: 'm1.small' }, networkID: 'net-a' }), echoed: false },
+    ];
+    for (const { input, echoed } of cases) {
+      const result = ServerKind.validate(input);
+      expect(result.ok).to.equal(false);
+      if (!result.ok) {
+        expect(result.message.length, result.message.slice(0, 200)).to.be.below(2_000);
+        if (echoed) expect(result.message).to.contain('(70000 characters)');
+      }
+    }
+  });
+
+  it('D3: regent apply of a document with a 70 000-character apiVersion answers a short message', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'regent-fuzz-regression-'));
+    const source = openEmbeddedSource({ path: join(dir, 'resources.db') });
+    try {
+      const error = await applyManifests(source, JSON.stringify({ apiVersion: 'v'.repeat(70_000), kind: 'Server', metadata: { name: 'a' }, spec: {} })).catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(Error);
+      expect((error as Error).message.length).to.be.below(2_000);
+      expect((error as Error).message).to.contain('not a Regent resource (apiVersion "vvvv');
+    } finally {
+      await source.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('D3: an object-valued apiVersion is shown by its type, as the API server shows it', () => {
+    const result = ServerKind.validate({ ...server({}), apiVersion: { nested: { deep: 'x'.repeat(10_000) } } });
+    expect(result.ok).to.equal(false);
+    if (!result.ok) expect(result.message).to.contain('apiVersion: Unsupported value: "object": supported values: "regent.dev/v1alpha1"');
+    expect(Invalid).to.be.a('function');
+  });
+});
