@@ -41,12 +41,26 @@ const send = (reply: FastifyReply, status: number, code: ErrorCode, description:
 };
 
 const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** The longest path parameter routed: an object name (253, a DNS subdomain) fits; a longer one answers 404. */
+const MAX_PARAM_LENGTH = 253;
+
+/**
+ * The router's own refusals (they bypass the error handler): a path that is not valid percent-encoding, a path segment
+ * longer than any object name. Either names no object, so both answer the 404 every unknown server gets, in the one
+ * error body (fastify's default body has another shape and echoes the whole path).
+ */
+const answerRoutingError = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+  reply.header('x-request-id', request.id);
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return send(reply, 404, 'not_found', `no object is named by a path segment of over ${MAX_PARAM_LENGTH} characters`);
+  if (error.code === 'FST_ERR_BAD_URL') return send(reply, 404, 'not_found', 'no object is named by a path that is not valid percent-encoding');
+  return send(reply, 400, 'invalid_request', 'the request could not be routed');
+};
 
 export const buildApi = (deps: ApiDeps): FastifyInstance => {
   const auth = isAuthenticator(deps.auth) ? deps.auth : createAuthenticator(deps.auth);
   const service = new ServerService(deps);
   const schemas = new SchemaValidators();
-  const app = Fastify({ logger: false, bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT, genReqId: () => randomUUID(), onProtoPoisoning: 'error', onConstructorPoisoning: 'error' });
+  const app = Fastify({ logger: false, bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT, genReqId: () => randomUUID(), onProtoPoisoning: 'error', onConstructorPoisoning: 'error', routerOptions: { maxParamLength: MAX_PARAM_LENGTH }, frameworkErrors: answerRoutingError });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

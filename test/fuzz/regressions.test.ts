@@ -10,6 +10,7 @@ import { applyManifests } from '../../src/kube/cli/manifests.js';
 import { openEmbeddedSource } from '../../src/kube/embedded/store.js';
 import { Invalid } from '../../src/kube/errors.js';
 import { ConfigMapKind, NodeKind, ServerKind, STORED_KINDS } from '../../src/resources/index.js';
+import { startApiRig, v2Body, type ApiRig } from '../api/rig.js';
 
 const server = (spec: unknown, name: unknown = 'web-1') => ({ apiVersion: 'regent.dev/v1alpha1', kind: 'Server', metadata: { name }, spec });
 
@@ -83,5 +84,51 @@ describe('fuzz regressions: custom-resource validation', () => {
     expect(result.ok).to.equal(false);
     if (!result.ok) expect(result.message).to.contain('apiVersion: Unsupported value: "object": supported values: "regent.dev/v1alpha1"');
     expect(Invalid).to.be.a('function');
+  });
+});
+
+describe('fuzz regressions: REST API', () => {
+  let rig: ApiRig;
+  let id: string;
+  before(async () => {
+    rig = await startApiRig({ bodyLimit: 8 * 1024 });
+    id = ((await rig.call('POST', '/api/v2/servers', { body: v2Body('web-1', { providerCreateGates: [{ name: 'fabric' }] }) })).body as { metadata: { id: string } }).metadata.id;
+  });
+  after(async () => rig.close());
+
+  const errorBody = (body: unknown) => Object.keys(body as object).sort();
+
+  // rig.call fails on any answer the contract does not declare for the operation.
+  it('D4: a body on a route that takes none (DELETE, a power verb) is refused within the contract: 400, 413, 415', async () => {
+    for (const path of [`/api/v2/servers/${id}`, `/api/v2/servers/${id}/start`, '/api/v1/organizations/acme/projects/web/identities/id-a/servers/nope']) {
+      const method = path.endsWith('/start') ? 'POST' : 'DELETE';
+      expect((await rig.call(method, path, { raw: '{' })).status).to.equal(400);
+      expect((await rig.call(method, path, { raw: '[]', contentType: 'application/xml' })).status).to.equal(415);
+      expect((await rig.call(method, path, { raw: JSON.stringify({ pad: 'A'.repeat(9_000) }) })).status).to.equal(413);
+    }
+  });
+
+  it('D4: provider-create-gates declares the body refusals it answers (413, 415)', async () => {
+    const path = `/api/v2/servers/${id}/provider-create-gates`;
+    expect((await rig.call('POST', path, { raw: '{}', contentType: 'application/xml' })).status).to.equal(415);
+    expect((await rig.call('POST', path, { raw: JSON.stringify({ name: 'fabric', reason: 'A'.repeat(9_000) }) })).status).to.equal(413);
+  });
+
+  it('D5: a server id over 100 characters answers the 404 of any unknown server, in the error body (was 414, fastify\'s body)', async () => {
+    for (const length of [101, 253, 300]) {
+      const reply = await rig.call('GET', `/api/v2/servers/${'x'.repeat(length)}`);
+      expect(reply.status, String(length)).to.equal(404);
+      expect(errorBody(reply.body)).to.deep.equal(['error', 'error_description', 'request_id']);
+      expect((reply.body as { request_id: string }).request_id).to.equal(reply.headers.get('x-request-id'));
+    }
+  });
+
+  it('D6: a path that is not valid percent-encoding answers 404 in the error body (was fastify\'s own 400 body)', async () => {
+    for (const segment of ['%', '%E0%A4%A']) {
+      const reply = await rig.call('DELETE', `/api/v2/servers/${segment}`);
+      expect(reply.status, segment).to.equal(404);
+      expect(errorBody(reply.body)).to.deep.equal(['error', 'error_description', 'request_id']);
+      expect((reply.body as { error_description: string }).error_description).to.contain('percent-encoding');
+    }
   });
 });
