@@ -1,0 +1,228 @@
+/**
+ * One chaos run: a fresh data directory, the simulator process reset, a control-plane child (failpoints armed for
+ * the run's crash point), the scenario's steps applied while faults land and the plane is killed, paused and
+ * restarted as planned; then the plane is stopped and the evidence gathered for the invariants: the simulator's
+ * call log and state (ground truth), every stored event, the settle claims, the log lines, and each stream's replay.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openEmbeddedSource } from '../../../src/kube/embedded/store.js';
+import { applyManifests } from '../../../src/kube/cli/manifests.js';
+import { openStore } from '../../../src/store/open.js';
+import { verifyStream } from '../../../src/engine/replay.js';
+import { createProductRegistry } from '../../../machines/index.js';
+import type { RecordedEvent } from '../../../src/events/envelope.js';
+import { readCloud, type CloudState } from './cloud-state.js';
+import { injectFault, planFaults, type InjectedFault, type PlannedFault } from './faults.js';
+import { startPlaneProcess, type PlaneProcess } from './plane-process.js';
+import { rngFrom } from './rng.js';
+import type { CallRecord, SimulatorProcess } from './simulator-process.js';
+import { foundation } from './scenarios/manifests.js';
+import { objectView, phaseIs, type Scenario, type ScenarioContext, type SettleClaim } from './scenarios/scenario.js';
+import { FAULT_TARGETS } from './targets.js';
+import { sleep, until, WaitTimedOut } from './wait.js';
+
+export const CRASH_POINTS = ['decided-before-append', 'appended-before-effect', 'effect-answered-before-result', 'random'] as const;
+export type CrashPoint = (typeof CRASH_POINTS)[number];
+export const PAUSE_KINDS = ['stop-with-standby', 'stop-alone'] as const;
+export type PauseKind = (typeof PAUSE_KINDS)[number];
+
+export interface RunPlan {
+  seed: number;
+  scenario: Scenario;
+  crash: { point: CrashPoint; nth: number; randomAtMs: number; step: number } | undefined;
+  faults: PlannedFault[];
+  pause: { kind: PauseKind; step: number; delayMs: number } | undefined;
+}
+
+export interface RunOptions {
+  crash: boolean;
+  faults: number;
+  pause: boolean;
+  /** Force the crash point (quick form: each point once per machine). */
+  point?: CrashPoint;
+  pauseKind?: PauseKind;
+}
+
+/** A run's plan from its seed alone: the same seed and options plan the same run. */
+export const planRun = (seed: number, scenario: Scenario, options: RunOptions): RunPlan => {
+  const rng = rngFrom(seed);
+  const steps = scenario.steps.length;
+  const point = options.point ?? rng.pick(CRASH_POINTS);
+  const crash = options.crash ? { point, nth: rng.int(1, point === 'decided-before-append' ? 8 : 3), randomAtMs: rng.int(200, 4_000), step: rng.int(0, steps - 1) } : undefined;
+  const target = FAULT_TARGETS[scenario.machine];
+  const faults = target && options.faults > 0 ? planFaults(rng, target, steps, options.faults) : [];
+  const pause = options.pause ? { kind: options.pauseKind ?? rng.pick(PAUSE_KINDS), step: rng.int(0, steps - 1), delayMs: rng.int(0, 1_500) } : undefined;
+  return { seed, scenario, crash, faults, pause };
+};
+
+export interface Kill {
+  point: CrashPoint;
+  stream?: string;
+}
+
+export interface RunEvidence {
+  plan: RunPlan;
+  dir: string;
+  kills: Kill[];
+  pauses: PauseKind[];
+  faults: InjectedFault[];
+  calls: CallRecord[];
+  events: RecordedEvent[];
+  claims: SettleClaim[];
+  logLines: string[];
+  secrets: string[];
+  divergences: Array<{ stream: string; detail: string }>;
+  cloud: CloudState;
+  unexpectedExits: string[];
+  /** Steps that did not settle in time: a decision lost or a machine stuck. */
+  stuck: Array<{ step: string; detail: string }>;
+  durationMs: number;
+}
+
+const STEP_TIMEOUT_MS = Number(process.env.CHAOS_STEP_TIMEOUT_MS ?? 90_000);
+
+/** The control plane under supervision: restarted (without failpoints) whenever it dies, each death recorded. */
+class Supervisor {
+  readonly planes: PlaneProcess[] = [];
+  readonly kills: Kill[] = [];
+  /** Exits no one asked for (neither a failpoint nor the harness): a crash of the control plane itself. */
+  readonly unexpectedExits: string[] = [];
+  private stopped = false;
+  private current: PlaneProcess | undefined;
+  standby: PlaneProcess | undefined;
+
+  constructor(private readonly clouds: string, private readonly dir: string) {}
+
+  start(failpoints?: string): PlaneProcess {
+    const plane = startPlaneProcess(this.clouds, this.dir, failpoints);
+    this.planes.push(plane);
+    this.current = plane;
+    void plane.exited.then(async (exit) => {
+      if (this.stopped || this.current !== plane) return;
+      if (exit.failpoint) this.kills.push({ point: exit.failpoint.name as CrashPoint, stream: exit.failpoint.stream });
+      else if (exit.signal !== 'SIGKILL') this.unexpectedExits.push(`exited ${exit.code ?? exit.signal}: ${plane.logLines.slice(-3).join(' | ')}`);
+      await sleep(100);
+      if (!this.stopped) this.start();
+    });
+    return plane;
+  }
+
+  leader(): PlaneProcess | undefined {
+    return this.current;
+  }
+
+  /** SIGKILL from the harness (the `random` crash point). */
+  killNow(): void {
+    if (!this.current?.isRunning()) return;
+    this.kills.push({ point: 'random' });
+    this.current.kill('SIGKILL');
+  }
+
+  async stopAll(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.planes, ...(this.standby ? [this.standby] : [])].map((p) => p.stop()));
+  }
+
+  logLines(): string[] {
+    return [...this.planes, ...(this.standby ? [this.standby] : [])].flatMap((p) => p.logLines);
+  }
+}
+
+const failpointSpec = (plan: RunPlan): string | undefined => {
+  if (!plan.crash || plan.crash.point === 'random') return undefined;
+  return `${plan.crash.point}=@${plan.crash.nth};streams=${plan.scenario.streams.join(',')}`;
+};
+
+/** SIGSTOPs the leader past its lease (1.5 s), with or without a standby running, then resumes it. */
+const pauseLeader = async (supervisor: Supervisor, kind: PauseKind, clouds: string, dir: string): Promise<boolean> => {
+  const leader = supervisor.leader();
+  if (!leader?.isRunning()) return false;
+  if (kind === 'stop-with-standby' && !supervisor.standby) {
+    supervisor.standby = startPlaneProcess(clouds, dir);
+    await supervisor.standby.ready.catch(() => undefined);
+  }
+  leader.kill('SIGSTOP');
+  await sleep(kind === 'stop-with-standby' ? 3_000 : 2_500);
+  leader.kill('SIGCONT');
+  return true;
+};
+
+export const executeRun = async (sim: SimulatorProcess, plan: RunPlan): Promise<RunEvidence> => {
+  const started = Date.now();
+  await sim.reset();
+  const dir = mkdtempSync(join(tmpdir(), `regent-chaos-${plan.scenario.machine}-${plan.seed}-`));
+  const clouds = join(dir, 'clouds.yaml');
+  writeFileSync(clouds, sim.cloudsYaml);
+  const source = openEmbeddedSource({ path: join(dir, 'resources.db') });
+  const cloud = () => readCloud(sim.url, adminPasswordOf(sim));
+  const publicNetworkId = (await cloud()).networks.find((n) => n.name === 'public')?.id ?? '';
+  const ctx: ScenarioContext = { source, sim, publicNetworkId, cloud };
+  await source.secrets.put('default', 'region-one-credentials', { 'clouds.yaml': sim.cloudsYaml, cloud: 'sim-demo' });
+  await applyManifests(source, foundation(sim.url, publicNetworkId));
+
+  const supervisor = new Supervisor(clouds, dir);
+  const first = supervisor.start(failpointSpec(plan));
+  const faults: InjectedFault[] = [];
+  const pauses: PauseKind[] = [];
+  const claims: SettleClaim[] = [];
+  const stuck: RunEvidence['stuck'] = [];
+  try {
+    await first.ready.catch(() => undefined);
+    await until('net-a Ready', () => phaseIs('Network', 'net-a', 'Ready')(ctx), STEP_TIMEOUT_MS, 150);
+    for (const [index, step] of plan.scenario.steps.entries()) {
+      const background: Array<Promise<unknown>> = [];
+      for (const fault of plan.faults.filter((f) => f.step === index)) {
+        background.push(injectFault(sim, FAULT_TARGETS[plan.scenario.machine] as NonNullable<(typeof FAULT_TARGETS)[string]>, fault, cloud).then((f) => faults.push(f), (e: unknown) => faults.push({ cls: fault.cls, step: index, detail: String(e), landed: false, madeUpIds: [] })));
+      }
+      if (plan.crash?.point === 'random' && plan.crash.step === index) background.push(sleep(plan.crash.randomAtMs).then(() => supervisor.killNow()));
+      if (plan.pause && plan.pause.step === index) {
+        const { kind, delayMs } = plan.pause;
+        background.push(sleep(delayMs).then(() => pauseLeader(supervisor, kind, clouds, dir)).then((paused) => paused && pauses.push(kind)));
+      }
+      await step.act(ctx);
+      try {
+        await until(step.name, () => step.settled(ctx), STEP_TIMEOUT_MS, 150);
+      } catch (error) {
+        if (!(error instanceof WaitTimedOut)) throw error;
+        stuck.push({ step: step.name, detail: `not settled within ${STEP_TIMEOUT_MS} ms` });
+        await Promise.allSettled(background);
+        break;
+      }
+      await Promise.allSettled(background);
+      for (const watched of plan.scenario.watched) {
+        const view = await objectView(ctx, watched.kind, watched.name);
+        if (!view) continue;
+        claims.push({ kind: watched.kind, name: watched.name, generation: view.generation, status: view.status, spec: view.spec, uid: view.uid, cloud: await cloud() });
+      }
+    }
+  } finally {
+    await supervisor.stopAll();
+    source.close();
+  }
+
+  const store = await openStore(`sqlite:${join(dir, 'regent.db')}`);
+  const events = await store.readAll({});
+  const registry = createProductRegistry();
+  const divergences: RunEvidence['divergences'] = [];
+  for (const stream of [...new Set(events.map((e) => e.stream))]) {
+    try {
+      const report = await verifyStream(store, registry, stream);
+      if (report.divergence) divergences.push({ stream, detail: JSON.stringify(report.divergence) });
+      if (report.quarantined) divergences.push({ stream, detail: `quarantined: ${report.quarantined.message}` });
+    } catch (error) {
+      if (!String(error).includes('no machine')) divergences.push({ stream, detail: String(error) });
+    }
+  }
+  await store.close();
+  return {
+    plan, dir, kills: supervisor.kills, pauses, faults, calls: await sim.calls(), events, claims, logLines: supervisor.logLines(),
+    secrets: sim.passwords, divergences, unexpectedExits: supervisor.unexpectedExits, cloud: await cloud(), stuck, durationMs: Date.now() - started,
+  };
+};
+
+/** The admin's password: the seed's credentials list admin first (keystone/seed.ts). */
+const adminPasswordOf = (sim: SimulatorProcess): string => sim.passwords[0] ?? '';
+
+export const removeRunDir = (evidence: RunEvidence): void => rmSync(evidence.dir, { recursive: true, force: true });

@@ -1,0 +1,94 @@
+/** The manifests the chaos scenarios apply: a Region on the simulator, Identity acme, Network net-a, and the kinds under test. */
+import { SEED } from '../../../../src/simulator/index.js';
+
+export const IMAGES = { cirros: SEED.images.cirros, ubuntu: SEED.images.ubuntu } as const;
+export const SSD = SEED.volumeTypes.ssd;
+
+export const foundation = (simUrl: string, publicNetworkId: string) => `apiVersion: regent.dev/v1alpha1
+kind: Region
+metadata: { name: region-one }
+spec:
+  provider: openstack
+  openstack:
+    endpoint: ${simUrl}/identity/v3
+    region: RegionOne
+    credentialsSecretRef: { name: region-one-credentials }
+    network: { externalNetworkID: ${publicNetworkId} }
+    blockStorage:
+      volumeClasses:
+        selector: { ids: [${SSD}] }
+        metadata:
+          - { id: ${SSD}, minCapacityGiB: 1, maxCapacityGiB: 100, media: ssd }
+---
+apiVersion: regent.dev/v1alpha1
+kind: Identity
+metadata: { name: acme }
+spec: { regionRef: { name: region-one }, organizationID: acme, projectID: web }
+---
+apiVersion: regent.dev/v1alpha1
+kind: Network
+metadata: { name: net-a }
+spec: { identityRef: { name: acme }, prefix: 10.0.0.0/24 }
+`;
+
+export const server = (name: string, image: string, extra = '') => `apiVersion: regent.dev/v1alpha1
+kind: Server
+metadata: { name: ${name} }
+spec:
+  name: ${name}
+  image: { id: ${image} }
+  flavor: { name: m1.small }
+  networkID: net-a
+  sshInjection: none
+${extra}`;
+
+export const volume = (name: string, size: number) => `apiVersion: regent.dev/v1alpha1
+kind: Volume
+metadata: { name: ${name} }
+spec:
+  networkID: net-a
+  size: ${size}
+  volumeClassID: ${SSD}
+`;
+
+export const loadBalancer = (allowed: string) => `apiVersion: regent.dev/v1alpha1
+kind: LoadBalancer
+metadata: { name: web-lb }
+spec:
+  networkID: net-a
+  floatingIP: true
+  listeners:
+    - name: https
+      protocol: TCP
+      port: 443
+      allowedCIDRs: [${allowed}]
+      pool:
+        members:
+          - address: 10.0.0.2
+            port: 8443
+        healthMonitor:
+          delaySeconds: 5
+          timeoutSeconds: 3
+          maxRetries: 3
+`;
+
+export const securityGroup = (port: number) => `apiVersion: regent.dev/v1alpha1
+kind: SecurityGroup
+metadata:
+  name: web-sg
+  labels: { regent.dev/network: net-a }
+spec:
+  networkID: net-a
+  description: web tier
+  rules:
+    - direction: ingress
+      protocol: tcp
+      portRangeMin: ${port}
+      portRangeMax: ${port}
+`;
+
+export const identity = (name: string) => `apiVersion: regent.dev/v1alpha1
+kind: Identity
+metadata: { name: ${name} }
+spec: { regionRef: { name: region-one }, organizationID: ${name}, projectID: chaos }
+`;

@@ -1,0 +1,59 @@
+/**
+ * The chaos suite's long form (issue 31; docs/chaos.md):
+ *   npm run chaos -- --runs 1000 --seed 7 [--machines server,volume] [--only server:700003]
+ * Runs the machines' scenarios round-robin, each run planned from its own seed (700000 + i for --seed 7), against
+ * one simulator process; prints a line per run, then the per-machine table (runs, kills by crash point, pauses,
+ * faults by class, violations by invariant) and every failing seed with the command that reproduces it. Exit 1 on
+ * any violation.
+ */
+import { parseArgs } from 'node:util';
+import { startSimulatorProcess } from './harness/simulator-process.js';
+import { checkRun, describeOutcome, optionsForSeed, type RunOutcome } from './harness/check-run.js';
+import { SCENARIOS, scenarioNamed } from './harness/scenarios/index.js';
+import { formatTable, tally } from './harness/tally.js';
+import { killAllChildren } from './harness/children.js';
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '100' },
+    seed: { type: 'string', default: '1' },
+    machines: { type: 'string' },
+    only: { type: 'string' },
+    'max-minutes': { type: 'string' },
+  },
+});
+
+const machines = values.machines ? values.machines.split(',').map(scenarioNamed) : SCENARIOS;
+const jobs = values.only
+  ? values.only.split(',').map((o) => {
+      const [machine, seed] = o.split(':');
+      return { scenario: scenarioNamed(machine as string), seed: Number(seed) };
+    })
+  : Array.from({ length: Number(values.runs) }, (_, i) => ({ scenario: machines[i % machines.length] as (typeof machines)[number], seed: Number(values.seed) * 100_000 + i }));
+const deadline = values['max-minutes'] ? Date.now() + Number(values['max-minutes']) * 60_000 : Infinity;
+
+const sim = await startSimulatorProcess();
+const outcomes: RunOutcome[] = [];
+const started = Date.now();
+try {
+  for (const [i, job] of jobs.entries()) {
+    if (Date.now() > deadline) {
+      console.log(`stopping after ${i} runs: --max-minutes reached`);
+      break;
+    }
+    const outcome = await checkRun(sim, job.scenario, job.seed, optionsForSeed(job.seed, job.scenario));
+    outcomes.push(outcome);
+    console.log(`[${i + 1}/${jobs.length}] ${describeOutcome(outcome)}`);
+  }
+} finally {
+  await sim.stop();
+  killAllChildren();
+}
+console.log(`\n${outcomes.length} runs in ${((Date.now() - started) / 60_000).toFixed(1)} min (command: npm run chaos -- ${process.argv.slice(2).join(' ')})\n`);
+console.log(formatTable(tally(outcomes)));
+const failing = outcomes.filter((o) => o.violations.length > 0);
+if (failing.length > 0) {
+  console.log(`\nfailing runs (reproduce with the command shown):`);
+  for (const o of failing) console.log(`  npm run chaos -- --only ${o.machine}:${o.seed}    (${o.violations.length} violations; data in ${o.dir})`);
+  process.exit(1);
+}
