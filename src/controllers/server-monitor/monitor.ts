@@ -17,6 +17,12 @@
  * - `onErrored` when it records Healthy=Errored for a server that never booted (launched_at empty now and no
  *   provisionedAt latched before): the bounded delete-and-retry keys off that stamp and "takes effect at worst one
  *   poll later" (openstack-provider.md). A server latched booted is never woken for it.
+ *
+ * A steady poll reads no stream (issue 31): the heads of all rebuild streams come from one `listStreams` query after
+ * the list, and an observation that would change nothing on the snapshot the monitor already holds at that head is
+ * not sent to the engine (./known-streams.ts). A stream with a newer head is loaded; a stream whose head is after the
+ * noted position is stale, as the engine would find it; the same facts again at the same head are not stepped again;
+ * anything that changes something is decided by the engine.
  */
 import { contextOf, type Engine } from '../../engine/engine.js';
 import type { NovaClient } from '../../openstack/nova/index.js';
@@ -26,6 +32,7 @@ import { serverFacts } from '../../provider/server-facts.js';
 import { serverRebuildDefinition, serverRebuildStream } from '../../../machines/server-rebuild.js';
 import type { ServerFacts } from '../../../machines/server-rebuild/observation.js';
 import type { BaremetalProgress } from '../../provider/inventory/baremetal-progress.js';
+import { isCurrent, isStale, KnownStreams, wouldStoreNothing, type KnownStream, type StreamHead } from './known-streams.js';
 
 export interface ServerMonitorOptions {
   engine: Engine;
@@ -60,6 +67,8 @@ export interface PollResult {
 }
 
 export class ServerMonitor {
+  private readonly known = new KnownStreams();
+
   constructor(private readonly options: ServerMonitorOptions) {}
 
   async pollOnce(): Promise<PollResult> {
@@ -69,18 +78,32 @@ export class ServerMonitor {
     const readAfterPosition = await engine.lastPosition();
     const servers = (await Promise.all(projects.map((nova) => nova.listServers({}, { pageSize: this.options.pageSize ?? 1000 })))).flat();
     const result: PollResult = { listed: servers.length, observed: 0, changed: 0, advanced: [], errored: [], errors: 0, stale: 0 };
+    const heads = await this.rebuildStreamHeads();
+    const seen = new Set<string>();
     for (const server of servers) {
       if (!(await this.options.isManaged(server.id))) continue;
       result.observed++;
       const stream = serverRebuildStream(server.id);
+      seen.add(stream);
       try {
-        const before = (await engine.load(serverRebuildDefinition, stream)).context;
+        const head = heads.get(stream);
+        // the engine would find the same: a decision after the list was sent, so the observation is not decided
+        if (isStale(head, readAfterPosition)) {
+          result.stale++;
+          continue;
+        }
         const facts = await this.factsOf(server);
-        const decision = await engine.decide(stream, {
-          stimulus: { type: 'observed', source: 'monitor', server: facts, observedAt: server.observedAt ?? now().toISOString() },
-          actor: 'monitor/nova',
-          readAfterPosition,
-        });
+        const stimulus = { type: 'observed', source: 'monitor', server: facts, observedAt: server.observedAt ?? now().toISOString() } as const;
+        const known = await this.knownAt(stream, head);
+        const factsJson = JSON.stringify(facts);
+        if (known.quietFacts === factsJson) continue;
+        if (wouldStoreNothing(serverRebuildDefinition, known.snapshot, stimulus)) {
+          known.quietFacts = factsJson;
+          continue;
+        }
+        const before = contextOf(serverRebuildDefinition, known.snapshot);
+        const decision = await engine.decide(stream, { stimulus, actor: 'monitor/nova', readAfterPosition });
+        this.known.set(stream, { revision: decision.revision, snapshot: decision.snapshot });
         if (decision.stale) result.stale++;
         if (!decision.changed) continue;
         result.changed++;
@@ -98,12 +121,30 @@ export class ServerMonitor {
         }
       } catch (error) {
         // One unreadable stream must not blind the monitor to every other server.
+        this.known.forget(stream);
         result.errors++;
         logger.error('monitor could not record an observation', { serverId: server.id, ...describeError(error) });
       }
     }
+    this.known.keepOnly(seen);
     logger.debug('monitor poll', { ...result, advanced: result.advanced.length, errored: result.errored.length });
     return result;
+  }
+
+  /** Every rebuild stream's head, in one query, read after the list (so no later than what the list may show). */
+  private async rebuildStreamHeads(): Promise<Map<string, StreamHead>> {
+    const streams = await this.options.engine.store.listStreams({ streamPrefixes: [serverRebuildDefinition.streamPrefix] });
+    return new Map(streams.map((s) => [s.stream, { head: s.head, lastPosition: s.lastPosition }]));
+  }
+
+  /** The stream's snapshot at `head`: the one already known, else loaded (and remembered). */
+  private async knownAt(stream: string, head: StreamHead | undefined): Promise<KnownStream> {
+    const known = this.known.get(stream);
+    if (isCurrent(known, head)) return known;
+    const loaded = await this.options.engine.load(serverRebuildDefinition, stream);
+    const fresh: KnownStream = { revision: loaded.revision, snapshot: loaded.snapshot };
+    this.known.set(stream, fresh);
+    return fresh;
   }
 
   /** The observation's facts; a BUILD server on a baremetal flavor also carries Ironic's Queued/Building. */
