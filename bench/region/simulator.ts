@@ -4,6 +4,7 @@
  * by the pid this process started.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { CallRecord, SimDelays } from '../../src/simulator/index.js';
 import { simulatorCloudsYaml } from '../../src/simulator/index.js';
@@ -32,16 +33,26 @@ export interface BenchSimulator {
 
 const SIM_PROCESS = fileURLToPath(new URL('./sim-process.ts', import.meta.url));
 
-/** Calls the simulator's /_sim API; a non-2xx answer throws with its body. */
-const simCall = async (url: string, method: string, path: string, body?: unknown): Promise<unknown> => {
-  const response = await fetch(`${url}/_sim${path}`, {
-    method,
-    ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } } : {}),
+/**
+ * Calls the simulator's /_sim API on a connection of its own (no keep-alive: a pooled socket the simulator closed
+ * while a long poll ran would fail the next call); a non-2xx answer throws with its body.
+ */
+const simCall = (url: string, method: string, path: string, body?: unknown): Promise<unknown> =>
+  new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = request(`${url}/_sim${path}`, { method, agent: false, headers: payload === undefined ? {} : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if ((res.statusCode ?? 500) >= 300) return reject(new Error(`/_sim${path}: ${res.statusCode} ${text}`));
+        resolve(text === '' ? undefined : (JSON.parse(text) as unknown));
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload);
   });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`/_sim${path}: ${response.status} ${text}`);
-  return text === '' ? undefined : (JSON.parse(text) as unknown);
-};
 
 const waitForUrl = (child: ChildProcess): Promise<string> =>
   new Promise((resolve, reject) => {
