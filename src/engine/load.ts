@@ -2,6 +2,10 @@
  * Loading a stream's state: read → upcast (migrations/) → decode → fold. Keeps a bounded in-memory
  * cache of folded snapshots keyed by stream and machine version; because streams are append-only, a
  * cached snapshot at revision r plus the events after r is the same state as a full fold.
+ *
+ * Whatever is stored, reading it throws nothing but QuarantinedEvent for a bad event: metadata that is not an object,
+ * another machine, a schemaVersion that is not an integer, a payload that does not decode, and a row the store cannot
+ * parse (a truncated JSON row in SQLite) are each a quarantine at their revision (readStoredPages).
  */
 import type { AnyMachineSnapshot } from 'xstate';
 import type { RecordedEvent } from '../events/envelope.js';
@@ -12,7 +16,6 @@ import { upcast, type Upcaster } from '../../migrations/upcaster.js';
 import { decodeWith } from '../events/decode.js';
 import { QuarantinedEvent } from './errors.js';
 import { advance, initialSnapshot } from './fold.js';
-import { streamPages } from './pages.js';
 
 export interface LoadedStream {
   definition: MachineDefinition;
@@ -28,12 +31,16 @@ export const storedStimulus = (definition: MachineDefinition, upcasters: readonl
   const quarantine = (problem: string): never => {
     throw new QuarantinedEvent(event.stream, event.revision, event.id, problem);
   };
-  if (event.metadata.machine !== definition.id) {
-    quarantine(`recorded by machine ${event.metadata.machine}, but ${definition.id} owns this stream`);
+  const metadata: unknown = event.metadata;
+  if (!isRecord(metadata)) return quarantine(`metadata is ${describeJsonType(metadata)}, not an object`);
+  if (metadata.machine !== definition.id) {
+    quarantine(`recorded by machine ${describeStored(metadata.machine)}, but ${definition.id} owns this stream`);
   }
+  const { schemaVersion } = metadata;
+  if (typeof schemaVersion !== 'number' || !Number.isSafeInteger(schemaVersion)) return quarantine(`metadata.schemaVersion ${describeStored(schemaVersion)} is not an integer`);
   let data: Record<string, unknown>;
   try {
-    data = upcast(upcasters, definition.id, event.data, event.metadata.schemaVersion, definition.schemaVersion);
+    data = upcast(upcasters, definition.id, event.data, schemaVersion, definition.schemaVersion);
   } catch (error) {
     return quarantine((error as Error).message);
   }
@@ -43,6 +50,52 @@ export const storedStimulus = (definition: MachineDefinition, upcasters: readonl
   if (!decoded.ok) return quarantine(decoded.problems.join('; '));
   return decoded.value;
 };
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
+
+const describeJsonType = (u: unknown): string => (u === null ? 'null' : Array.isArray(u) ? 'an array' : `a ${typeof u}`);
+
+/** A stored value as a problem names it: JSON, cut short (a corrupted field may be anything, of any size). */
+const describeStored = (u: unknown): string => {
+  const text = JSON.stringify(u) ?? 'nothing';
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+};
+
+/** The first revision from `from` whose row the store cannot parse (a store throws SyntaxError for one). */
+const firstUnreadableRevision = async (store: EventStore, stream: string, from: number, count: number): Promise<number> => {
+  for (let revision = from; revision < from + count; revision++) {
+    try {
+      if ((await store.readStream(stream, { fromRevision: revision, maxCount: 1 })).length === 0) return revision;
+    } catch (error) {
+      if (error instanceof SyntaxError) return revision;
+      throw error;
+    }
+  }
+  return from;
+};
+
+/**
+ * A stream's events page by page (as streamPages), where a row the store cannot parse — it throws SyntaxError, e.g.
+ * SQLite's JSON.parse of a truncated row — becomes a QuarantinedEvent at that row's revision instead of an untyped
+ * crash. Store failures (StoreUnavailable) pass through: they are not the history's fault.
+ */
+export async function* readStoredPages(store: EventStore, stream: string, fromRevision = 0, pageSize = 1000): AsyncGenerator<RecordedEvent[]> {
+  let from = fromRevision;
+  for (;;) {
+    let page: RecordedEvent[];
+    try {
+      page = await store.readStream(stream, { fromRevision: from, maxCount: pageSize });
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error;
+      const revision = await firstUnreadableRevision(store, stream, from, pageSize);
+      throw new QuarantinedEvent(stream, revision, '(unreadable)', `the stored row is not valid JSON (${error.message})`);
+    }
+    if (page.length > 0) yield page;
+    const last = page[page.length - 1];
+    if (page.length < pageSize || !last) return;
+    from = last.revision + 1;
+  }
+}
 
 export class StreamLoader {
   private readonly cache = new Map<string, LoadedStream>();
@@ -63,7 +116,7 @@ export class StreamLoader {
         : { definition, snapshot: initialSnapshot(definition, stream), revision: undefined, last: undefined };
     const from = state.revision === undefined ? 0 : state.revision + 1;
     let { snapshot, revision, last } = state;
-    for await (const page of streamPages(this.store, stream, from)) {
+    for await (const page of readStoredPages(this.store, stream, from)) {
       for (const event of page) snapshot = advance(definition, snapshot, storedStimulus(definition, this.upcasters, event));
       last = page[page.length - 1];
       revision = last?.revision;

@@ -14,8 +14,7 @@ import { upcasters as shippedUpcasters } from '../../migrations/index.js';
 import type { Upcaster } from '../../migrations/upcaster.js';
 import { QuarantinedEvent } from './errors.js';
 import { advance, initialSnapshot, sameJson, stateValueOf, step } from './fold.js';
-import { storedStimulus } from './load.js';
-import { streamEvents, streamPages } from './pages.js';
+import { readStoredPages, storedStimulus } from './load.js';
 
 export type ReplayPoint = { revision: number } | { time: Date } | undefined;
 
@@ -38,10 +37,19 @@ export interface ReplayOptions {
   upcasters?: readonly Upcaster[];
 }
 
+/** When the event was recorded, or a quarantine when its metadata cannot say (a replay to a time needs it). */
+const recordedAt = (event: RecordedEvent): number => {
+  const metadata: unknown = event.metadata;
+  const text = typeof metadata === 'object' && metadata !== null ? (metadata as Record<string, unknown>).recordedAt : undefined;
+  const time = typeof text === 'string' ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(time)) throw new QuarantinedEvent(event.stream, event.revision, event.id, 'metadata.recordedAt is not a time');
+  return time;
+};
+
 const within = (event: RecordedEvent, at: ReplayPoint): boolean => {
   if (at === undefined) return true;
   if ('revision' in at) return event.revision <= at.revision;
-  return Date.parse(event.metadata.recordedAt) <= at.time.getTime();
+  return recordedAt(event) <= at.time.getTime();
 };
 
 /**
@@ -75,7 +83,7 @@ export const replayAt = async (
   let lastObservation: RecordedEvent | undefined;
   let lastDecision: RecordedEvent | undefined;
   let applied = 0;
-  pages: for await (const page of streamPages(store, stream)) {
+  pages: for await (const page of readStoredPages(store, stream)) {
     for (const event of page) {
       if (!within(event, at)) break pages;
       snapshot = advance(definition, snapshot, storedStimulus(definition, upcasters, event));
@@ -120,29 +128,46 @@ export const verifyStream = async (
   const upcasters = options.upcasters ?? shippedUpcasters;
   const report: VerifyReport = { stream, machine: definition.id, machineVersion: definition.version, checked: 0, divergence: undefined, quarantined: undefined };
   let snapshot = initialSnapshot(definition, stream);
-  for await (const event of streamEvents(store, stream)) {
-    let stimulus;
+  const events = readStoredPages(store, stream);
+  for (;;) {
+    let page: RecordedEvent[] | undefined;
     try {
-      stimulus = storedStimulus(definition, upcasters, event);
+      page = (await events.next()).value ?? undefined;
     } catch (error) {
       if (error instanceof QuarantinedEvent) return { ...report, quarantined: error };
       throw error;
     }
-    const result = step(definition, snapshot, stimulus);
-    const expected = { to: event.metadata.to, effects: event.metadata.effects };
-    const actual = { to: stateValueOf(result.snapshot), effects: result.effects };
-    const reason: Divergence['reason'] | undefined = !result.changed && result.effects.length === 0
-      ? 'ignored'
-      : !sameJson(expected.to, actual.to)
-        ? 'state'
-        : !sameJson(expected.effects, actual.effects)
-          ? 'effects'
-          : undefined;
-    report.checked++;
-    if (reason) {
-      return { ...report, divergence: { revision: event.revision, eventId: event.id, type: event.type, reason, expected, actual } };
+    if (page === undefined) return report;
+    for (const event of page) {
+      const verdict = verifyEvent(definition, upcasters, snapshot, event);
+      if ('quarantined' in verdict) return { ...report, quarantined: verdict.quarantined };
+      report.checked++;
+      if (verdict.divergence) return { ...report, divergence: verdict.divergence };
+      snapshot = verdict.snapshot;
     }
-    snapshot = result.snapshot;
   }
-  return report;
+};
+
+type EventVerdict = { quarantined: QuarantinedEvent } | { snapshot: AnyMachineSnapshot; divergence: Divergence | undefined };
+
+/** Re-decides one stored event on `snapshot`: its quarantine, or the next snapshot and any divergence from the record. */
+const verifyEvent = (definition: MachineDefinition, upcasters: readonly Upcaster[], snapshot: AnyMachineSnapshot, event: RecordedEvent): EventVerdict => {
+  let stimulus;
+  try {
+    stimulus = storedStimulus(definition, upcasters, event);
+  } catch (error) {
+    if (error instanceof QuarantinedEvent) return { quarantined: error };
+    throw error;
+  }
+  const result = step(definition, snapshot, stimulus);
+  const expected = { to: event.metadata.to, effects: event.metadata.effects };
+  const actual = { to: stateValueOf(result.snapshot), effects: result.effects };
+  const reason: Divergence['reason'] | undefined = !result.changed && result.effects.length === 0
+    ? 'ignored'
+    : !sameJson(expected.to, actual.to)
+      ? 'state'
+      : !sameJson(expected.effects, actual.effects)
+        ? 'effects'
+        : undefined;
+  return { snapshot: result.snapshot, divergence: reason ? { revision: event.revision, eventId: event.id, type: event.type, reason, expected, actual } : undefined };
 };

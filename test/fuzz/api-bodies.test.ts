@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { startApiRig, v2Body, type ApiRig, type Reply } from '../api/rig.js';
 import { ENDPOINTS, OPERATIONS } from '../../src/api/auth.js';
 import { STORED_KIND_NAMES } from '../../src/resources/index.js';
-import { applyMutation, fuzzParameters, hostileValue, mutationOf, unreadable } from './support.js';
+import { applyMutation, fuzzParameters, fuzzTimeout, hostileValue, mutationOf, unreadable } from './support.js';
 
 const BODY_LIMIT = 8 * 1024;
 const V1 = '/api/v1/organizations/acme/projects/web/identities/id-a/servers';
@@ -70,7 +70,8 @@ const malformedJson = fc.oneof(
   fc.constant(JSON.stringify({ padding: 'A'.repeat(BODY_LIMIT + 1) })),
 );
 
-describe('fuzz: REST API request bodies on every mutating route', () => {
+describe('fuzz: REST API request bodies on every mutating route', function () {
+  this.timeout(fuzzTimeout());
   let rig: ApiRig;
   let seedV2: string;
   let seedV1: string;

@@ -16,7 +16,7 @@ import { applyManifests } from '../../src/kube/cli/manifests.js';
 import { openEmbeddedSource, type EmbeddedResourceSource } from '../../src/kube/embedded/store.js';
 import { BadRequest, Invalid } from '../../src/kube/errors.js';
 import { STORED_KINDS, STORED_KIND_NAMES, type AnyKindDefinition } from '../../src/resources/index.js';
-import { applyMutation, fuzzParameters, mutationOf, showPath, unreadable, type Mutation } from './support.js';
+import { applyMutation, fuzzParameters, fuzzTimeout, mutationOf, showPath, unreadable, type Mutation } from './support.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 
@@ -65,7 +65,8 @@ const applyText = async (source: EmbeddedResourceSource, text: string): Promise<
 
 const mutationDescription = (mutation: Mutation): string => `${mutation.op} ${showPath(mutation.path)}${mutation.op === 'add' ? ` key ${JSON.stringify(mutation.key)}` : ''}`;
 
-describe('fuzz: custom-resource specs of every kind', () => {
+describe('fuzz: custom-resource specs of every kind', function () {
+  this.timeout(fuzzTimeout());
   let dir: string;
   let source: EmbeddedResourceSource;
   before(async () => {

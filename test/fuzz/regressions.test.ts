@@ -11,6 +11,17 @@ import { openEmbeddedSource } from '../../src/kube/embedded/store.js';
 import { Invalid } from '../../src/kube/errors.js';
 import { ConfigMapKind, NodeKind, ServerKind, STORED_KINDS } from '../../src/resources/index.js';
 import { startApiRig, v2Body, type ApiRig } from '../api/rig.js';
+import Database from 'better-sqlite3';
+import { Engine } from '../../src/engine/engine.js';
+import { QuarantinedEvent } from '../../src/engine/errors.js';
+import { StreamLoader } from '../../src/engine/load.js';
+import { replayAt, verifyStream } from '../../src/engine/replay.js';
+import { verifyStoredEvents } from '../../src/engine/verify-stored.js';
+import type { EventStore } from '../../src/store/port.js';
+import { MemoryEventStore } from '../../src/store/memory.js';
+import { SqliteEventStore } from '../../src/store/sqlite/store.js';
+import { MachineRegistry } from '../../machines/registry.js';
+import { toyDefinition } from '../fixtures/toy-machine.js';
 
 const server = (spec: unknown, name: unknown = 'web-1') => ({ apiVersion: 'regent.dev/v1alpha1', kind: 'Server', metadata: { name }, spec });
 
@@ -130,5 +141,97 @@ describe('fuzz regressions: REST API', () => {
       expect(errorBody(reply.body)).to.deep.equal(['error', 'error_description', 'request_id']);
       expect((reply.body as { error_description: string }).error_description).to.contain('percent-encoding');
     }
+  });
+});
+
+describe('fuzz regressions: stored events', () => {
+  const registry = new MachineRegistry([toyDefinition()]);
+  const reconcile = { type: 'reconcile', source: 'reconciler', desired: 'web', exists: false } as const;
+  const observed = { type: 'observed', source: 'monitor', exists: true } as const;
+
+  /** Two toy streams of three events each (armed, submitted, observed), decided by the engine: `toy-a` (to corrupt) and `toy-b`. */
+  const record = async (store: EventStore): Promise<void> => {
+    const engine = new Engine({ store, registry, handlers: { 'toy.create': async () => undefined } });
+    for (const stream of ['toy-a', 'toy-b']) {
+      await engine.decide(stream, { stimulus: reconcile, actor: 'test' });
+      await engine.decide(stream, { stimulus: reconcile, actor: 'test' });
+      await engine.decide(stream, { stimulus: observed, actor: 'test' });
+    }
+  };
+
+  /** A memory store whose toy-a revision 1 has its metadata replaced (written as any writer could). */
+  const withMetadata = async (metadata: unknown): Promise<MemoryEventStore> => {
+    const source = new MemoryEventStore();
+    await record(source);
+    const store = new MemoryEventStore();
+    for (const event of await source.readAll()) {
+      const bad = event.stream === 'toy-a' && event.revision === 1;
+      await store.append(event.stream, [{ id: event.id, type: event.type, data: event.data, metadata: (bad ? metadata : event.metadata) as never }], { expectedRevision: 'any' });
+    }
+    return store;
+  };
+
+  const thrown = async (work: () => Promise<unknown>): Promise<unknown> => work().then(() => undefined, (error: unknown) => error);
+
+  it('D7: stored metadata that is not an object (null) quarantines the stream; it was a TypeError in load, replay and verifyStream', async () => {
+    const store = await withMetadata(null);
+    const loadError = await thrown(() => new StreamLoader(store, registry, []).load('toy-a'));
+    expect(loadError).to.be.instanceOf(QuarantinedEvent);
+    expect((loadError as QuarantinedEvent).revision).to.equal(1);
+    expect((loadError as QuarantinedEvent).problem).to.equal('metadata is null, not an object');
+    expect(await thrown(() => replayAt(store, registry, 'toy-a'))).to.be.instanceOf(QuarantinedEvent);
+    expect((await verifyStream(store, registry, 'toy-a')).quarantined?.revision).to.equal(1);
+    expect((await new StreamLoader(store, registry, []).load('toy-b')).revision).to.equal(2);
+  });
+
+  it('D8: a schemaVersion that is not an integer ("1", 1.5, missing) quarantines; it was read as the current version', async () => {
+    for (const schemaVersion of ['1', 1.5, undefined]) {
+      const source = new MemoryEventStore();
+      await record(source);
+      const [, second] = await source.readStream('toy-a');
+      const store = await withMetadata({ ...second!.metadata, schemaVersion });
+      const error = await thrown(() => new StreamLoader(store, registry, []).load('toy-a'));
+      expect(error, String(schemaVersion)).to.be.instanceOf(QuarantinedEvent);
+      expect((error as QuarantinedEvent).problem).to.match(/^metadata\.schemaVersion .* is not an integer$/);
+      const { failures } = await verifyStoredEvents(store, registry, []);
+      expect(failures.map((f) => [f.stream, f.revision])).to.deep.equal([['toy-a', 1]]);
+    }
+  });
+
+  it('D9: a truncated JSON row in SQLite quarantines its stream at its revision; verify reports it and checks the rest (it was a SyntaxError that ended every read)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'regent-fuzz-regression-'));
+    const path = join(dir, 'events.db');
+    const store = new SqliteEventStore(path);
+    try {
+      await record(store);
+      const db = new Database(path);
+      db.prepare("UPDATE events SET data = substr(data, 1, 10) WHERE stream = 'toy-a' AND revision = 1").run();
+      db.close();
+      const error = await thrown(() => new StreamLoader(store, registry, []).load('toy-a'));
+      expect(error).to.be.instanceOf(QuarantinedEvent);
+      expect([(error as QuarantinedEvent).stream, (error as QuarantinedEvent).revision]).to.deep.equal(['toy-a', 1]);
+      expect((await new StreamLoader(store, registry, []).load('toy-b')).revision).to.equal(2);
+      expect(await thrown(() => replayAt(store, registry, 'toy-a'))).to.be.instanceOf(QuarantinedEvent);
+      expect((await verifyStream(store, registry, 'toy-a')).quarantined?.revision).to.equal(1);
+      const report = await verifyStoredEvents(store, registry, []);
+      expect(report.checked).to.equal(5);
+      expect(report.failures.map((f) => [f.stream, f.revision, f.position])).to.deep.equal([['toy-a', 1, -1]]);
+      const engine = new Engine({ store, registry, handlers: { 'toy.create': async () => undefined } });
+      expect(await thrown(() => engine.decide('toy-a', { stimulus: observed, actor: 'test' }))).to.be.instanceOf(QuarantinedEvent);
+      expect((await store.listStreams()).find((s) => s.stream === 'toy-a')?.head).to.equal(2);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('D10: a replay to a time over an event without a readable recordedAt quarantines; it stopped there silently', async () => {
+    const source = new MemoryEventStore();
+    await record(source);
+    const [, second] = await source.readStream('toy-a');
+    const { recordedAt: _gone, ...metadata } = second!.metadata;
+    const store = await withMetadata(metadata);
+    expect(await thrown(() => replayAt(store, registry, 'toy-a', { time: new Date('2100-01-01T00:00:00Z') }))).to.be.instanceOf(QuarantinedEvent);
+    expect((await replayAt(store, registry, 'toy-a', { revision: 0 })).applied).to.equal(1);
   });
 });

@@ -112,3 +112,6 @@ export const unreadable = (message: string): string[] =>
     /supplied to :|Invalid value undefined supplied/.test(message) ? 'io-ts internals' : '',
     message.trim() === '' ? 'empty' : '',
   ].filter((p) => p !== '');
+
+/** Mocha's timeout for a fuzz test: none on a long run (FUZZ_RUNS), a minute for the default runs. */
+export const fuzzTimeout = (): number => (process.env.FUZZ_RUNS === undefined ? 60_000 : 0);
