@@ -13,7 +13,7 @@ import type { SimulatorProcess } from './simulator-process.js';
 export interface RunOutcome {
   machine: string;
   seed: number;
-  crashPlanned: CrashPoint | undefined;
+  crashesPlanned: CrashPoint[];
   kills: Kill[];
   pauses: PauseKind[];
   faults: InjectedFault[];
@@ -22,10 +22,10 @@ export interface RunOutcome {
   dir: string | undefined;
 }
 
-/** The long form's options for a seed (crash always; faults and pauses drawn from the seed), so a seed alone reproduces a run. */
+/** The long form's options for a seed (one or two kills; faults and pauses drawn from the seed), so a seed alone reproduces a run. */
 export const optionsForSeed = (seed: number, scenario: Scenario): RunOptions => {
   const rng = rngFrom(seed ^ 0x5eed);
-  return { crash: true, faults: rng.chance(0.7) ? 2 : 0, pause: rng.chance(0.2) && scenario.machine !== 'identity' };
+  return { crashes: rng.int(1, 2), faults: rng.chance(0.7) ? 2 : 0, pause: rng.chance(0.2) && scenario.machine !== 'identity' };
 };
 
 export const checkRun = async (sim: SimulatorProcess, scenario: Scenario, seed: number, options: RunOptions): Promise<RunOutcome> => {
@@ -33,10 +33,10 @@ export const checkRun = async (sim: SimulatorProcess, scenario: Scenario, seed: 
   const evidence = await executeRun(sim, plan);
   const faults = evidence.faults.filter((f) => f.landed);
   const violations = checkInvariants({ ...evidence, madeUpIds: evidence.faults.flatMap((f) => f.madeUpIds) });
-  if (violations.length === 0) removeRunDir(evidence);
+  if (violations.length === 0 && !process.env.CHAOS_KEEP) removeRunDir(evidence);
   return {
-    machine: scenario.machine, seed, crashPlanned: plan.crash?.point, kills: evidence.kills, pauses: evidence.pauses, faults, violations,
-    durationMs: evidence.durationMs, dir: violations.length > 0 ? evidence.dir : undefined,
+    machine: scenario.machine, seed, crashesPlanned: plan.crashes.map((c) => c.point), kills: evidence.kills, pauses: evidence.pauses, faults, violations,
+    durationMs: evidence.durationMs, dir: violations.length > 0 || process.env.CHAOS_KEEP ? evidence.dir : undefined,
   };
 };
 

@@ -15,9 +15,9 @@ export interface CloudState {
   projects: CloudNamed[];
 }
 
-interface Auth { token: string; projectId: string }
+export interface Auth { token: string; projectId: string }
 
-const adminToken = async (url: string, password: string): Promise<Auth> => {
+export const adminToken = async (url: string, password: string): Promise<Auth> => {
   const response = await fetch(`${url}/identity/v3/auth/tokens`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -59,4 +59,12 @@ export const readCloud = async (url: string, adminPassword: string): Promise<Clo
     securityGroups: groups.security_groups.map((g) => ({ id: str(g.id), name: str(g.name), projectId: str(g.project_id) })),
     projects: projects.projects.map((p) => ({ id: str(p.id), name: str(p.name) })),
   };
+};
+
+/** Creates a Keystone domain as the admin (a managed domain for a Region's Identities); answers its id. */
+export const createDomain = async (url: string, adminPassword: string, name: string): Promise<string> => {
+  const auth = await adminToken(url, adminPassword);
+  const response = await fetch(`${url}/identity/v3/domains`, { method: 'POST', headers: { 'x-auth-token': auth.token, 'content-type': 'application/json' }, body: JSON.stringify({ domain: { name } }) });
+  if (response.status !== 201) throw new Error(`create domain ${name}: ${response.status}`);
+  return ((await response.json()) as { domain: { id: string } }).domain.id;
 };

@@ -31,17 +31,28 @@ export type PauseKind = (typeof PAUSE_KINDS)[number];
 export interface RunPlan {
   seed: number;
   scenario: Scenario;
-  crash: { point: CrashPoint; nth: number; randomAtMs: number; step: number } | undefined;
+  /** The kills of the run, in order: each failpoint arms one life of the plane (the next life arms the next), a `random` one is the harness's SIGKILL during its step. */
+  crashes: CrashPlan[];
   faults: PlannedFault[];
   pause: { kind: PauseKind; step: number; delayMs: number } | undefined;
 }
 
+export interface CrashPlan {
+  point: CrashPoint;
+  nth: number;
+  randomAtMs: number;
+  step: number;
+}
+
 export interface RunOptions {
-  crash: boolean;
+  /** How many kills to plan (0: none). */
+  crashes: number;
   faults: number;
   pause: boolean;
-  /** Force the crash point (quick form: each point once per machine). */
-  point?: CrashPoint;
+  /** Force the crash points, in order (quick form: each point once per machine). */
+  points?: CrashPoint[];
+  /** With `points`: the hit each one fires at (default drawn from the seed). */
+  nths?: number[];
   pauseKind?: PauseKind;
 }
 
@@ -49,12 +60,12 @@ export interface RunOptions {
 export const planRun = (seed: number, scenario: Scenario, options: RunOptions): RunPlan => {
   const rng = rngFrom(seed);
   const steps = scenario.steps.length;
-  const point = options.point ?? rng.pick(CRASH_POINTS);
-  const crash = options.crash ? { point, nth: rng.int(1, point === 'decided-before-append' ? 8 : 3), randomAtMs: rng.int(200, 4_000), step: rng.int(0, steps - 1) } : undefined;
+  const points = options.points ?? Array.from({ length: options.crashes }, () => rng.pick(CRASH_POINTS));
+  const crashes = points.map((point, i) => ({ point, nth: options.nths?.[i] ?? rng.int(1, point === 'decided-before-append' ? 8 : 3), randomAtMs: rng.int(200, 4_000), step: rng.int(0, steps - 1) }));
   const target = FAULT_TARGETS[scenario.machine];
   const faults = target && options.faults > 0 ? planFaults(rng, target, steps, options.faults) : [];
   const pause = options.pause ? { kind: options.pauseKind ?? rng.pick(PAUSE_KINDS), step: rng.int(0, steps - 1), delayMs: rng.int(0, 1_500) } : undefined;
-  return { seed, scenario, crash, faults, pause };
+  return { seed, scenario, crashes, faults, pause };
 };
 
 export interface Kill {
@@ -81,7 +92,11 @@ export interface RunEvidence {
   durationMs: number;
 }
 
-const STEP_TIMEOUT_MS = Number(process.env.CHAOS_STEP_TIMEOUT_MS ?? 90_000);
+/**
+ * A step's deadline: longer than the machines' evidence windows (120 s: a create or rebuild whose answer was lost
+ * is not sent again before then, LB12 / U1), which a kill between append and effect opens.
+ */
+const STEP_TIMEOUT_MS = Number(process.env.CHAOS_STEP_TIMEOUT_MS ?? 160_000);
 
 /** The control plane under supervision: restarted (without failpoints) whenever it dies, each death recorded. */
 class Supervisor {
@@ -93,10 +108,15 @@ class Supervisor {
   private current: PlaneProcess | undefined;
   standby: PlaneProcess | undefined;
 
-  constructor(private readonly clouds: string, private readonly dir: string) {}
+  /** Failpoint specs for the next lives of the plane, one per life. */
+  private readonly lives: string[];
 
-  start(failpoints?: string): PlaneProcess {
-    const plane = startPlaneProcess(this.clouds, this.dir, failpoints);
+  constructor(private readonly clouds: string, private readonly dir: string, lives: string[]) {
+    this.lives = [...lives];
+  }
+
+  start(): PlaneProcess {
+    const plane = startPlaneProcess(this.clouds, this.dir, this.lives.shift());
     this.planes.push(plane);
     this.current = plane;
     void plane.exited.then(async (exit) => {
@@ -130,10 +150,9 @@ class Supervisor {
   }
 }
 
-const failpointSpec = (plan: RunPlan): string | undefined => {
-  if (!plan.crash || plan.crash.point === 'random') return undefined;
-  return `${plan.crash.point}=@${plan.crash.nth};streams=${plan.scenario.streams.join(',')}`;
-};
+/** One REGENT_FAILPOINTS value per failpoint kill, in order: each arms one life of the plane. */
+const failpointLives = (plan: RunPlan): string[] =>
+  plan.crashes.filter((c) => c.point !== 'random').map((c) => `${c.point}=@${c.nth};streams=${plan.scenario.streams.join(',')}`);
 
 /** SIGSTOPs the leader past its lease (1.5 s), with or without a standby running, then resumes it. */
 const pauseLeader = async (supervisor: Supervisor, kind: PauseKind, clouds: string, dir: string): Promise<boolean> => {
@@ -162,12 +181,20 @@ export const executeRun = async (sim: SimulatorProcess, plan: RunPlan): Promise<
   await source.secrets.put('default', 'region-one-credentials', { 'clouds.yaml': sim.cloudsYaml, cloud: 'sim-demo' });
   await applyManifests(source, foundation(sim.url, publicNetworkId));
 
-  const supervisor = new Supervisor(clouds, dir);
-  const first = supervisor.start(failpointSpec(plan));
+  const supervisor = new Supervisor(clouds, dir, failpointLives(plan));
+  const first = supervisor.start();
   const faults: InjectedFault[] = [];
   const pauses: PauseKind[] = [];
   const claims: SettleClaim[] = [];
   const stuck: RunEvidence['stuck'] = [];
+  const secrets = new Set(sim.passwords);
+  /** Every value the control plane wrote into a Secret (an Identity's application credential): none may appear in events or logs. */
+  const collectSecrets = async () => {
+    for (const summary of await source.secrets.list('default')) {
+      const secret = await source.secrets.get('default', summary.name);
+      for (const [key, value] of Object.entries(secret?.data ?? {})) if (value.length >= 8 && /secret|password|token|private/i.test(key) && !/public/i.test(key)) secrets.add(value);
+    }
+  };
   try {
     await first.ready.catch(() => undefined);
     await until('net-a Ready', () => phaseIs('Network', 'net-a', 'Ready')(ctx), STEP_TIMEOUT_MS, 150);
@@ -176,7 +203,7 @@ export const executeRun = async (sim: SimulatorProcess, plan: RunPlan): Promise<
       for (const fault of plan.faults.filter((f) => f.step === index)) {
         background.push(injectFault(sim, FAULT_TARGETS[plan.scenario.machine] as NonNullable<(typeof FAULT_TARGETS)[string]>, fault, cloud).then((f) => faults.push(f), (e: unknown) => faults.push({ cls: fault.cls, step: index, detail: String(e), landed: false, madeUpIds: [] })));
       }
-      if (plan.crash?.point === 'random' && plan.crash.step === index) background.push(sleep(plan.crash.randomAtMs).then(() => supervisor.killNow()));
+      for (const crash of plan.crashes.filter((c) => c.point === 'random' && c.step === index)) background.push(sleep(crash.randomAtMs).then(() => supervisor.killNow()));
       if (plan.pause && plan.pause.step === index) {
         const { kind, delayMs } = plan.pause;
         background.push(sleep(delayMs).then(() => pauseLeader(supervisor, kind, clouds, dir)).then((paused) => paused && pauses.push(kind)));
@@ -191,6 +218,7 @@ export const executeRun = async (sim: SimulatorProcess, plan: RunPlan): Promise<
         break;
       }
       await Promise.allSettled(background);
+      await collectSecrets();
       for (const watched of plan.scenario.watched) {
         const view = await objectView(ctx, watched.kind, watched.name);
         if (!view) continue;
@@ -218,7 +246,7 @@ export const executeRun = async (sim: SimulatorProcess, plan: RunPlan): Promise<
   await store.close();
   return {
     plan, dir, kills: supervisor.kills, pauses, faults, calls: await sim.calls(), events, claims, logLines: supervisor.logLines(),
-    secrets: sim.passwords, divergences, unexpectedExits: supervisor.unexpectedExits, cloud: await cloud(), stuck, durationMs: Date.now() - started,
+    secrets: [...secrets], divergences, unexpectedExits: supervisor.unexpectedExits, cloud: await cloud(), stuck, durationMs: Date.now() - started,
   };
 };
 

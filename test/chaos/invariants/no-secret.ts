@@ -5,7 +5,8 @@
 import type { Invariant, Violation } from './types.js';
 
 const SECRET_FIELD = /"(password|secret|application_credential_secret|token|x-auth-token|x-subject-token)"\s*:\s*"([^"]{6,})"/gi;
-const HARMLESS = /^(sha256:|\*+$|\[redacted\]|redacted|<redacted>)/i;
+/** Digests, redaction markers, and references to a Secret by namespace/name (not its value). */
+const HARMLESS = /^(sha256:|\*+$|\[redacted\]|redacted|<redacted>|[a-z0-9-]+\/[a-z0-9.-]+$)/i;
 
 /** What in one text leaks: a known secret verbatim, or a secret-named field with a clear value. */
 export const leaksIn = (text: string, secrets: readonly string[]): string | undefined => {

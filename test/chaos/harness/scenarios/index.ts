@@ -5,7 +5,8 @@
  */
 import { applyManifests } from '../../../../src/kube/cli/manifests.js';
 import { gone, settledAvailable, phaseIs, type Kind, type Scenario, type ScenarioContext } from './scenario.js';
-import { IMAGES, identity, loadBalancer, securityGroup, server, volume } from './manifests.js';
+import { IMAGES, identity, loadBalancer, managedRegion, securityGroup, server, volume } from './manifests.js';
+import { createDomain } from '../cloud-state.js';
 
 const apply = (yaml: string) => async (ctx: ScenarioContext) => void (await applyManifests(ctx.source, yaml));
 const remove = (kind: Kind, name: string) => async (ctx: ScenarioContext) => void (await ctx.source.delete(kind, 'default', name));
@@ -70,7 +71,15 @@ export const identityScenario: Scenario = {
   streams: ['identity-lifecycle-'],
   watched: [{ kind: 'Identity', name: 'beta' }],
   steps: [
-    { name: 'create identity beta', act: apply(identity('beta')), settled: phaseIs('Identity', 'beta', 'Ready') },
+    {
+      name: 'create identity beta in a managed domain',
+      act: async (ctx) => {
+        const domainId = await createDomain(ctx.sim.url, ctx.sim.passwords[0] ?? '', 'regent-chaos');
+        await ctx.source.secrets.put('default', 'region-two-credentials', { 'clouds.yaml': ctx.sim.cloudsYaml, cloud: 'sim-admin' });
+        await applyManifests(ctx.source, [managedRegion(ctx.sim.url, domainId), identity('beta')].join('---\n'));
+      },
+      settled: phaseIs('Identity', 'beta', 'Ready'),
+    },
     { name: 'delete identity beta', act: remove('Identity', 'beta'), settled: gone('Identity', 'beta') },
   ],
 };

@@ -87,8 +87,17 @@ spec:
       portRangeMax: ${port}
 `;
 
-export const identity = (name: string) => `apiVersion: regent.dev/v1alpha1
+/** Region region-two: the admin's credentials and a managed domain, so its Identities get their own Keystone project, user, roles and application credential. */
+export const managedRegion = (simUrl: string, domainId: string) => `apiVersion: regent.dev/v1alpha1
+kind: Region
+metadata: { name: region-two }
+spec:
+  provider: openstack
+  openstack: { endpoint: ${simUrl}/identity/v3, region: RegionOne, credentialsSecretRef: { name: region-two-credentials }, domainID: ${domainId} }
+`;
+
+export const identity = (name: string, region = 'region-two') => `apiVersion: regent.dev/v1alpha1
 kind: Identity
 metadata: { name: ${name} }
-spec: { regionRef: { name: region-one }, organizationID: ${name}, projectID: chaos }
+spec: { regionRef: { name: ${region} }, organizationID: ${name}, projectID: chaos }
 `;
