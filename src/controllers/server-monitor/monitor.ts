@@ -25,6 +25,7 @@
  * anything that changes something is decided by the engine.
  */
 import { contextOf, type Engine } from '../../engine/engine.js';
+import { initialSnapshot } from '../../engine/fold.js';
 import type { NovaClient } from '../../openstack/nova/index.js';
 import type { Logger } from '../../log/logger.js';
 import { describeError } from '../../log/logger.js';
@@ -137,12 +138,14 @@ export class ServerMonitor {
     return new Map(streams.map((s) => [s.stream, { head: s.head, lastPosition: s.lastPosition }]));
   }
 
-  /** The stream's snapshot at `head`: the one already known, else loaded (and remembered). */
+  /** The stream's snapshot at `head`: the one already known, the initial one when there is no stream, else loaded (and remembered). */
   private async knownAt(stream: string, head: StreamHead | undefined): Promise<KnownStream> {
     const known = this.known.get(stream);
     if (isCurrent(known, head)) return known;
-    const loaded = await this.options.engine.load(serverRebuildDefinition, stream);
-    const fresh: KnownStream = { revision: loaded.revision, snapshot: loaded.snapshot };
+    // no stream yet (a server's first poll): its initial state, with nothing to read
+    const fresh: KnownStream = head === undefined
+      ? { revision: undefined, snapshot: initialSnapshot(serverRebuildDefinition, stream) }
+      : await this.options.engine.load(serverRebuildDefinition, stream).then((loaded) => ({ revision: loaded.revision, snapshot: loaded.snapshot }));
     this.known.set(stream, fresh);
     return fresh;
   }
