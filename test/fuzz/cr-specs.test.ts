@@ -132,6 +132,36 @@ describe('fuzz: custom-resource specs of every kind', function () {
     );
   });
 
+  it('apply of YAML only YAML can say (aliases, cycles, exponential expansion, tags, merge keys, junk): a typed refusal and an unchanged store', async () => {
+    const laughs = ['x0: &x0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]', ...Array.from({ length: 8 }, (_, i) => `x${i + 1}: &x${i + 1} [${Array(9).fill(`*x${i}`).join(', ')}]`)];
+    const injections: readonly ((yaml: string) => string)[] = [
+      (yaml) => yaml.replace(/^metadata:\n/m, 'metadata: &anchor\n  loop: *anchor\n'),
+      (yaml) => yaml.replace(/^spec:\n/m, 'spec: &anchor\n  loop: *anchor\n'),
+      (yaml) => `${yaml}extra:\n${laughs.map((line) => `  ${line}`).join('\n')}\n`,
+      (yaml) => yaml.replace(/^metadata:\n/m, 'metadata:\n  tagged: !!binary aGVsbG8=\n  labels: !!set {a, b}\n'),
+      (yaml) => yaml.replace(/^metadata:\n/m, 'metadata:\n  annotations: !!omap [a: b]\n  <<: {namespace: merged}\n'),
+      (yaml) => yaml.replace(/^spec:\n/m, 'spec: !unknown-tag\n'),
+      (yaml) => yaml.replace(/^spec:\n/m, 'spec:\n  ? [complex, key]\n  : 1\n'),
+      (yaml) => `${yaml}---\n${yaml}`,
+      (yaml) => `%YAML 1.1\n---\n${yaml}`,
+    ];
+    const texts = fc.oneof(
+      { weight: 4, arbitrary: fc.tuple(fc.constantFrom(...examples), fc.constantFrom(...injections)).map(([example, inject]) => inject(toYaml(example.object))) },
+      { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom(...'{}[]:,&*!|>-?%@`#\'"\n '.split(''), 'a', 'spec', 'kind'), maxLength: 80 }) },
+      { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 80 }) },
+    );
+    await fc.assert(
+      fc.asyncProperty(texts, async (text) => {
+        const before = await snapshot(source);
+        const refusal = await applyText(source, text);
+        if (refusal === undefined) return;
+        checkRejection(refusal.message, []);
+        expect(await snapshot(source), `a refused apply changed the store: ${text.slice(0, 300)}`).to.equal(before);
+      }),
+      fuzzParameters(150),
+    );
+  });
+
   it('apply (regent apply -f) of arbitrary or mutated documents: a typed refusal and an unchanged store', async () => {
     const mutated = fc.constantFrom(...examples).chain((example) => mutationOf(example.object).map((mutation) => applyMutation(example.object, mutation)));
     const documents = fc.oneof({ weight: 4, arbitrary: mutated }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }) });

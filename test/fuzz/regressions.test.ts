@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyManifests } from '../../src/kube/cli/manifests.js';
 import { openEmbeddedSource } from '../../src/kube/embedded/store.js';
-import { Invalid } from '../../src/kube/errors.js';
+import { BadRequest, Invalid } from '../../src/kube/errors.js';
 import { ConfigMapKind, NodeKind, ServerKind, STORED_KINDS } from '../../src/resources/index.js';
 import { startApiRig, v2Body, type ApiRig } from '../api/rig.js';
 import Database from 'better-sqlite3';
@@ -95,6 +95,53 @@ describe('fuzz regressions: custom-resource validation', () => {
     expect(result.ok).to.equal(false);
     if (!result.ok) expect(result.message).to.contain('apiVersion: Unsupported value: "object": supported values: "regent.dev/v1alpha1"');
     expect(Invalid).to.be.a('function');
+  });
+});
+
+describe('fuzz regressions: regent apply of YAML', () => {
+  let dir: string;
+  let source: ReturnType<typeof openEmbeddedSource>;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'regent-fuzz-regression-'));
+    source = openEmbeddedSource({ path: join(dir, 'resources.db') });
+  });
+  after(async () => {
+    await source.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const refusal = async (text: string): Promise<Error> => {
+    const error = await applyManifests(source, text).then(() => undefined, (e: unknown) => e);
+    expect(error, 'refused').to.be.instanceOf(Error);
+    return error as Error;
+  };
+
+  it('D11: aliases that expand exponentially (billion laughs) are a BadRequest naming the document; it was a ReferenceError', async () => {
+    const laughs = ['x0: &x0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]', ...Array.from({ length: 8 }, (_, i) => `  x${i + 1}: &x${i + 1} [${Array(9).fill(`*x${i}`).join(', ')}]`)];
+    const error = await refusal(`apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec:\n  ${laughs.join('\n')}\n`);
+    expect(error).to.be.instanceOf(BadRequest);
+    expect(error.message).to.equal('document 1: Excessive alias count indicates a resource exhaustion attack');
+  });
+
+  it('D12: an alias that refers to a node containing it is a BadRequest; it overflowed the stack (RangeError)', async () => {
+    const error = await refusal('apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec: &s\n  extra: *s\n');
+    expect(error).to.be.instanceOf(BadRequest);
+    expect(error.message).to.equal('document 1: a YAML alias refers to a node that contains it (a cycle)');
+    expect((await source.list('Node')).items).to.deep.equal([]);
+  });
+
+  it('D13: a collection used as a key prints no process warning on regent\'s stderr (it is pruned and reported as a warning)', async () => {
+    const warnings: string[] = [];
+    const listener = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', listener);
+    try {
+      const [outcome] = await applyManifests(source, 'apiVersion: v1\nkind: Node\nmetadata: {name: n2}\nspec:\n  ? [complex, key]\n  : 1\n');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).to.deep.equal([]);
+      expect(outcome?.kind).to.equal('Node');
+    } finally {
+      process.off('warning', listener);
+    }
   });
 });
 

@@ -68,12 +68,46 @@ interface Parsed {
 /** The yaml library's message ends in a code frame over several lines; its first line already names the line and column. */
 const yamlProblem = (message: string | undefined): string => (message ?? 'invalid YAML').split('\n')[0]!.replace(/:$/, '');
 
+/** How deep a document may nest: far beyond any resource, short of the stack (validation and storage recurse). */
+const MAX_DEPTH = 512;
+
+/**
+ * Why a document's value cannot be a resource although it is valid YAML: an alias that refers to a node containing
+ * it (a cycle: no JSON has one) or nesting deeper than MAX_DEPTH. Undefined when it is a tree of JSON-like values.
+ */
+export const shapeProblem = (value: unknown, ancestors: readonly object[] = []): string | undefined => {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (ancestors.includes(value)) return 'a YAML alias refers to a node that contains it (a cycle)';
+  if (ancestors.length >= MAX_DEPTH) return `nested deeper than ${MAX_DEPTH} levels`;
+  const path = [...ancestors, value];
+  for (const item of Object.values(value)) {
+    const problem = shapeProblem(item, path);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+};
+
+/** The document's value, or why it cannot be read (the yaml library's refusal, e.g. an alias count that expands exponentially). */
+const documentValue = (doc: ReturnType<typeof parseAllDocuments>[number]): { value: unknown } | { problem: string } => {
+  let value: unknown;
+  try {
+    value = doc.toJS();
+  } catch (error) {
+    return { problem: yamlProblem(error instanceof Error ? error.message : String(error)) };
+  }
+  const problem = shapeProblem(value);
+  return problem === undefined ? { value } : { problem };
+};
+
 const parseDocuments = (yamlText: string, options: ManifestOptions): Parsed => {
   const parsed: Parsed = { documents: [], problems: [], causes: [] };
-  parseAllDocuments(yamlText).forEach((doc, index) => {
+  // logLevel error: the yaml library would otherwise print process warnings (a collection used as a key) on regent's stderr
+  parseAllDocuments(yamlText, { logLevel: 'error' }).forEach((doc, index) => {
     const where = `${options.file === undefined ? '' : `${options.file}: `}document ${index + 1}`;
     if (doc.errors.length > 0) return void parsed.problems.push(`${where}: ${yamlProblem(doc.errors[0]?.message)}`);
-    const value: unknown = doc.toJS();
+    const read = documentValue(doc);
+    if ('problem' in read) return void parsed.problems.push(`${where}: ${read.problem}`);
+    const { value } = read;
     if (value === null || value === undefined) return; // an empty document (a trailing ---)
     if (!isObject(value)) return void parsed.problems.push(`${where}: not an object`);
     if (isSecretDocument(value)) {
