@@ -26,6 +26,7 @@ const NTHS: Record<string, number[]> = {
   'load-balancer': [2, 1, 5],
   'security-group': [1, 1, 1],
   identity: [1, 1, 1],
+  vlan: [1, 1, 1],
 };
 
 describe('chaos (quick): kills at every failpoint, per machine, all invariants', function () {

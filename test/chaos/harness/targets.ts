@@ -28,6 +28,11 @@ export const FAULT_TARGETS: Record<string, FaultTarget> = {
     mutationPath: '/security-group',
     classes: ['409', '5xx', 'timeout', 'latency'],
   },
+  vlan: {
+    mutationPath: '/network/v2.0/(networks|subnets)',
+    object: { kind: 'network', find: (c) => regentNamed('network-')(c.networks) },
+    classes: ['409', '5xx', 'timeout', 'latency', 'duplicate'],
+  },
   identity: {
     mutationPath: '/identity/v3/(projects|users|credentials|.*application_credentials)',
     classes: ['409', '5xx', 'timeout', 'latency'],

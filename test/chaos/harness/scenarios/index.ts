@@ -5,7 +5,7 @@
  */
 import { applyManifests } from '../../../../src/kube/cli/manifests.js';
 import { gone, settledAvailable, phaseIs, type Kind, type Scenario, type ScenarioContext } from './scenario.js';
-import { IMAGES, identity, loadBalancer, managedRegion, securityGroup, server, volume } from './manifests.js';
+import { IMAGES, identity, loadBalancer, managedRegion, networkOf, securityGroup, server, volume } from './manifests.js';
 import { createDomain } from '../cloud-state.js';
 
 const apply = (yaml: string) => async (ctx: ScenarioContext) => void (await applyManifests(ctx.source, yaml));
@@ -71,20 +71,31 @@ export const identityScenario: Scenario = {
   streams: ['identity-lifecycle-'],
   watched: [{ kind: 'Identity', name: 'beta' }],
   steps: [
-    {
-      name: 'create identity beta in a managed domain',
-      act: async (ctx) => {
-        const domainId = await createDomain(ctx.sim.url, ctx.sim.passwords[0] ?? '', 'regent-chaos');
-        await ctx.source.secrets.put('default', 'region-two-credentials', { 'clouds.yaml': ctx.sim.cloudsYaml, cloud: 'sim-admin' });
-        await applyManifests(ctx.source, [managedRegion(ctx.sim.url, domainId), identity('beta')].join('---\n'));
-      },
-      settled: phaseIs('Identity', 'beta', 'Ready'),
-    },
+    { name: 'create identity beta in a managed domain', act: (ctx) => managedIdentity('beta', false)(ctx), settled: phaseIs('Identity', 'beta', 'Ready') },
     { name: 'delete identity beta', act: remove('Identity', 'beta'), settled: gone('Identity', 'beta') },
   ],
 };
 
-export const SCENARIOS: readonly Scenario[] = [serverScenario, volumeScenario, attachmentScenario, loadBalancerScenario, securityGroupScenario, identityScenario];
+/** Region region-two with a managed domain (and VLAN provider networks when asked), its credentials, and Identity `name` on it. */
+const managedIdentity = (name: string, vlans: boolean) => async (ctx: ScenarioContext) => {
+  const domainId = await createDomain(ctx.sim.url, ctx.sim.passwords[0] ?? '', 'regent-chaos');
+  await ctx.source.secrets.put('default', 'region-two-credentials', { 'clouds.yaml': ctx.sim.cloudsYaml, cloud: 'sim-admin' });
+  await applyManifests(ctx.source, [managedRegion(ctx.sim.url, domainId, vlans), identity(name)].join('---\n'));
+};
+
+export const vlanScenario: Scenario = {
+  machine: 'vlan',
+  streams: ['vlan-allocation-', 'network-lifecycle-'],
+  watched: [],
+  steps: [
+    { name: 'identity vt on a Region with VLANs 100-103', act: managedIdentity('vt', true), settled: phaseIs('Identity', 'vt', 'Ready') },
+    { name: 'networks vnet-1, vnet-2', act: apply([networkOf('vnet-1', 'vt', '10.1.0.0/24'), networkOf('vnet-2', 'vt', '10.2.0.0/24')].join('---\n')), settled: async (ctx) => (await phaseIs('Network', 'vnet-1', 'Ready')(ctx)) && (await phaseIs('Network', 'vnet-2', 'Ready')(ctx)) },
+    { name: 'delete vnet-1, create vnet-3', act: async (ctx) => { await remove('Network', 'vnet-1')(ctx); await apply(networkOf('vnet-3', 'vt', '10.3.0.0/24'))(ctx); }, settled: async (ctx) => (await gone('Network', 'vnet-1')(ctx)) && (await phaseIs('Network', 'vnet-3', 'Ready')(ctx)) },
+    { name: 'delete vnet-2, vnet-3', act: async (ctx) => { await remove('Network', 'vnet-2')(ctx); await remove('Network', 'vnet-3')(ctx); }, settled: async (ctx) => (await gone('Network', 'vnet-2')(ctx)) && (await gone('Network', 'vnet-3')(ctx)) },
+  ],
+};
+
+export const SCENARIOS: readonly Scenario[] = [serverScenario, volumeScenario, attachmentScenario, loadBalancerScenario, securityGroupScenario, identityScenario, vlanScenario];
 
 export const scenarioNamed = (machine: string): Scenario => {
   const found = SCENARIOS.find((s) => s.machine === machine);

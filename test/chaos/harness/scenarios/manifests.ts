@@ -88,12 +88,23 @@ spec:
 `;
 
 /** Region region-two: the admin's credentials and a managed domain, so its Identities get their own Keystone project, user, roles and application credential. */
-export const managedRegion = (simUrl: string, domainId: string) => `apiVersion: regent.dev/v1alpha1
+export const managedRegion = (simUrl: string, domainId: string, vlans = false) => `apiVersion: regent.dev/v1alpha1
 kind: Region
 metadata: { name: region-two }
 spec:
   provider: openstack
-  openstack: { endpoint: ${simUrl}/identity/v3, region: RegionOne, credentialsSecretRef: { name: region-two-credentials }, domainID: ${domainId} }
+  openstack:
+    endpoint: ${simUrl}/identity/v3
+    region: RegionOne
+    credentialsSecretRef: { name: region-two-credentials }
+    domainID: ${domainId}
+${vlans ? '    network: { providerNetworks: { physicalNetwork: physnet1, vlan: { minID: 100, maxID: 103 } } }\n' : ''}`;
+
+/** A Network of an Identity (on region-two: a VLAN provider network when the Region has providerNetworks). */
+export const networkOf = (name: string, identityName: string, prefix: string) => `apiVersion: regent.dev/v1alpha1
+kind: Network
+metadata: { name: ${name} }
+spec: { identityRef: { name: ${identityName} }, prefix: ${prefix} }
 `;
 
 export const identity = (name: string, region = 'region-two') => `apiVersion: regent.dev/v1alpha1
