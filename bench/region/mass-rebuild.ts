@@ -30,6 +30,10 @@ export interface MassRebuildResult {
   ratio: number;
   serverPassesPerRebuild: number;
   decisionsToReachNova: Spread;
+  /** Reconciler decisions on the rebuild stream from the change to the clear (armed, submitted, cleared). */
+  decisionsToSettle: Spread;
+  /** Calls naming no one server (list pages, tokens), per rebuild; included in callsPerRebuild. */
+  sharedCallsPerRebuild: number;
   callsPerRebuild: Spread;
   acceptedRebuilds: number;
   problems: string[];
@@ -60,6 +64,12 @@ export const createFleet = async (plane: ControlPlane, count: number, timeoutMs:
   return { servers: count, createMs, serverIds };
 };
 
+/** True when a call's query is Nova's exact-name lookup of `name` (`name=^web\-1$`, URL-encoded). */
+const namesServer = (query: string, name: string): boolean => {
+  const decoded = decodeURIComponent(query.replace(/\+/g, ' ')).replace(/\\/g, '');
+  return decoded.includes(`name=^${name}$`);
+};
+
 /** Reconciler events of a rebuild stream up to and including its `submitted`: the passes that decided on the way to Nova. */
 const decisionsToSubmit = (types: ReadonlyArray<{ type: string; source: string }>): number => {
   const submitted = types.findIndex((t) => t.type === 'serverRebuild.submitted');
@@ -84,16 +94,22 @@ export const benchMassRebuild = async (
 
   const accepted = calls.filter((c) => c.method === 'POST' && c.action === 'rebuild' && c.status === 202);
   const decisions: number[] = [];
+  const decisionsToSettle: number[] = [];
   const perServerCalls: number[] = [];
+  const attributed = new Set<number>();
   const events = await plane.store.readAll({ after: positionBefore, filter: { streamPrefixes: ['server-rebuild-'] } });
   for (const [name, id] of fleet.serverIds) {
     const acceptedHere = accepted.filter((c) => c.path.includes(id)).length;
     if (acceptedHere !== 1) problems.push(`rebuild: ${name} (${id}) had ${acceptedHere} accepted rebuilds, not 1`);
-    perServerCalls.push(calls.filter((c) => c.path.includes(id)).length);
-    decisions.push(decisionsToSubmit(events.filter((e) => e.stream === `server-rebuild-${id}`).map((e) => ({ type: e.type, source: e.metadata.source }))));
+    const mine = calls.filter((c) => c.path.includes(id) || namesServer(c.query, name));
+    for (const c of mine) attributed.add(c.seq);
+    perServerCalls.push(mine.length);
+    const stream = events.filter((e) => e.stream === `server-rebuild-${id}`).map((e) => ({ type: e.type, source: e.metadata.source }));
+    decisions.push(decisionsToSubmit(stream));
+    decisionsToSettle.push(stream.filter((t) => t.source === 'reconciler').length);
   }
-  // list pages and token calls serve every server at once: shared out evenly
-  const shared = calls.filter((c) => !fleet.serverIds.size || ![...fleet.serverIds.values()].some((id) => c.path.includes(id))).length / fleet.servers;
+  // list pages and token requests serve every server at once: shared out evenly
+  const shared = calls.filter((c) => !attributed.has(c.seq)).length / fleet.servers;
   const rawSettleMs = await rawRebuild(raw.session, raw.serverIds, image, timeoutMs);
   return {
     servers: fleet.servers,
@@ -102,6 +118,8 @@ export const benchMassRebuild = async (
     ratio: settleMs / rawSettleMs,
     serverPassesPerRebuild: passes / fleet.servers,
     decisionsToReachNova: spreadOf(decisions),
+    decisionsToSettle: spreadOf(decisionsToSettle),
+    sharedCallsPerRebuild: shared,
     callsPerRebuild: spreadOf(perServerCalls.map((n) => n + shared)),
     acceptedRebuilds: accepted.length,
     problems,

@@ -44,8 +44,9 @@ export const regionRows = (r: RowsInput): Row[] => [
     ? [
       { figure: `mass rebuild: ${r.rebuild.servers} images at once, until all settle`, value: ms(r.rebuild.settleMs), baseline: `raw client ${ms(r.rebuild.rawSettleMs)}`, ratio: times(r.rebuild.ratio), goal: '' },
       { figure: 'reconciler decisions to reach Nova per rebuild (min/med/max)', value: spread(r.rebuild.decisionsToReachNova), baseline: 'protocol: 2 (armed, submitted)', ratio: '', goal: '2' },
-      { figure: 'Server passes per rebuild (mean)', value: num(r.rebuild.serverPassesPerRebuild), baseline: '', ratio: '', goal: '' },
-      { figure: 'OpenStack calls per rebuild (min/med/max)', value: spread(r.rebuild.callsPerRebuild), baseline: 'raw client: 1 POST + list share', ratio: '', goal: '' },
+      { figure: 'reconciler decisions per rebuild, change to clear (min/med/max)', value: spread(r.rebuild.decisionsToSettle), baseline: 'protocol: 3 (armed, submitted, cleared)', ratio: '', goal: '' },
+      { figure: 'Server passes per rebuild (mean, from the plane\'s metrics)', value: num(r.rebuild.serverPassesPerRebuild), baseline: '', ratio: '', goal: '' },
+      { figure: 'OpenStack calls per rebuild (min/med/max)', value: spread(r.rebuild.callsPerRebuild), baseline: `raw client: 1 POST + list share; of these ${num(r.rebuild.sharedCallsPerRebuild)} shared`, ratio: '', goal: '' },
       { figure: 'accepted rebuilds', value: String(r.rebuild.acceptedRebuilds), baseline: `${r.rebuild.servers} servers`, ratio: '', goal: '1 per server' },
     ]
     : []),
