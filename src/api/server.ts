@@ -56,11 +56,51 @@ const answerRoutingError = (error: FastifyError, request: FastifyRequest, reply:
   return send(reply, 400, 'invalid_request', 'the request could not be routed');
 };
 
+/**
+ * Where a parsed body holds a key that could reach a prototype if merged carelessly — `__proto__`, or `constructor`
+ * with a `prototype` — as `metadata` / `(top level)`; undefined when there is none. Iterative: a body may nest deeply.
+ */
+export const poisonedKey = (body: unknown): { key: string; at: string } | undefined => {
+  const pending: { value: unknown; path: string }[] = [{ value: body, path: '' }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value, path } = next;
+    if (typeof value !== 'object' || value === null) continue;
+    for (const [key, child] of Object.entries(value)) {
+      const at = path === '' ? '(top level)' : path;
+      if (key === '__proto__') return { key, at };
+      if (key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype')) return { key: 'constructor.prototype', at };
+      pending.push({ value: child, path: Array.isArray(value) ? `${path}[${key}]` : path === '' ? key : `${path}.${key}` });
+    }
+  }
+  return undefined;
+};
+
+/**
+ * The JSON body parser: fastify's own refuses a `__proto__` key with the same "not valid JSON" as a syntax error,
+ * which sends the caller looking for a syntax error that is not there. This one names the key and where it is.
+ */
+const parseJsonBody = (_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void): void => {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  if (text.length === 0) return done(badRequest('the request body is empty'));
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return done(badRequest('the request body is not valid JSON'));
+  }
+  const poisoned = poisonedKey(value);
+  if (poisoned !== undefined) return done(badRequest(`the request body has a "${poisoned.key}" key (at ${poisoned.at}); such keys are refused`));
+  done(null, value);
+};
+
 export const buildApi = (deps: ApiDeps): FastifyInstance => {
   const auth = isAuthenticator(deps.auth) ? deps.auth : createAuthenticator(deps.auth);
   const service = new ServerService(deps);
   const schemas = new SchemaValidators();
   const app = Fastify({ logger: false, bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT, genReqId: () => randomUUID(), onProtoPoisoning: 'error', onConstructorPoisoning: 'error', routerOptions: { maxParamLength: MAX_PARAM_LENGTH }, frameworkErrors: answerRoutingError });
+
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { startApiRig, v2Body, type ApiRig, type Reply } from '../api/rig.js';
 import { ENDPOINTS } from '../../src/api/auth.js';
 import { STORED_KIND_NAMES } from '../../src/resources/index.js';
-import { applyMutation, fuzzParameters, fuzzTimeout, hostileValue, mutationOf, unreadable } from './support.js';
+import { applyMutation, fuzzParameters, fuzzTimeout, hostileValue, mutationOf, unreadable, type Mutation } from './support.js';
 
 const BODY_LIMIT = 8 * 1024;
 /** Stands for the id of the server the fuzzer created last (or an unknown id before it created one). */
@@ -63,6 +63,18 @@ const ROUTES: readonly Route[] = [
   { method: 'PATCH', path: (id) => `/api/v2/servers/${id}`, body: { spec: { flavorId: 'm1.small' } }, outsideContract: true },
 ];
 
+/** The field a mutated body's 400 must name: the added key, or the last name on the mutated path. */
+const fieldOf = (mutation: Mutation): string =>
+  mutation.op === 'add' ? mutation.key : String([...mutation.path].reverse().find((k) => typeof k === 'string') ?? '');
+
+/** Remembers which mutation made a body text for a route, so the property can ask that a 400 names the field. */
+const mutationOfBody = new Map<string, Mutation>();
+const bodyKey = (route: Route, raw: string): string => `${route.method} ${route.path('{id}')} ${raw}`;
+const tagged = (route: Route, raw: string, mutation: Mutation): string => {
+  mutationOfBody.set(bodyKey(route, raw), mutation);
+  return raw;
+};
+
 const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/json; charset=latin1', 'text/plain', 'application/x-www-form-urlencoded', 'application/merge-patch+json', 'multipart/form-data; boundary=x', 'application/octet-stream', 'application/jsonx', ';;;'];
 
 /** Texts that are not JSON, or JSON a parser may mishandle. */
@@ -107,7 +119,7 @@ describe('fuzz: REST API request bodies on every mutating route', function () {
     route.body === undefined
       ? fc.oneof(fc.constant(undefined), fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)), malformedJson)
       : fc.oneof(
-          { weight: 6, arbitrary: mutationOf(route.body).map((m) => JSON.stringify(applyMutation(route.body, m)) ?? 'null') },
+          { weight: 6, arbitrary: mutationOf(route.body).map((m) => tagged(route, JSON.stringify(applyMutation(route.body, m)) ?? 'null', m)) },
           { weight: 1, arbitrary: fc.constant(JSON.stringify(route.body)) },
           { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)) },
           { weight: 2, arbitrary: malformedJson },
@@ -149,6 +161,10 @@ describe('fuzz: REST API request bodies on every mutating route', function () {
         expect(body.request_id, what).to.equal(reply.headers.get('x-request-id'));
         expect(unreadable(body.error_description), what).to.deep.equal([]);
         expect(body.error_description.length, what).to.be.below(4096);
+        const mutation = raw === undefined ? undefined : mutationOfBody.get(bodyKey(route, raw));
+        if (reply.status === 400 && mutation !== undefined && contentType === 'application/json' && token === 'admin') {
+          expect(body.error_description, `the 400 names the field: ${what}`).to.contain(fieldOf(mutation));
+        }
         expect(await snapshot(), `a refusal changed the stores: ${what}`).to.equal(before);
       }),
       fuzzParameters(300),

@@ -172,6 +172,21 @@ describe('fuzz regressions: REST API', () => {
     expect((await rig.call('POST', path, { raw: JSON.stringify({ name: 'fabric', reason: 'A'.repeat(9_000) }) })).status).to.equal(413);
   });
 
+  it('D14: a __proto__ or constructor.prototype key is refused by name and place; it was "the request body is not valid JSON"', async () => {
+    const cases = [
+      ['{"__proto__": {"admin": true}, "metadata": {"name": "x"}}', 'the request body has a "__proto__" key (at (top level)); such keys are refused'],
+      ['{"metadata": {"name": "x", "__proto__": null}, "spec": {}}', 'the request body has a "__proto__" key (at metadata); such keys are refused'],
+      ['{"metadata": {"name": "x"}, "spec": {"constructor": {"prototype": {"x": 1}}}}', 'the request body has a "constructor.prototype" key (at spec); such keys are refused'],
+      ['{"metadata": ', 'the request body is not valid JSON'],
+      ['', 'the request body is empty'],
+    ] as const;
+    for (const [raw, description] of cases) {
+      const reply = await rig.call('POST', '/api/v2/servers', { raw });
+      expect(reply.status, raw).to.equal(400);
+      expect((reply.body as { error_description: string }).error_description, raw).to.equal(description);
+    }
+  });
+
   it('D5: a server id over 100 characters answers the 404 of any unknown server, in the error body (was 414, fastify\'s body)', async () => {
     for (const length of [101, 253, 300]) {
       const reply = await rig.call('GET', `/api/v2/servers/${'x'.repeat(length)}`);
