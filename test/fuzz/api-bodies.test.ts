@@ -60,6 +60,9 @@ const ROUTES: readonly Route[] = [
   { method: 'POST', path: () => V1, body: v1Body('fz-v1-new') },
   { method: 'PUT', path: (id) => `${V1}/${id}`, body: v1Body('seed-v1') },
   { method: 'DELETE', path: (id) => `${V1}/${id}`, destructive: true },
+  // the v1 tenancy segments, fuzzed like a server id: another or a malformed organization, project or identity
+  { method: 'POST', path: (id) => `/api/v1/organizations/${id}/projects/web/identities/id-a/servers`, body: v1Body('fz-v1-org') },
+  { method: 'PUT', path: (id) => `/api/v1/organizations/acme/projects/${id}/identities/${id}/servers/${id}`, body: v1Body('seed-v1') },
   { method: 'PATCH', path: (id) => `/api/v2/servers/${id}`, body: { spec: { flavorId: 'm1.small' } }, outsideContract: true },
 ];
 
