@@ -96,11 +96,14 @@ export class ServerMonitor {
         const facts = await this.factsOf(server);
         const stimulus = { type: 'observed', source: 'monitor', server: facts, observedAt: server.observedAt ?? now().toISOString() } as const;
         const known = await this.knownAt(stream, head);
-        const factsJson = JSON.stringify(facts);
-        if (known.quietFacts === factsJson) continue;
-        if (wouldStoreNothing(serverRebuildDefinition, known.snapshot, stimulus)) {
-          known.quietFacts = factsJson;
-          continue;
+        // a server's first observation (no stream yet) goes to the engine at once: stepping it here first is wasted
+        if (head !== undefined) {
+          const factsJson = JSON.stringify(facts);
+          if (known.quietFacts === factsJson) continue;
+          if (wouldStoreNothing(serverRebuildDefinition, known.snapshot, stimulus)) {
+            known.quietFacts = factsJson;
+            continue;
+          }
         }
         const before = contextOf(serverRebuildDefinition, known.snapshot);
         const decision = await engine.decide(stream, { stimulus, actor: 'monitor/nova', readAfterPosition });
