@@ -8,7 +8,7 @@
  */
 import type { Rng } from './rng.js';
 import type { SimulatorProcess } from './simulator-process.js';
-import type { CloudState } from './cloud-state.js';
+import { adminToken, type CloudState } from './cloud-state.js';
 import { sleep } from './wait.js';
 
 export const FAULT_CLASSES = ['409', '5xx', 'timeout', 'latency', 'duplicate', 'unknown-status', 'hidden-task-state', 'pending-forever'] as const;
@@ -76,8 +76,13 @@ export const injectFault = async (sim: SimulatorProcess, target: FaultTarget, fa
     case 'duplicate': {
       const found = target.object?.find(await cloud());
       if (!target.object || !found) return { ...base, landed: false, detail: 'nothing to duplicate yet' };
-      const made = (await sim.sim('POST', '/_sim/duplicate', { kind: target.object.kind, id: found.id })) as { id?: string } | undefined;
-      return { ...base, landed: true, detail: `a second ${target.object.kind} named as ${found.id}`, madeUpIds: made?.id ? [made.id] : [] };
+      const made = (await sim.sim('POST', '/_sim/duplicate', { kind: target.object.kind, id: found.id })) as { id?: string } | string | undefined;
+      const madeId = typeof made === 'string' ? made : made?.id;
+      // Regent stops at an exact-name ambiguity by design (it cannot tell which is its own); an operator removes the
+      // stray record, as the harness does after a while, and Regent must carry on from there.
+      await sleep(2_000);
+      if (madeId) await deleteMadeUp(sim, target.object.kind, madeId);
+      return { ...base, landed: true, detail: `a second ${target.object.kind} named as ${found.id} for 2 s`, madeUpIds: madeId ? [madeId] : [] };
     }
     case 'unknown-status':
     case 'pending-forever': {
@@ -93,4 +98,12 @@ export const injectFault = async (sim: SimulatorProcess, target: FaultTarget, fa
       return { ...base, landed: true, detail: `${object.kind} ${found.id} showed ${JSON.stringify(odd)} for a while` };
     }
   }
+};
+
+/** Deletes a record the simulator made up, as the admin would (the call is left out of the invariants by its id). */
+const deleteMadeUp = async (sim: SimulatorProcess, kind: string, id: string): Promise<void> => {
+  const auth = await adminToken(sim.url, sim.passwords[0] ?? '');
+  const path = kind === 'server' ? `/compute/v2.1/servers/${id}` : kind === 'volume' ? `/volume/v3/${auth.projectId}/volumes/${id}` : kind === 'loadbalancer' ? `/load-balancer/v2/lbaas/loadbalancers/${id}?cascade=true` : `/network/v2.0/networks/${id}`;
+  const response = await fetch(`${sim.url}${path}`, { method: 'DELETE', headers: { 'x-auth-token': auth.token } });
+  if (response.status >= 300) throw new Error(`deleting the made-up ${kind} ${id}: ${response.status} ${await response.text()}`);
 };

@@ -37,8 +37,8 @@ const rebuildKey = (call: CallRecord): string | undefined => {
 
 const deleteKey = (call: CallRecord): string | undefined => (call.method === 'DELETE' && !call.path.includes('/auth/tokens') ? call.path : undefined);
 
-export const oneDestructivePerDecision: Invariant = ({ calls }) => {
-  const ok = calls.filter(accepted);
+export const oneDestructivePerDecision: Invariant = ({ calls, madeUpIds }) => {
+  const ok = calls.filter(accepted).filter((c) => !madeUpIds.some((id) => c.path.includes(id)));
   return [
     ...repeated(ok, rebuildKey).map(([k, n]) => ({ invariant: 'one-destructive-per-decision' as const, detail: `${n} accepted rebuilds of ${k}` })),
     ...repeated(ok, createdName).map(([k, n]) => ({ invariant: 'one-destructive-per-decision' as const, detail: `${n} accepted creates of ${k}` })),
