@@ -10,6 +10,7 @@
 import type { AnyMachineSnapshot } from 'xstate';
 import type { RecordedEvent } from '../events/envelope.js';
 import type { EventStore } from '../store/port.js';
+import { UnreadableStoredEvent } from '../store/errors.js';
 import type { MachineDefinition, Stimulus } from '../../machines/definition.js';
 import type { MachineRegistry } from '../../machines/registry.js';
 import { upcast, type Upcaster } from '../../migrations/upcaster.js';
@@ -61,23 +62,9 @@ const describeStored = (u: unknown): string => {
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 };
 
-/** The first revision from `from` whose row the store cannot parse (a store throws SyntaxError for one). */
-const firstUnreadableRevision = async (store: EventStore, stream: string, from: number, count: number): Promise<number> => {
-  for (let revision = from; revision < from + count; revision++) {
-    try {
-      if ((await store.readStream(stream, { fromRevision: revision, maxCount: 1 })).length === 0) return revision;
-    } catch (error) {
-      if (error instanceof SyntaxError) return revision;
-      throw error;
-    }
-  }
-  return from;
-};
-
 /**
- * A stream's events page by page (as streamPages), where a row the store cannot parse — it throws SyntaxError, e.g.
- * SQLite's JSON.parse of a truncated row — becomes a QuarantinedEvent at that row's revision instead of an untyped
- * crash. Store failures (StoreUnavailable) pass through: they are not the history's fault.
+ * A stream's events page by page (as streamPages), where a row the store cannot parse (UnreadableStoredEvent, e.g.
+ * a truncated JSON row in SQLite) becomes a QuarantinedEvent at that row's revision instead of a crash. Store failures (StoreUnavailable) pass through: they are not the history's fault.
  */
 export async function* readStoredPages(store: EventStore, stream: string, fromRevision = 0, pageSize = 1000): AsyncGenerator<RecordedEvent[]> {
   let from = fromRevision;
@@ -86,9 +73,8 @@ export async function* readStoredPages(store: EventStore, stream: string, fromRe
     try {
       page = await store.readStream(stream, { fromRevision: from, maxCount: pageSize });
     } catch (error) {
-      if (!(error instanceof SyntaxError)) throw error;
-      const revision = await firstUnreadableRevision(store, stream, from, pageSize);
-      throw new QuarantinedEvent(stream, revision, '(unreadable)', `the stored row is not valid JSON (${error.message})`);
+      if (!(error instanceof UnreadableStoredEvent)) throw error;
+      throw new QuarantinedEvent(stream, error.revision, error.eventId, error.problem);
     }
     if (page.length > 0) yield page;
     const last = page[page.length - 1];

@@ -1,36 +1,37 @@
 /**
  * Decodes every stored event with the current envelope codec, upcasters and stimulus codecs (`regent migrate verify`).
- * A row the store cannot parse at all (a truncated JSON row in SQLite: the store throws SyntaxError) does not end the
- * check: it is read around, and reported with its stream and revision (its position cannot be read: -1).
+ * A row the store cannot parse at all (a truncated JSON row in SQLite: UnreadableStoredEvent) does not end the check:
+ * the rows before it are read one at a time, it is reported with its stream, revision and position, and the check
+ * goes on after it.
  */
 import { RecordedEvent } from '../events/envelope.js';
 import { decodeWith } from '../events/decode.js';
 import type { EventStore } from '../store/port.js';
+import { UnreadableStoredEvent } from '../store/errors.js';
 import type { MachineRegistry } from '../../machines/registry.js';
 import { upcasters as shippedUpcasters } from '../../migrations/index.js';
 import type { Upcaster } from '../../migrations/upcaster.js';
 import { QuarantinedEvent } from './errors.js';
-import { readStoredPages, storedStimulus } from './load.js';
+import { storedStimulus } from './load.js';
 
 export interface StoredEventFailure {
   stream: string;
   revision: number;
-  /** -1 for a row the store cannot parse (its position is part of what cannot be read). */
   position: number;
   eventId: string;
   type: string;
   problem: string;
 }
 
-/** The event id QuarantinedEvent carries for a row that cannot be parsed (readStoredPages). */
+/** The type reported for a row the store cannot parse. */
 const UNREADABLE = '(unreadable)';
 
-/** One page of the whole history after `after`, or 'unreadable' when a row in it cannot be parsed. */
-const readPage = async (store: EventStore, after: number, maxCount: number): Promise<RecordedEvent[] | 'unreadable'> => {
+/** Up to `maxCount` events of the whole history after `after`, or the first row in them that cannot be parsed. */
+const readPage = async (store: EventStore, after: number, maxCount: number): Promise<RecordedEvent[] | UnreadableStoredEvent> => {
   try {
     return await store.readAll({ after, maxCount });
   } catch (error) {
-    if (error instanceof SyntaxError) return 'unreadable';
+    if (error instanceof UnreadableStoredEvent) return error;
     throw error;
   }
 };
@@ -47,25 +48,6 @@ const problemOf = (event: RecordedEvent, registry: MachineRegistry, upcasters: r
   }
 };
 
-/** Every row of every stream that cannot be parsed, with its stream and revision (walked per stream). */
-const unreadableRows = async (store: EventStore): Promise<StoredEventFailure[]> => {
-  const failures: StoredEventFailure[] = [];
-  for (const { stream } of await store.listStreams()) {
-    let from = 0;
-    for (;;) {
-      try {
-        for await (const page of readStoredPages(store, stream, from)) from = (page[page.length - 1]?.revision ?? from) + 1;
-        break;
-      } catch (error) {
-        if (!(error instanceof QuarantinedEvent) || error.eventId !== UNREADABLE) throw error;
-        failures.push({ stream, revision: error.revision, position: -1, eventId: UNREADABLE, type: UNREADABLE, problem: error.problem });
-        from = error.revision + 1;
-      }
-    }
-  }
-  return failures;
-};
-
 export const verifyStoredEvents = async (
   store: EventStore,
   registry: MachineRegistry,
@@ -75,35 +57,33 @@ export const verifyStoredEvents = async (
   const failures: StoredEventFailure[] = [];
   let checked = 0;
   let after = 0;
-  let unreadable = 0;
-  /** Rows still to read one by one, after a page that held an unparseable row. */
-  let singles = 0;
+  const check = (event: RecordedEvent): void => {
+    checked++;
+    const problem = problemOf(event, registry, upcasters);
+    if (problem !== undefined) failures.push({ stream: event.stream, revision: event.revision, position: event.position, eventId: event.id, type: event.type, problem });
+  };
   for (;;) {
-    const page = await readPage(store, after, singles > 0 ? 1 : pageSize);
-    if (page === 'unreadable') {
-      // Read the rest of this window one row at a time; step past the row that cannot be parsed.
-      if (singles > 0) {
-        unreadable++;
-        after++;
+    const page = await readPage(store, after, pageSize);
+    if (page instanceof UnreadableStoredEvent) {
+      // The rows before the unreadable one, one at a time (a page is read whole or not at all); then step past it.
+      for (;;) {
+        const single = await readPage(store, after, 1);
+        if (single instanceof UnreadableStoredEvent) {
+          failures.push({ stream: single.stream, revision: single.revision, position: single.position, eventId: single.eventId, type: UNREADABLE, problem: single.problem });
+          after = single.position;
+          break;
+        }
+        const [event] = single;
+        if (!event) break;
+        check(event);
+        after = event.position;
       }
-      singles = singles > 0 ? singles - 1 : pageSize;
       continue;
     }
-    for (const event of page) {
-      checked++;
-      const problem = problemOf(event, registry, upcasters);
-      if (problem !== undefined) failures.push({ stream: event.stream, revision: event.revision, position: event.position, eventId: event.id, type: event.type, problem });
-    }
+    for (const event of page) check(event);
     const last = page[page.length - 1];
-    if (singles > 0) {
-      singles--;
-      if (!last) break;
-      after = last.position;
-      continue;
-    }
     if (page.length < pageSize || !last) break;
     after = last.position;
   }
-  if (unreadable > 0) failures.push(...(await unreadableRows(store)));
   return { checked, failures };
 };

@@ -35,3 +35,24 @@ export class InvalidStoreUrl extends StoreUnavailable {
 export class InvalidStoreRequest extends Error {
   override readonly name = 'InvalidStoreRequest';
 }
+
+/**
+ * A stored row the store cannot parse (SQLite: its JSON text was cut short or overwritten). The row's columns name it,
+ * so readers can quarantine exactly that event; the history is damaged, the store is not unavailable.
+ */
+export class UnreadableStoredEvent extends Error {
+  override readonly name = 'UnreadableStoredEvent';
+  /** What is wrong with the row, without naming it: "the stored row is not valid JSON (<the parser's words>)". */
+  readonly problem: string;
+  constructor(
+    readonly stream: string,
+    readonly revision: number,
+    readonly position: number,
+    readonly eventId: string,
+    options?: { cause?: unknown },
+  ) {
+    const problem = `the stored row is not valid JSON${options?.cause instanceof Error ? ` (${options.cause.message})` : ''}`;
+    super(`stream ${stream} revision ${revision} (position ${position}): ${problem}`, options);
+    this.problem = problem;
+  }
+}

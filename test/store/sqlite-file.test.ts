@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StoreUnavailable, WrongExpectedVersion } from '../../src/store/errors.js';
+import { StoreUnavailable, UnreadableStoredEvent, WrongExpectedVersion } from '../../src/store/errors.js';
 import { APPLICATION_ID, SCHEMA_VERSION, assertRegentStore, migrate } from '../../src/store/sqlite/schema.js';
 import { SqliteEventStore } from '../../src/store/sqlite/store.js';
 import { newEvents, thrownBy, rejectionOf } from './helpers.js';
@@ -141,5 +141,22 @@ describe('sqlite store file', () => {
     expect(error).to.be.instanceOf(WrongExpectedVersion);
     expect(error).to.have.property('actualRevision', 0);
     expect(await store.readStream('s')).to.have.length(1);
+  });
+
+  it('a row whose JSON was cut short is an UnreadableStoredEvent naming its stream, revision and position, on every read path', async () => {
+    const path = fresh();
+    const store = open(path);
+    await store.append('s', newEvents(3), { expectedRevision: 'no_stream' });
+    const raw = new Database(path);
+    raw.prepare("UPDATE events SET metadata = substr(metadata, 1, 7) WHERE stream = 's' AND revision = 1").run();
+    const position = (raw.prepare("SELECT position FROM events WHERE stream = 's' AND revision = 1").get() as { position: number }).position;
+    raw.close();
+    for (const read of [() => store.readStream('s'), () => store.readAll({ after: 0, maxCount: 10 })]) {
+      const error = await rejectionOf(read());
+      expect(error).to.be.instanceOf(UnreadableStoredEvent);
+      expect(error).to.include({ stream: 's', revision: 1, position });
+      expect((error as UnreadableStoredEvent).problem).to.match(/^the stored row is not valid JSON \(/);
+    }
+    expect(await store.readStream('s', { fromRevision: 2 })).to.have.length(1);
   });
 });

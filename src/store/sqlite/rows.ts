@@ -1,5 +1,6 @@
 /** Row shapes as SQLite returns them, and the mapping back to the envelope. */
 import type { RecordedEvent } from '../../events/envelope.js';
+import { UnreadableStoredEvent } from '../errors.js';
 
 export interface EventRow {
   position: number;
@@ -22,6 +23,15 @@ export interface HeadRow {
   lastPosition: number;
 }
 
+/** JSON text of one column of `row`; a row that does not parse is an UnreadableStoredEvent naming it. */
+const parseColumn = (row: EventRow, text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UnreadableStoredEvent(row.stream, row.revision, row.position, row.id, { cause: error });
+  }
+};
+
 /** The envelope is stored as JSON text and parsed on every read; decoding is the engine's job (after upcasting). */
 export const toRecordedEvent = (row: EventRow): RecordedEvent => ({
   id: row.id,
@@ -29,6 +39,6 @@ export const toRecordedEvent = (row: EventRow): RecordedEvent => ({
   revision: row.revision,
   position: row.position,
   type: row.type,
-  data: JSON.parse(row.data) as RecordedEvent['data'],
-  metadata: JSON.parse(row.metadata) as RecordedEvent['metadata'],
+  data: parseColumn(row, row.data) as RecordedEvent['data'],
+  metadata: parseColumn(row, row.metadata) as RecordedEvent['metadata'],
 });
