@@ -6,10 +6,10 @@
  * exits 1 when something did not settle or a count is wrong, never on timing. Parts live in bench/region/.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cloudFromYaml } from './../src/openstack/keystone/clouds-config.js';
-import { connect } from './../src/openstack/session.js';
+import { cloudFromYaml } from '../src/openstack/keystone/clouds-config.js';
+import { connect } from '../src/openstack/session.js';
 import { spawnSimulator } from './region/simulator.js';
 import { parseOptions } from './region/options.js';
 import { benchMonitorCycle, type MonitorCycleResult } from './region/monitor-cycle.js';
@@ -54,7 +54,7 @@ const main = async (): Promise<number> => {
   const dir = mkdtempSync(join(tmpdir(), 'regent-bench-region-'));
   const result: RegionBenchResult = {
     options: { ...options, skip: [...options.skip] },
-    environment: { node: process.version, cpus: (await import('node:os')).cpus().length, simulator: `child process pid ${sim.pid}, real clock, ${JSON.stringify(SIM_DELAYS)} ms`, startedAt: startedAt.toISOString(), totalMs: 0 },
+    environment: { node: process.version, cpus: cpus().length, simulator: `child process pid ${sim.pid}, real clock, ${JSON.stringify(SIM_DELAYS)} ms`, startedAt: startedAt.toISOString(), totalMs: 0 },
     problems: [],
   };
   try {

@@ -5,7 +5,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-/** Milliseconds since `start` (from `now()`). */
+/** A monotonic clock in milliseconds (differences of two readings are durations). */
 export const now = (): number => Number(process.hrtime.bigint()) / 1e6;
 
 /** Runs `work` and answers its result with the milliseconds it took. */

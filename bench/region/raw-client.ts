@@ -1,6 +1,6 @@
 /**
- * The baselines of the mass-change parts: the same cloud work done by a bare client (the same OpenStack sessions,
- * no control plane, no store), as fast as the simulator lets it — rebuild, create-and-attach a volume, build a load
+ * The baselines of the mass-change parts: the same cloud work done by a bare client (OpenStack sessions of its own on
+ * the same simulator, no control plane, no store), as fast as the simulator lets it — rebuild, create-and-attach a volume, build a load
  * balancer with two listeners — each with a bounded number of objects in flight and polling until settled.
  */
 import type { OpenStackSession } from '../../src/openstack/session.js';
