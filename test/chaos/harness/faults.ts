@@ -81,8 +81,8 @@ export const injectFault = async (sim: SimulatorProcess, target: FaultTarget, fa
       // Regent stops at an exact-name ambiguity by design (it cannot tell which is its own); an operator removes the
       // stray record, as the harness does after a while, and Regent must carry on from there.
       await sleep(2_000);
-      if (madeId) await deleteMadeUp(sim, target.object.kind, madeId);
-      return { ...base, landed: true, detail: `a second ${target.object.kind} named as ${found.id} for 2 s`, madeUpIds: madeId ? [madeId] : [] };
+      const removed = madeId ? await deleteMadeUp(sim, target.object.kind, madeId) : 'no id answered';
+      return { ...base, landed: true, detail: `a second ${target.object.kind} named as ${found.id} for 2 s (${removed})`, madeUpIds: madeId ? [madeId] : [] };
     }
     case 'unknown-status':
     case 'pending-forever': {
@@ -100,10 +100,19 @@ export const injectFault = async (sim: SimulatorProcess, target: FaultTarget, fa
   }
 };
 
-/** Deletes a record the simulator made up, as the admin would (the call is left out of the invariants by its id). */
-const deleteMadeUp = async (sim: SimulatorProcess, kind: string, id: string): Promise<void> => {
+/**
+ * Deletes a record the simulator made up, as the admin would (the call is left out of the invariants by its id),
+ * retrying while the service refuses (an Octavia load balancer is immutable while PENDING_*): answers how it went.
+ */
+const deleteMadeUp = async (sim: SimulatorProcess, kind: string, id: string): Promise<string> => {
   const auth = await adminToken(sim.url, sim.passwords[0] ?? '');
   const path = kind === 'server' ? `/compute/v2.1/servers/${id}` : kind === 'volume' ? `/volume/v3/${auth.projectId}/volumes/${id}` : kind === 'loadbalancer' ? `/load-balancer/v2/lbaas/loadbalancers/${id}?cascade=true` : `/network/v2.0/networks/${id}`;
-  const response = await fetch(`${sim.url}${path}`, { method: 'DELETE', headers: { 'x-auth-token': auth.token } });
-  if (response.status >= 300) throw new Error(`deleting the made-up ${kind} ${id}: ${response.status} ${await response.text()}`);
+  let last = '';
+  for (let attempt = 1; attempt <= 60; attempt++) {
+    const response = await fetch(`${sim.url}${path}`, { method: 'DELETE', headers: { 'x-auth-token': auth.token } });
+    if (response.status < 300 || response.status === 404) return `removed after ${attempt} attempt(s)`;
+    last = `${response.status} ${await response.text()}`;
+    await sleep(500);
+  }
+  return `still there after 30 s: ${last}`;
 };
