@@ -17,6 +17,8 @@ export interface RunOutcome {
   kills: Kill[];
   pauses: PauseKind[];
   faults: InjectedFault[];
+  /** Every planned fault with what became of it (landed or not, and why). */
+  allFaults: InjectedFault[];
   violations: Violation[];
   durationMs: number;
   dir: string | undefined;
@@ -35,7 +37,7 @@ export const checkRun = async (sim: SimulatorProcess, scenario: Scenario, seed: 
   const violations = checkInvariants({ ...evidence, madeUpIds: evidence.faults.flatMap((f) => f.madeUpIds) });
   if (violations.length === 0 && !process.env.CHAOS_KEEP) removeRunDir(evidence);
   return {
-    machine: scenario.machine, seed, crashesPlanned: plan.crashes.map((c) => c.point), kills: evidence.kills, pauses: evidence.pauses, faults, violations,
+    machine: scenario.machine, seed, crashesPlanned: plan.crashes.map((c) => c.point), kills: evidence.kills, pauses: evidence.pauses, faults, allFaults: evidence.faults, violations,
     durationMs: evidence.durationMs, dir: violations.length > 0 || process.env.CHAOS_KEEP ? evidence.dir : undefined,
   };
 };
@@ -43,4 +45,4 @@ export const checkRun = async (sim: SimulatorProcess, scenario: Scenario, seed: 
 /** One line per run for progress output. */
 export const describeOutcome = (o: RunOutcome): string =>
   `${o.machine} seed=${o.seed} ${(o.durationMs / 1000).toFixed(1)}s kills=[${o.kills.map((k) => k.point).join(',')}] pauses=[${o.pauses.join(',')}] faults=[${o.faults.map((f) => f.cls).join(',')}] violations=${o.violations.length}` +
-  (o.violations.length > 0 ? `\n  ${o.violations.map((v) => `${v.invariant}: ${v.detail}`).join('\n  ')}\n  data: ${o.dir}` : '');
+  (o.violations.length > 0 ? `\n  ${o.violations.map((v) => `${v.invariant}: ${v.detail}`).join('\n  ')}\n  faults: ${o.allFaults.map((f) => `${f.cls}@${f.step} ${f.detail}`).join('; ')}\n  data: ${o.dir}` : '');

@@ -109,7 +109,12 @@ const deleteMadeUp = async (sim: SimulatorProcess, kind: string, id: string): Pr
   const path = kind === 'server' ? `/compute/v2.1/servers/${id}` : kind === 'volume' ? `/volume/v3/${auth.projectId}/volumes/${id}` : kind === 'loadbalancer' ? `/load-balancer/v2/lbaas/loadbalancers/${id}?cascade=true` : `/network/v2.0/networks/${id}`;
   let last = '';
   for (let attempt = 1; attempt <= 60; attempt++) {
-    const response = await fetch(`${sim.url}${path}`, { method: 'DELETE', headers: { 'x-auth-token': auth.token } });
+    // bounded: a `timeout` fault planned for Regent's deletes hangs this call as well (it uses up that fault)
+    const response = await fetch(`${sim.url}${path}`, { method: 'DELETE', headers: { 'x-auth-token': auth.token }, signal: AbortSignal.timeout(3_000) }).catch((e: unknown) => e as Error);
+    if (response instanceof Error) {
+      last = response.message;
+      continue;
+    }
     if (response.status < 300 || response.status === 404) return `removed after ${attempt} attempt(s)`;
     last = `${response.status} ${await response.text()}`;
     await sleep(500);
