@@ -253,12 +253,15 @@ export const buildVolumeMachine = () =>
       // V6: a failed create is not decided again before a new generation (a volume that appears is still adopted, V2)
       absentFailedForThisGeneration: ({ context, event }) => observedAbsent(event) && context.failure !== null && pass(event).generation <= context.failure.generation,
       // V10: grow only, only a settled volume in a status Cinder extends, not again after a refusal for this generation
+      // — except a 409: Cinder was busy with the volume and did nothing, so the extend is decided again once the volume
+      // is seen extendable (chaos seed volume:800036 parked a Volume forever on one transient conflict, its status
+      // still saying "growing")
       growDue: ({ context, event }) => {
         const p = presentIn(event);
         const e = pass(event);
         if (!p || !EXTENDABLE_STATUSES.includes(p.status) || e.desired.size <= p.size) return false;
         const refused = context.extendRefusal;
-        return !(refused && refused.size === e.desired.size && e.generation <= refused.generation);
+        return !(refused && refused.status !== 409 && refused.size === e.desired.size && e.generation <= refused.generation);
       },
       // V10: Cinder reports extending
       extendInFlight: ({ event }) => presentIn(event)?.status === 'extending',

@@ -281,6 +281,17 @@ describe('volume lifecycle: growth (V10)', () => {
     expect(decide(s, reconcile(present('available'), { desired: desired({ size: 20 }), generation: 2, at: T_LATER })).types).to.deep.equal(['cinder.extendVolume']);
   });
 
+  it('V10 an extend Cinder answered 409 (busy, nothing done) is decided again on the next pass that sees the volume extendable (chaos volume:800036)', () => {
+    const s = after(
+      reconcile(present('available')),
+      reconcile(present('available'), { desired: desired({ size: 20 }) }),
+      { type: 'extendRejected', source: 'effect', volumeId: 'cinder-1', size: 20, status: 409, reason: 'conflict' },
+    );
+    expect(s.value).to.equal('available');
+    expect(decide(s, reconcile(present('extending'), { desired: desired({ size: 20 }), at: T_SOON })).types).to.deep.equal([]);
+    expect(decide(s, reconcile(present('available'), { desired: desired({ size: 20 }), at: T_SOON })).types).to.deep.equal(['cinder.extendVolume']);
+  });
+
   it('V10 a volume not yet settled is extended only once it is', () => {
     const s = after(reconcile(present('creating')));
     expect(decide(s, reconcile(present('creating'), { desired: desired({ size: 20 }) })).types).to.deep.equal([]);
