@@ -5,6 +5,8 @@
  * renderer (src/status/renderer.ts; each kind's folder has one), and patches the status subresource only where the
  * render differs from what is stored (unchanged conditions keep their lastTransitionTime, because rendering starts
  * from the stored status). It knows no kind: adding one adds a renderer to the kind table, not a branch here.
+ * Renders go through a queue (render-queue.ts): one resource's burst of events is rendered once it has passed, renders
+ * of one resource never overlap, and the checkpoint never moves past an event whose render has not finished.
  */
 import type { EventStore, Subscription } from '../store/port.js';
 import type { RecordedEvent } from '../events/envelope.js';
@@ -17,6 +19,7 @@ import { describeError } from '../log/logger.js';
 import { renderUnserved } from '../../projections/unserved-status.js';
 import type { Checkpoint } from './checkpoint.js';
 import type { StatusEnv, StatusRenderer } from './renderer.js';
+import { RenderQueue } from './render-queue.js';
 
 interface ResourceRef {
   kind: KindName;
@@ -61,13 +64,15 @@ export class StatusRunner {
   private position = 0;
   private lastSaved = 0;
   private readonly env: StatusEnv;
+  private readonly queue = new RenderQueue<ResourceRef>((ref) => `${ref.kind}/${ref.namespace}/${ref.name}`, (ref) => this.renderNow(ref));
 
   constructor(private readonly options: StatusRunnerOptions) {
     this.env = { engine: options.engine, store: options.store, source: options.source, now: () => (options.now ?? (() => new Date()))().toISOString() };
   }
 
+  /** The position up to which every event's render has finished (what the checkpoint may hold). */
   get checkpointPosition(): number {
-    return this.position;
+    return this.queue.safePosition(this.position);
   }
 
   /** Remembers which resource a uid is (informers call this for every object they see). */
@@ -88,11 +93,16 @@ export class StatusRunner {
 
   async stop(): Promise<void> {
     await this.subscription?.close();
-    await this.options.checkpoint.save(this.position);
+    await this.queue.idle();
+    await this.options.checkpoint.save(this.checkpointPosition);
   }
 
-  /** Renders one resource now (informer events and startup). */
-  async render(ref: ResourceRef): Promise<void> {
+  /** Renders one resource (informer events, passes, startup); resolves once a render begun after the call is done. */
+  render(ref: ResourceRef): Promise<void> {
+    return this.queue.render(ref);
+  }
+
+  private async renderNow(ref: ResourceRef): Promise<void> {
     try {
       const object = await this.options.source.get(ref.kind, ref.namespace, ref.name);
       if (!object) return;
@@ -111,12 +121,14 @@ export class StatusRunner {
   private async onEvent(event: RecordedEvent): Promise<void> {
     const owner = this.options.ownerOf(event.stream);
     const ref = owner ? this.byUid.get(owner.uid) : undefined;
-    if (ref) await this.render(ref);
+    // not awaited: the next events are read while this resource waits, and its later events join the same render
+    if (ref) void this.queue.render(ref, event.position);
     this.position = event.position;
-    if (this.position - this.lastSaved >= 50) {
+    const safe = this.checkpointPosition;
+    if (safe - this.lastSaved >= 50) {
       // A checkpoint that cannot be written costs a re-render after a restart, never a lost status.
-      await this.options.checkpoint.save(this.position).then(
-        () => (this.lastSaved = this.position),
+      await this.options.checkpoint.save(safe).then(
+        () => (this.lastSaved = safe),
         (error: unknown) => this.options.logger.warn('could not save the status checkpoint', { checkpoint: this.options.checkpoint.description, ...describeError(error) }),
       );
     }
