@@ -210,10 +210,11 @@ export const executeRun = async (sim: SimulatorProcess, plan: RunPlan): Promise<
       }
       await step.act(ctx);
       try {
-        await until(step.name, () => step.settled(ctx), STEP_TIMEOUT_MS, 150);
+        // each kill can open one evidence window on the step it lands in (two kills on one rebuild: two windows)
+        await until(step.name, () => step.settled(ctx), STEP_TIMEOUT_MS * Math.max(1, plan.crashes.length), 150);
       } catch (error) {
         if (!(error instanceof WaitTimedOut)) throw error;
-        stuck.push({ step: step.name, detail: `not settled within ${STEP_TIMEOUT_MS} ms` });
+        stuck.push({ step: step.name, detail: `not settled within ${STEP_TIMEOUT_MS * Math.max(1, plan.crashes.length)} ms` });
         await Promise.allSettled(background);
         break;
       }
