@@ -10,40 +10,15 @@ import { applyManifests } from '../../src/kube/cli/manifests.js';
 import { cloudFromYaml } from '../../src/openstack/keystone/clouds-config.js';
 import { connect } from '../../src/openstack/session.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { SEED } from '../../src/simulator/index.js';
 import type { BenchSimulator } from './simulator.js';
 import { waitFor } from './measure.js';
+import { FOUNDATION_VOLUME_CLASS, regionFoundation } from '../../test/support/region-foundation.js';
 
 export const NAMESPACE = 'default';
 export const NETWORK = 'net-a';
-export const VOLUME_CLASS = SEED.volumeTypes.ssd;
+export const VOLUME_CLASS = FOUNDATION_VOLUME_CLASS;
 
-const foundation = (sim: BenchSimulator, externalNetworkId: string): string => `apiVersion: regent.dev/v1alpha1
-kind: Region
-metadata: { name: region-one }
-spec:
-  provider: openstack
-  openstack:
-    endpoint: ${sim.url}/identity/v3
-    region: RegionOne
-    credentialsSecretRef: { name: region-one-credentials }
-    network: { externalNetworkID: ${externalNetworkId} }
-    blockStorage:
-      volumeClasses:
-        selector: { ids: [${VOLUME_CLASS}] }
-        metadata:
-          - { id: ${VOLUME_CLASS}, minCapacityGiB: 1, maxCapacityGiB: 100, media: ssd }
----
-apiVersion: regent.dev/v1alpha1
-kind: Identity
-metadata: { name: acme }
-spec: { regionRef: { name: region-one }, organizationID: acme, projectID: web }
----
-apiVersion: regent.dev/v1alpha1
-kind: Network
-metadata: { name: ${NETWORK} }
-spec: { identityRef: { name: acme }, prefix: 10.0.0.0/16 }
-`;
+const foundation = (sim: BenchSimulator, externalNetworkId: string): string => regionFoundation({ cloudUrl: sim.url, externalNetworkId, prefix: '10.0.0.0/16' });
 
 /** A Server on net-a with `image`, and optionally one Volume listed in spec.volumes. */
 export const serverManifest = (name: string, image: string, volume?: string): string => `apiVersion: regent.dev/v1alpha1

@@ -1,35 +1,11 @@
 /** The manifests the chaos scenarios apply: a Region on the simulator, Identity acme, Network net-a, and the kinds under test. */
 import { SEED } from '../../../../src/simulator/index.js';
+import { FOUNDATION_VOLUME_CLASS, regionFoundation } from '../../../support/region-foundation.js';
 
 export const IMAGES = { cirros: SEED.images.cirros, ubuntu: SEED.images.ubuntu } as const;
-export const SSD = SEED.volumeTypes.ssd;
+export const SSD = FOUNDATION_VOLUME_CLASS;
 
-export const foundation = (simUrl: string, publicNetworkId: string) => `apiVersion: regent.dev/v1alpha1
-kind: Region
-metadata: { name: region-one }
-spec:
-  provider: openstack
-  openstack:
-    endpoint: ${simUrl}/identity/v3
-    region: RegionOne
-    credentialsSecretRef: { name: region-one-credentials }
-    network: { externalNetworkID: ${publicNetworkId} }
-    blockStorage:
-      volumeClasses:
-        selector: { ids: [${SSD}] }
-        metadata:
-          - { id: ${SSD}, minCapacityGiB: 1, maxCapacityGiB: 100, media: ssd }
----
-apiVersion: regent.dev/v1alpha1
-kind: Identity
-metadata: { name: acme }
-spec: { regionRef: { name: region-one }, organizationID: acme, projectID: web }
----
-apiVersion: regent.dev/v1alpha1
-kind: Network
-metadata: { name: net-a }
-spec: { identityRef: { name: acme }, prefix: 10.0.0.0/24 }
-`;
+export const foundation = (simUrl: string, publicNetworkId: string): string => regionFoundation({ cloudUrl: simUrl, externalNetworkId: publicNetworkId });
 
 export const server = (name: string, image: string, extra = '') => `apiVersion: regent.dev/v1alpha1
 kind: Server
