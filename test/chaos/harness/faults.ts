@@ -2,7 +2,7 @@
  * Cloud faults for chaos runs, every class the simulator offers through /_sim, chosen from the run's seeded RNG:
  *   409, 5xx, timeout (the request hangs until the client's timeout), latency, duplicate (a second record with the
  *   same exact name), unknown-status (a status no service documents, for a moment), hidden-task-state (Nova hides
- *   OS-EXT-STS:task_state), pending-forever (an Octavia PENDING_* that does not end until the harness ends it).
+ *   OS-EXT-STS:task_state for 5 s, then the operator restores the policy), pending-forever (an Octavia PENDING_* that does not end until the harness ends it).
  * A plan names each fault, the step it lands in and its delay; `injectFault` applies one against the simulator
  * process and answers what it did (or why it could not: nothing to duplicate yet).
  */
@@ -51,6 +51,9 @@ export const planFaults = (rng: Rng, target: FaultTarget, steps: number, max: nu
     status: rng.pick([500, 502, 503]),
   }));
 
+/** How long Nova hides task_state before the operator restores the policy. */
+const HIDDEN_TASK_STATE_MS = 5_000;
+
 const settledStatus: Record<string, string> = { server: 'ACTIVE', volume: 'available', loadbalancer: 'ACTIVE' };
 
 /** Applies one planned fault (after its delay); resolves once any temporary state it forced is restored. */
@@ -71,8 +74,14 @@ export const injectFault = async (sim: SimulatorProcess, target: FaultTarget, fa
       await sim.sim('POST', '/_sim/latency', { ms: 200 + fault.delayMs, path: target.mutationPath, count: 3 });
       return { ...base, landed: true, detail: `${200 + fault.delayMs} ms on the next 3 calls to ${target.mutationPath}` };
     case 'hidden-task-state':
+      // Without task_state Regent cannot tell a settled rebuild from one in flight (spec: convergence needs task_state
+      // empty; a hidden field must never read as "at rest"), so it keeps the rebuild pending — by design, and forever
+      // while the policy hides it. An operator restores the policy after a while, as the harness does; meanwhile no
+      // settle may be claimed (no-false-provisioned), and afterwards the rebuild must settle (no-lost-decision).
       await sim.sim('POST', '/_sim/config', { nova: { hideTaskState: true } });
-      return { ...base, landed: true, detail: 'nova.hideTaskState for the rest of the run' };
+      await sleep(HIDDEN_TASK_STATE_MS);
+      await sim.sim('POST', '/_sim/config', { nova: { hideTaskState: false } });
+      return { ...base, landed: true, detail: `nova.hideTaskState for ${HIDDEN_TASK_STATE_MS / 1000} s` };
     case 'duplicate': {
       const found = target.object?.find(await cloud());
       if (!target.object || !found) return { ...base, landed: false, detail: 'nothing to duplicate yet' };
