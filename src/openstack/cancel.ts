@@ -5,9 +5,21 @@
  *
  * A cancelled request surfaces as `Cancelled` (errors.ts). For a mutation that was already sent this
  * is an unknown outcome, never "not done": the service may still carry it out.
+ *
+ * Every request in flight listens on the one signal, so it has no listener limit (Node warns past 10, which a
+ * restarted leader's first passes reach: MaxListenersExceededWarning in `npm start`'s log).
  */
+import { setMaxListeners } from 'node:events';
+
+/** An AbortController whose signal any number of concurrent requests may listen on. */
+const sharedController = (): AbortController => {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+};
+
 export class CancelScope {
-  private controller = new AbortController();
+  private controller = sharedController();
   private why: string | undefined;
 
   /** The signal of the current term. */
@@ -29,7 +41,7 @@ export class CancelScope {
   /** Starts a new term: later requests are no longer cancelled. */
   renew(): void {
     if (!this.controller.signal.aborted) return;
-    this.controller = new AbortController();
+    this.controller = sharedController();
     this.why = undefined;
   }
 }
