@@ -12,16 +12,16 @@ import { applyManifests } from '../../../src/kube/cli/manifests.js';
 import { openStore } from '../../../src/store/open.js';
 import { verifyStream } from '../../../src/engine/replay.js';
 import { createProductRegistry } from '../../../machines/index.js';
-import type { RecordedEvent } from '../../../src/events/envelope.js';
-import { readCloud, type CloudState } from './cloud-state.js';
+import { readCloud } from './cloud-state.js';
 import { injectFault, planFaults, type InjectedFault, type PlannedFault } from './faults.js';
 import { startPlaneProcess, type PlaneProcess } from './plane-process.js';
 import { rngFrom } from './rng.js';
-import type { CallRecord, SimulatorProcess } from './simulator-process.js';
+import type { SimulatorProcess } from './simulator-process.js';
 import { foundation } from './scenarios/manifests.js';
 import { objectView, phaseIs, type Scenario, type ScenarioContext, type SettleClaim } from './scenarios/scenario.js';
 import { FAULT_TARGETS } from './targets.js';
 import { sleep, until, WaitTimedOut } from './wait.js';
+import type { InvariantInput } from '../invariants/types.js';
 
 export const CRASH_POINTS = ['decided-before-append', 'appended-before-effect', 'effect-answered-before-result', 'random'] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
@@ -73,22 +73,13 @@ export interface Kill {
   stream?: string;
 }
 
-export interface RunEvidence {
+/** A run's evidence: what the invariants read (all but the made-up ids, which come from its faults), and the run. */
+export interface RunEvidence extends Omit<InvariantInput, 'madeUpIds'> {
   plan: RunPlan;
   dir: string;
   kills: Kill[];
   pauses: PauseKind[];
   faults: InjectedFault[];
-  calls: CallRecord[];
-  events: RecordedEvent[];
-  claims: SettleClaim[];
-  logLines: string[];
-  secrets: string[];
-  divergences: Array<{ stream: string; detail: string }>;
-  cloud: CloudState;
-  unexpectedExits: string[];
-  /** Steps that did not settle in time: a decision lost or a machine stuck. */
-  stuck: Array<{ step: string; detail: string }>;
   durationMs: number;
 }
 
