@@ -12,7 +12,8 @@
  *   R1 re-arm, R2/R3 arm, R5/R6 classify a park, R7 yield on an unreadable ref, R8–R11 converge or
  *   submit. Only the reconciler creates, replaces, clears the marker or parks.
  * - `observed` (monitor): M1–M5, rank-advance only, by attribution on the image ref. Also records
- *   observed health, latches provisionedAt and records the MAC.
+ *   observed health, latches provisionedAt, records the MAC and, under a marker, whether Nova showed task_state
+ *   (for the status only: a hidden task_state keeps a rebuild from being seen to settle, R8).
  * - `rebuild.*` (effect): Nova's answer to the one destructive step (E1–E4).
  *
  * A submission whose answer never came (E4: timeout, reset, 5xx, cancelled; or a crash, which leaves
@@ -98,6 +99,14 @@ export interface ServerRebuildContext {
   macAddress: string | null;
   /** The addresses Nova showed the last time it showed the server ACTIVE (absent until then; histories before issue 30 lack it). */
   ipAddresses?: readonly string[];
+  /**
+   * Why the monitor's last observation of the standing marker could not read `OS-EXT-STS:task_state`: `hidden` (the
+   * field is absent from Nova's answer, policy-restricted) or `unreadable`. R8's "task_state empty" cannot hold then, so
+   * the rebuild is never seen to settle; the status says why. null once an observation shows the field again, and when
+   * a marker is armed or cleared (nothing observed of it yet); absent while nothing ever hid it (and in histories before
+   * it was kept). Status only: no guard reads it (convergence reads the stimulus's own task_state).
+   */
+  taskStateUnknown?: 'hidden' | 'unreadable' | null;
 }
 
 type Event = ServerRebuildStimulus;
@@ -135,12 +144,28 @@ const unresolvableWhy = (context: ServerRebuildContext, event: Event): string =>
   return 'Nova recorded a rebuild since the decision, but the server is not on the target image';
 };
 
-/** The monitor's writes: observed health, the provisionedAt latch, the MAC once ACTIVE. */
+/**
+ * R8/M3 need "task_state empty", which a hidden field never reads as: while a marker stands the monitor keeps whether
+ * Nova showed it, for the status to say why the rebuild is not seen to settle. Written only when it changes, so the
+ * steady poll (known-streams.ts: an observation that changes nothing is not stepped) records a hidden field once, and
+ * its return once.
+ */
+const taskStateWrites = (context: ServerRebuildContext, server: ServerFacts): Partial<ServerRebuildContext> => {
+  if (context.marker === null) return {};
+  const why = server.taskState.kind === 'unknown' ? server.taskState.why : null;
+  return why === (context.taskStateUnknown ?? null) ? {} : { taskStateUnknown: why };
+};
+
+/** A new or cleared marker has no observation yet: what was kept for the last one is forgotten (changes only). */
+const forgetTaskState = (context: ServerRebuildContext): Partial<ServerRebuildContext> => (context.taskStateUnknown ? { taskStateUnknown: null } : {});
+
+/** The monitor's writes: observed health, the provisionedAt latch, the MAC once ACTIVE, task_state's visibility under a marker. */
 const observedWrites = (context: ServerRebuildContext, server: ServerFacts): Partial<ServerRebuildContext> => ({
   health: healthFromStatus(server, 'monitor'),
   provisionedAt: context.provisionedAt ?? (server.launchedAt.kind === 'launched' ? server.launchedAt.at : null),
   macAddress: server.status === 'ACTIVE' && server.macAddress ? server.macAddress : context.macAddress,
   ...(server.status === 'ACTIVE' && server.ipAddresses && server.ipAddresses.length > 0 ? { ipAddresses: server.ipAddresses } : {}),
+  ...taskStateWrites(context, server),
 });
 
 /** Results that arrive after the marker moved past Initiated: recorded, never a retreat or a stamp. */
@@ -160,6 +185,7 @@ export const serverRebuildMachine = setup({
       lastSubmission: null,
       // U3: an unanswered submission may still land: the new target waits for it too.
       outstanding: context.outstanding,
+      ...forgetTaskState(context),
     })),
     // Convergence on the target settles an unanswered submission for it (accepted); one for a superseded
     // image stays until it is settled (U3), so a late landing is never met by a blind re-arm and submit.
@@ -169,6 +195,7 @@ export const serverRebuildMachine = setup({
       submissions: 0,
       lastSubmission: null,
       outstanding: context.outstanding && context.outstanding.imageId !== target(context) ? context.outstanding : null,
+      ...forgetTaskState(context),
     })),
     // Past Initiated an unanswered submission for the target is settled: the marker only got there on
     // evidence of acceptance (the ref on the target). One for a superseded image stays (U3).

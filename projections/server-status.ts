@@ -4,7 +4,7 @@
  *
  * | condition | True | False / Unknown |
  * |---|---|---|
- * | Available | Provisioned: settled — the last pass decided on the current generation, no rebuild intent or unanswered request stands, the server has booted and Nova does not report it building or in ERROR, and every spec field is realized | Provisioning: not settled yet (a newer generation not yet decided on, a rebuild intent pending, not booted yet, building); RebuildOutcomeUnknown: Nova's answer to a rebuild never came and no evidence can settle it; Errored: a parked rebuild, or Nova reports the booted server in ERROR; PartiallyRealized: runs its desired image but some spec fields are not acted on (SpecRealized names them) |
+ * | Available | Provisioned: settled — the last pass decided on the current generation, no rebuild intent or unanswered request stands, the server has booted and Nova does not report it building or in ERROR, and every spec field is realized | Provisioning: not settled yet (a newer generation not yet decided on, a rebuild intent pending — naming OS-EXT-STS:task_state when Nova hides it, since the rebuild is then never seen to settle —, not booted yet, building); RebuildOutcomeUnknown: Nova's answer to a rebuild never came and no evidence can settle it; Errored: a parked rebuild, or Nova reports the booted server in ERROR; PartiallyRealized: runs its desired image but some spec fields are not acted on (SpecRealized names them) |
  * | Healthy | Healthy: Nova reports ACTIVE | Provisioning (BUILD/REBUILD), Errored (ERROR), Unknown/Stopped (SHUTOFF), Unknown/Transitioning, Unknown/NotObserved |
  * | Active | Running | Building, Stopped, Errored, Transitioning, Unknown/NotObserved |
  * | SpecRealized | AllFieldsRealized | False/FieldsNotImplemented: names each field Regent does not act on yet |
@@ -49,6 +49,23 @@ const unanswered = (context: ServerRebuildContext): string => {
 };
 
 /**
+ * Why a standing rebuild is never seen to settle: the monitor's last observation of it could not read
+ * `OS-EXT-STS:task_state`, and convergence (R8) needs it empty — an absent field never reads as at rest. Not for a
+ * Failed marker: the park does not wait on task_state.
+ */
+const taskStateUnseen = (context: ServerRebuildContext): string => {
+  if (!context.marker || context.marker.state === 'Failed') return '';
+  switch (context.taskStateUnknown) {
+    case 'hidden':
+      return "Nova's answer does not include OS-EXT-STS:task_state (hidden by policy?), so Regent cannot see the rebuild settle; it waits until the field is visible";
+    case 'unreadable':
+      return "Nova's answer carries an OS-EXT-STS:task_state Regent cannot read, so Regent cannot see the rebuild settle; it waits until the field reads empty";
+    default:
+      return '';
+  }
+};
+
+/**
  * Available, in the order of what keeps a server from being settled. "provisioned means settled": a
  * new generation not yet decided on, a pending rebuild or unanswered request, a server Nova is still
  * building or has never booted is provisioning, never provisioned.
@@ -64,8 +81,10 @@ const availability = (context: ServerRebuildContext, settlement: Settlement): Co
     return state('False', 'Provisioning', `generation ${generation} is not reconciled yet (${decided === null ? 'no pass has decided on this server yet' : `the last pass decided from generation ${decided}`})`, 'provisioning');
   }
   if (context.marker) {
+    const unseen = taskStateUnseen(context);
+    const why = unseen ? `: ${unseen}` : '';
     const wait = context.outstanding ? `; ${unanswered(context)}` : '';
-    return state('False', 'Provisioning', `rebuild to image ${context.marker.targetImageID} is pending (${context.marker.state})${wait}`, 'provisioning');
+    return state('False', 'Provisioning', `rebuild to image ${context.marker.targetImageID} is pending (${context.marker.state})${why}${wait}`, 'provisioning');
   }
   if (context.outstanding) return state('False', 'Provisioning', `the server runs its desired image, but ${unanswered(context)}; it may still land`, 'provisioning');
   const phase = context.health?.phase;

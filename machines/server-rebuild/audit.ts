@@ -79,8 +79,8 @@ const contextOf = (snapshot: AnyMachineSnapshot): ServerRebuildContext => snapsh
 
 export const serverRebuildAudit: MachineAudit = {
   alphabet: (): readonly Stimulus[] => serverRebuildAlphabet(),
-  // Health, MAC, provisionedAt, the submission counter, the last answer and the recorded reasons are
-  // data no guard reads; the unanswered submission is control state (its image, clock and baseline).
+  // Health, MAC, provisionedAt, task_state's visibility, the submission counter, the last answer and the
+  // recorded reasons are data no guard reads; the unanswered submission is control state (its image, clock and baseline).
   stateKey: (snapshot) => {
     const c = contextOf(snapshot);
     const o = c.outstanding;

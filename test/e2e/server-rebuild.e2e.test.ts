@@ -140,7 +140,55 @@ describe('e2e: server image rebuild against the simulator', function () {
     expect(outcomes(after)).to.deep.equal(['waiting']);
     expect((await rig.marker(id))?.state).to.equal('Rebuilding');
     expect(renderServerStatus({ context: await rig.context(id), generation: 2, at: '2026-11-29T12:00:00Z' }).provisioningStatus).to.equal('provisioning');
+    // the rig's passes carry no generation: render as decided on generation 2, so Available speaks of the rebuild
+    const status = renderServerStatus({ context: await rig.context(id), generation: 2, decidedGeneration: 2, at: '2026-11-29T12:00:00Z' });
+    expect(status.provisioningStatus).to.equal('provisioning');
+    // the status says why: the field Nova does not show, and that Regent waits for it
+    expect(status.conditions.find((c) => c.type === 'Available')?.message).to.equal(
+      `rebuild to image ${IMAGES.B} is pending (Rebuilding): Nova's answer does not include OS-EXT-STS:task_state (hidden by policy?), so Regent cannot see the rebuild settle; it waits until the field is visible`,
+    );
     expect(rig.acceptedRebuilds(id)).to.equal(1);
+  });
+
+  it('task_state hidden mid-rebuild, then the policy restored: the status names OS-EXT-STS:task_state while it is hidden (recorded once by the steady poll), and the rebuild settles once it shows again', async () => {
+    const id = await rig.createServer('web-hidden-later');
+    await rig.poll();
+    await rig.pass(id, IMAGES.B);
+    expect(outcomes(await rig.pass(id, IMAGES.B))).to.deep.equal(['submitted', 'accepted']);
+    // the rig's passes carry no generation: rendered as decided on generation 2, so Available speaks of the rebuild
+    const render = async () => renderServerStatus({ context: await rig.context(id), generation: 2, decidedGeneration: 2, at: '2026-11-29T12:00:00Z' });
+    const available = async () => (await render()).conditions.find((c) => c.type === 'Available')?.message ?? '';
+    const events = async () => (await rig.store.readStream(serverRebuildStream(id))).length;
+    expect((await rig.poll()).changed).to.equal(1); // REBUILD, task_state rebuilding: visible
+    expect((await rig.poll()).changed).to.equal(0);
+    expect(await available()).to.equal(`rebuild to image ${IMAGES.B} is pending (Rebuilding)`);
+
+    // Nova starts hiding the field while the rebuild runs: the health reads the same (REBUILD), only the field changed
+    rig.sim.control.configure({ nova: { hideTaskState: true } });
+    const before = await events();
+    expect((await rig.poll()).changed, 'the hidden field reaches the stream through the steady poll').to.equal(1);
+    expect(await events()).to.equal(before + 1);
+    expect((await rig.context(id)).taskStateUnknown).to.equal('hidden');
+    expect(await available()).to.include('OS-EXT-STS:task_state').and.include('Regent cannot see the rebuild settle; it waits until the field is visible');
+    expect((await rig.poll()).changed, 'recorded once').to.equal(0);
+
+    // the rebuild ends unseen: ACTIVE on the target, task_state still hidden — never settled, the status still says why
+    rig.advance(1_500);
+    await rig.poll();
+    expect(outcomes(await rig.pass(id, IMAGES.B))).to.deep.equal(['waiting']);
+    expect((await rig.marker(id))?.state).to.equal('Rebuilding');
+    expect(await available()).to.include('OS-EXT-STS:task_state');
+
+    // the operator restores the policy: the next poll sees task_state empty and settles it as before
+    rig.sim.control.configure({ nova: { hideTaskState: false } });
+    expect((await rig.poll()).advanced).to.deep.equal([id]);
+    expect((await rig.marker(id))?.state).to.equal('Succeeded');
+    expect((await rig.context(id)).taskStateUnknown).to.equal(null);
+    expect(await available()).to.not.include('task_state');
+    expect(outcomes(await rig.pass(id, IMAGES.B))).to.deep.equal(['cleared']);
+    expect((await render()).provisioningStatus).to.equal('provisioned');
+    expect(rig.acceptedRebuilds(id)).to.equal(1);
+    expect((await verifyStream(rig.store, createProductRegistry(), serverRebuildStream(id))).divergence).to.equal(undefined);
   });
 
   it('a cloud that shows the new ref before task_state lets a poll in that window stamp Succeeded early — the environmental fact issue 5 asserts on a real cloud', async () => {

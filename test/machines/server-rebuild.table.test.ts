@@ -278,6 +278,63 @@ describe('server-rebuild: monitor observations, case by case', () => {
   });
 });
 
+describe('server-rebuild: a task_state Nova hides is kept for the status, never read as at rest (R8, M3)', () => {
+  // accepted, then Nova shows the rebuilt server ACTIVE on B without OS-EXT-STS:task_state
+  const hiddenSeen = () => after(reconcile('B'), reconcile('B'), accepted('B'), observed({ imageRef: image('B'), taskState: hidden }));
+
+  it('an observation with task_state hidden under an accepted rebuild is recorded: the context says so, the marker stays Rebuilding', () => {
+    const r = decide(rebuilding(), observed({ imageRef: image('B'), taskState: hidden }));
+    expect(r.value).to.equal('Rebuilding');
+    expect(r.changed).to.equal(true);
+    expect(r.context.taskStateUnknown).to.equal('hidden');
+    expect(r.effects).to.deep.equal([]);
+  });
+
+  it('the field going hidden is recorded even when nothing else changed (the steady poll hands the engine only what changes something)', () => {
+    const running = after(reconcile('B'), reconcile('B'), accepted('B'), observed({ imageRef: image('B'), status: 'REBUILD', taskState: busy() }));
+    const r = decide(running, observed({ imageRef: image('B'), status: 'REBUILD', taskState: hidden }));
+    expect(r.changed).to.equal(true);
+    expect(r.context.health).to.deep.equal((running.context as ServerRebuildContext).health);
+    expect(r.context.taskStateUnknown).to.equal('hidden');
+  });
+
+  it('the same hidden observation again changes nothing (the steady poll stores it once), and the pass still only waits', () => {
+    expect(step(def, hiddenSeen(), observed({ imageRef: image('B'), taskState: hidden })).changed).to.equal(false);
+    const pass = decide(hiddenSeen(), reconcile('B', { imageRef: image('B'), taskState: hidden }));
+    expect(pass).to.deep.include({ value: 'Rebuilding', outcome: 'waiting', changed: false });
+  });
+
+  it('once the monitor sees task_state again, visible and empty, the rebuild settles as before (M3) and the context says it is visible', () => {
+    const seen = decide(hiddenSeen(), observed({ imageRef: image('B') }));
+    expect(seen.value).to.equal('Succeeded');
+    expect(seen.outcome).to.equal('observedSucceeded');
+    expect(seen.context.taskStateUnknown).to.equal(null);
+    const clear = decide(step(def, hiddenSeen(), observed({ imageRef: image('B') })).snapshot, reconcile('B', { imageRef: image('B') }));
+    expect(clear).to.deep.include({ value: 'noMarker', outcome: 'cleared' });
+  });
+
+  it('a pass that reads task_state visible and empty clears (R8) and forgets what was kept; a later marker starts with nothing kept', () => {
+    const cleared = decide(hiddenSeen(), reconcile('B', { imageRef: image('B') }));
+    expect(cleared).to.deep.include({ value: 'noMarker', outcome: 'cleared' });
+    expect(cleared.context.taskStateUnknown).to.equal(null);
+    const rearmed = decide(hiddenSeen(), reconcile('C', { imageRef: image('B'), taskState: hidden }));
+    expect(rearmed.outcome).to.equal('rearmed');
+    expect(rearmed.context.taskStateUnknown).to.equal(null);
+  });
+
+  it('present but unreadable is kept as such; a task Nova shows running is visible', () => {
+    expect(decide(rebuilding(), observed({ imageRef: image('B'), taskState: { kind: 'unknown', why: 'unreadable' } })).context.taskStateUnknown).to.equal('unreadable');
+    expect(decide(hiddenSeen(), observed({ imageRef: image('B'), status: 'REBUILD', taskState: busy('rebuild_spawning') })).context.taskStateUnknown).to.equal(null);
+  });
+
+  it('without a marker, or when Nova shows the field, nothing is kept: such contexts are unchanged (histories before it replay alike)', () => {
+    expect(decide(noMarker(), observed({ taskState: hidden })).context).to.not.have.property('taskStateUnknown');
+    expect(step(def, after(observed({ taskState: hidden })), observed({ taskState: hidden })).changed).to.equal(false);
+    const visible = after(reconcile('B'), reconcile('B'), accepted('B'), observed({ imageRef: image('B'), status: 'REBUILD', taskState: busy() }), observed({ imageRef: image('B') }));
+    expect(visible.context).to.not.have.property('taskStateUnknown');
+  });
+});
+
 describe('server-rebuild: the unknown-outcome window outlasts any request', () => {
   it("UNKNOWN_OUTCOME_WINDOW_MS is at least four times the client's timeout (a POST is never retried by the client)", async () => {
     const { DEFAULT_TIMEOUT_MS } = await import('../../src/openstack/http.js');

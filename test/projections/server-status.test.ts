@@ -4,7 +4,7 @@ import { renderServerStatus, SERVER_CONDITION_TYPES, type ServerStatus } from '.
 import { serverRebuildDefinition, type ServerRebuildContext } from '../../machines/server-rebuild.js';
 import { initialSnapshot, step } from '../../src/engine/fold.js';
 import type { ServerRebuildStimulus } from '../../machines/server-rebuild/stimuli.js';
-import { accepted, image, observed, reconcile, STREAM } from '../machines/server-rebuild-facts.js';
+import { accepted, busy, hidden, image, observed, reconcile, STREAM } from '../machines/server-rebuild-facts.js';
 
 const contextAfter = (...stimuli: ServerRebuildStimulus[]): ServerRebuildContext => {
   let s: AnyMachineSnapshot = initialSnapshot(serverRebuildDefinition, STREAM);
@@ -67,6 +67,30 @@ describe('projection: server status', () => {
     expect(status.phase).to.equal('Running');
     expect(status.ipAddresses).to.equal(undefined);
     expect(render(contextAfter(observed({ ipAddresses: ['10.0.0.3'] }))).ipAddresses).to.deep.equal(['10.0.0.3']);
+  });
+
+  it('a rebuild waiting on a task_state Nova hides says so: Available names OS-EXT-STS:task_state while hidden, not once visible', () => {
+    const accepting = [observed(), reconcile('B'), reconcile('B'), accepted('B')] as const;
+    const hiddenNow = contextAfter(...accepting, observed({ imageRef: image('B'), taskState: hidden }));
+    const available = condition(render(hiddenNow), 'Available');
+    expect(available).to.include({ status: 'False', reason: 'Provisioning' });
+    expect(available?.message).to.equal(
+      "rebuild to image B is pending (Rebuilding): Nova's answer does not include OS-EXT-STS:task_state (hidden by policy?), so Regent cannot see the rebuild settle; it waits until the field is visible",
+    );
+    expect(render(hiddenNow).provisioningStatus).to.equal('provisioning');
+    // visible again: a task running (still pending, no longer about the field), then empty (settled as before)
+    const running = condition(render(contextAfter(...accepting, observed({ imageRef: image('B'), taskState: hidden }), observed({ imageRef: image('B'), status: 'REBUILD', taskState: busy() }))), 'Available');
+    expect(running?.message).to.equal('rebuild to image B is pending (Rebuilding)');
+    const visible = render(contextAfter(...accepting, observed({ imageRef: image('B'), taskState: hidden }), observed({ imageRef: image('B') })));
+    expect(condition(visible, 'Available')?.message).to.equal('rebuild to image B is pending (Succeeded)').and.not.include('task_state');
+    // never visible-but-hidden before: the message is as it always was
+    expect(condition(render(contextAfter(...accepting)), 'Available')?.message).to.equal('rebuild to image B is pending (Rebuilding)');
+  });
+
+  it('a Failed marker does not wait on task_state: its message does not name it', () => {
+    const stamped = contextAfter(observed(), reconcile('B'), reconcile('B'), accepted('B'), observed({ imageRef: image('B'), taskState: hidden }), observed({ imageRef: image('B'), status: 'ERROR', taskState: hidden }));
+    expect(stamped.taskStateUnknown).to.equal('hidden');
+    expect(condition(render(stamped), 'Available')?.message).to.equal('rebuild to image B is pending (Failed)');
   });
 
   it('renders Unknown/NotObserved before the monitor has seen the server', () => {
