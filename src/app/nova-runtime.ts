@@ -5,7 +5,7 @@
  * |---|---|---|
  * | schemas, users, grants | plain SQL (src/nova/database/sql.ts) on the MariaDB the Secret `mariadb-<clusterRef>` describes | mariadb-operator CRs |
  * | Nova's DSNs point at | that Secret's `host`/`port` | the MariaDB Service `<clusterRef>.<namespace>.svc:3306` |
- * | Jobs and the archive CronJob | child processes of this host (src/nova/jobs/local.ts), nova-manage from `REGENT_NOVA_BIN_DIR` or PATH; spec.image is not pulled | batch/v1 Jobs and CronJobs |
+ * | Jobs and the archive CronJob | child processes of this host (src/nova/jobs/local.ts), nova-manage from `REGENT_NOVA_BIN_DIR` or PATH; spec.image is not pulled; a Job's end wakes its Nova; the finalizer's release removes the Nova's Jobs and CronJob (what the garbage collector does on Kubernetes) | batch/v1 Jobs and CronJobs |
  * | the rendered config | files under `<dataDir>/nova` (src/nova/config/local.ts) | immutable content-addressed ConfigMaps |
  * | the roles | one supervised process of the installed Nova per role on loopback ports (src/nova/workloads/local.ts), started by `REGENT_NOVA_PYTHON` (default /usr/bin/python3, which imports Debian's python3-nova) | apps/v1 Deployments, Services, the API's PodDisruptionBudget |
  * | the selected secret store | Regent's own store stands for it | a namespaced SecretStore by its Ready condition (a ClusterSecretStore is refused) |
@@ -32,6 +32,7 @@ import { namespacedSecretStoreGate } from '../nova/secret-store.js';
 import { localComputeCluster } from '../nova/compute/local.js';
 import { novaComputeLauncher } from '../nova/compute/compute-launcher.js';
 import type { NovaRuntime } from '../controllers/nova/runtime.js';
+import { objectKey } from '../kube/object.js';
 
 export type { NovaRuntime };
 
@@ -93,13 +94,23 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
       jobs,
       workloads,
       configs,
-      released: (namespace, name) => workloads.removeAll(namespace, name),
+      // what Kubernetes' garbage collector does for the Nova's owner references: its roles, Jobs, CronJob and TLS files
+      released: async (namespace, name) => {
+        await workloads.removeAll(namespace, name);
+        const removed = await jobs.removeOwnedBy(namespace, name);
+        if (removed.length > 0) options.logger.info('nova released: its local Jobs removed', { namespace, name, removed });
+      },
       compute: { cluster: compute },
       jobsUnavailable: () =>
         findNovaManage(options.env).found
           ? null
           : `the embedded default runs the Database step's Jobs on this host and found no nova-manage ${options.env.REGENT_NOVA_BIN_DIR ? `in REGENT_NOVA_BIN_DIR=${options.env.REGENT_NOVA_BIN_DIR}` : 'on PATH'} (set REGENT_NOVA_BIN_DIR to the directory holding nova-manage and nova-status)`,
       start: () => jobs.start(15_000, (error) => options.logger.warn('the local archive scheduler failed a tick', describeError(error))),
+      // the stand-in for a Job watch: a Job this process started that ends wakes its Nova at once (not after the 30 s requeue)
+      startWatches: (enqueue) => {
+        const off = jobs.onJobEnded(({ namespace, owner }) => enqueue(objectKey(namespace, owner.name)));
+        return { stop: async () => off() };
+      },
       stop: () => jobs.stop(),
       close: async () => {
         jobs.stop();

@@ -54,7 +54,7 @@ describe('chaos invariants', () => {
   });
 
   it('a settle claim while the cloud shows a task in flight or another image is a false Provisioned', () => {
-    const claim = (taskState: string | null, imageId: string) => ({ kind: 'Server', name: 'web-1', generation: 2, uid: 'u', spec: { name: 'web-1', image: { id: 'B' } }, status: { serverID: 's' }, cloud: { ...emptyCloud, servers: [{ id: 's', name: 'web-1', status: taskState ? 'REBUILD' : 'ACTIVE', taskState, imageId, projectId: 'p' }] } });
+    const claim = (taskState: string | null, imageId: string) => ({ kind: 'Server', name: 'web-1', generation: 2, uid: 'u', spec: { name: 'web-1', image: { id: 'B' } }, status: { serverID: 's' }, at: 0, cloud: { ...emptyCloud, servers: [{ id: 's', name: 'web-1', status: taskState ? 'REBUILD' : 'ACTIVE', taskState, imageId, projectId: 'p' }] } });
     expect(names(input({ claims: [claim(null, 'B')] }))).to.deep.equal([]);
     expect(names(input({ claims: [claim('rebuilding', 'B')] }))).to.deep.equal(['no-false-provisioned']);
     expect(names(input({ claims: [claim(null, 'A')] }))).to.deep.equal(['no-false-provisioned']);

@@ -341,6 +341,54 @@ describe('nova jobs: the local JobRunner', () => {
   });
 
   describe('create and delete', () => {
+    it('onJobEnded: a Job this process started tells its listeners once when it ends (the Nova is woken at once); an unsubscribed listener hears nothing', async () => {
+      const runner = open();
+      const heard: string[] = [];
+      const gone: string[] = [];
+      runner.onJobEnded((e) => heard.push(`${e.namespace}/${e.name} ${e.owner.name} ${e.controllerKind}`));
+      const off = runner.onJobEnded((e) => gone.push(e.name));
+      off();
+      await runner.create(jobSpec(held('ended')));
+      await until(runner, 'running');
+      expect(heard, 'nothing while it runs').to.deep.equal([]);
+      release('ended');
+      await eventually(async () => (heard.length > 0 ? heard : undefined), WAIT, 'the end announced');
+      expect(heard).to.deep.equal([`${NS}/nova-db-sync nova Nova`]);
+      expect((await runner.get(NS, 'nova-db-sync'))?.state, 'the exit is written before the announcement').to.equal('succeeded');
+      expect(gone).to.deep.equal([]);
+    });
+
+    it("removeOwnedBy (the finalizer's release on the embedded default): the Nova's Jobs (a running one killed), its CronJob and that CronJob's runs, its TLS files; another Nova's stay", async () => {
+      const runner = open({ now: () => new Date('2025-01-01T00:00:30Z') });
+      const other = { kind: 'Nova' as const, name: 'nova-b', uid: 'nova-uid-2' };
+      await runner.create(jobSpec(held('sync')));
+      const running = await until(runner, 'running');
+      const pid = jobJson().pid;
+      await runner.create(jobSpec('true', { name: 'nova-db-expand' }));
+      await runner.create(jobSpec('true', { name: 'nova-b-db-sync', owner: other }));
+      await runner.ensureCronJob(cronSpec('true'));
+      await runner.ensureCronJob(cronSpec('true', { name: 'nova-b-db-archive', owner: other }));
+      const { started } = await runner.tick(new Date('2025-01-01T00:05:10Z'));
+      expect(started).to.have.length(2);
+      mkdirSync(join(dir, 'tls', NS, 'nova', 'cell'), { recursive: true });
+      mkdirSync(join(dir, 'tls', NS, 'nova-b', 'cell'), { recursive: true });
+      expect(running.state).to.equal('running');
+
+      const removed = await runner.removeOwnedBy(NS, 'nova');
+      const run = started.map((n) => n.split('/')[1]!).find((n) => n.startsWith('nova-db-archive-'))!;
+      expect(removed.filter((r) => r.startsWith('Job ')).sort()).to.deep.equal([`Job ${run}`, 'Job nova-db-expand', 'Job nova-db-sync']);
+      expect(removed).to.include('CronJob nova-db-archive');
+      expect(pidGone(pid), 'the running Job was killed').to.equal(true);
+      expect(await runner.get(NS, 'nova-db-sync')).to.equal(undefined);
+      expect((await runner.cronJobRuns(NS, 'nova-db-archive')).exists).to.equal(false);
+      expect(existsSync(join(dir, 'tls', NS, 'nova'))).to.equal(false);
+      expect((await runner.tick(new Date('2025-01-01T00:10:10Z'))).started.every((name) => name.includes('nova-b-db-archive')), 'no archive run of the removed CronJob').to.equal(true);
+      expect(await runner.get(NS, 'nova-b-db-sync')).to.not.equal(undefined);
+      expect((await runner.cronJobRuns(NS, 'nova-b-db-archive')).exists).to.equal(true);
+      expect(existsSync(join(dir, 'tls', NS, 'nova-b', 'cell'))).to.equal(true);
+      expect(await runner.removeOwnedBy(NS, 'nova'), 'a second call finds nothing').to.deep.equal([]);
+    });
+
     it('a second create of the same name is JobRunnerError 409', async () => {
       const runner = open();
       await runner.create(jobSpec(held('go')));

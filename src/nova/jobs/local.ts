@@ -62,6 +62,9 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { CronParseError, latestFiring, parseCron } from './cron.js';
 import { JobRunnerError, type CronJobRuns, type CronJobSpec, type DatabaseBlockName, type JobEnv, type JobRunner, type JobSpec, type ObservedJob } from './port.js';
 
+/** A Job this process started has ended: its namespace and name, the Nova that owns it, and what controls it. */
+export type JobEndedListener = (ended: { namespace: string; name: string; owner: JobSpec['owner']; controllerKind: string }) => void;
+
 export interface LocalJobRunnerOptions {
   /** The root of the runner's state (jobs/ and cronjobs/ below it). Created when missing. */
   readonly dir: string;
@@ -246,6 +249,7 @@ export class LocalJobRunner implements JobRunner {
   private readonly shell: string;
   private readonly outputLimit: number;
   private readonly deadlines = new Map<string, NodeJS.Timeout>();
+  private readonly endedListeners = new Set<JobEndedListener>();
   private interval: NodeJS.Timeout | undefined;
   private ticking: Promise<unknown> = Promise.resolve();
 
@@ -357,6 +361,59 @@ export class LocalJobRunner implements JobRunner {
     this.interval = undefined;
   }
 
+  /**
+   * What Kubernetes' garbage collector does for a deleted Nova's owner references, done here when the finalizer
+   * releases the Nova: every Job it owns (a running one killed with its process group), its CronJobs and their
+   * runs, and its database TLS files. Waits for a scheduler tick in progress first, so no archive run starts after.
+   * Returns the names removed.
+   */
+  async removeOwnedBy(namespace: string, nova: string): Promise<string[]> {
+    checkName('namespace', namespace);
+    checkName('Nova name', nova);
+    await this.ticking;
+    const removed: string[] = [];
+    const cronBase = join(this.root, 'cronjobs', namespace);
+    const crons = new Set<string>();
+    for (const name of existsSync(cronBase) ? readdirSync(cronBase) : []) {
+      const cron = this.cronRecord(join(cronBase, name));
+      if (cron?.spec.owner.kind !== 'Nova' || cron.spec.owner.name !== nova) continue;
+      crons.add(cron.uid);
+      rmSync(join(cronBase, name), { recursive: true, force: true });
+      removed.push(`CronJob ${name}`);
+    }
+    const jobBase = join(this.root, 'jobs', namespace);
+    for (const name of existsSync(jobBase) ? readdirSync(jobBase) : []) {
+      const record = this.record(join(jobBase, name));
+      if (!record) continue;
+      const owned = (record.owner.kind === 'Nova' && record.owner.name === nova) || (record.controller.kind === 'CronJob' && crons.has(record.controller.uid));
+      if (!owned) continue;
+      await this.delete(namespace, name);
+      removed.push(`Job ${name}`);
+    }
+    rmSync(join(this.root, 'tls', namespace, nova), { recursive: true, force: true });
+    return removed;
+  }
+
+  /**
+   * Calls `listener` when a Job this process started ends (its wrapper exited, `exit` written): the embedded
+   * default's stand-in for a Job watch, so the owning Nova's next pass comes at once instead of after its requeue.
+   * Returns the unsubscribe.
+   */
+  onJobEnded(listener: JobEndedListener): () => void {
+    this.endedListeners.add(listener);
+    return () => void this.endedListeners.delete(listener);
+  }
+
+  private announceEnded(namespace: string, name: string, controller: Controller, owner: JobSpec['owner']): void {
+    for (const listener of this.endedListeners) {
+      try {
+        listener({ namespace, name, owner, controllerKind: controller.kind });
+      } catch {
+        // a listener's failure is its own: the Job's files are the truth, and the requeue still comes
+      }
+    }
+  }
+
   /** Stops the scheduler and the deadline timers. Running children keep running (they outlive Regent). */
   async close(): Promise<void> {
     this.stop();
@@ -432,6 +489,8 @@ export class LocalJobRunner implements JobRunner {
         },
       });
       child.on('error', () => undefined); // a spawn failure shows as a pid-less record: "lost the process"
+      // the wrapper exits after it wrote `exit`: tell the listeners (a Job adopted after a restart is found by polling)
+      child.once('exit', () => this.announceEnded(spec.namespace, spec.name, controller, spec.owner));
       if (child.pid === undefined) throw new Error('spawn returned no pid');
       child.unref();
       record.pid = child.pid;

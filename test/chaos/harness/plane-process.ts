@@ -1,6 +1,6 @@
 /**
  * One control-plane replica as a child process (test/chaos/fixtures/plane-child.ts) on a data directory, with
- * failpoints armed through REGENT_FAILPOINTS when given. Keeps its log lines (stderr) for the secrets invariant,
+ * failpoints armed through REGENT_FAILPOINTS when given, and the scenario's extra environment (the Nova stand-ins). Keeps its log lines (stderr) for the secrets invariant,
  * its leadership lines, and how it ended: a failpoint's SIGKILL names the point, a harness kill is recorded too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -29,8 +29,8 @@ export interface PlaneProcess {
 
 const FAILPOINT_LINE = /^failpoint (\S+) fired on (\S+) \(hit \d+\)$/;
 
-export const startPlaneProcess = (clouds: string, dataDir: string, failpoints?: string): PlaneProcess => {
-  const env: NodeJS.ProcessEnv = { ...process.env, REGENT_LOG_LEVEL: process.env.CHAOS_PLANE_LOG_LEVEL ?? 'info' };
+export const startPlaneProcess = (clouds: string, dataDir: string, failpoints?: string, extraEnv: Record<string, string> = {}): PlaneProcess => {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, REGENT_LOG_LEVEL: process.env.CHAOS_PLANE_LOG_LEVEL ?? 'info' };
   if (failpoints) env.REGENT_FAILPOINTS = failpoints;
   else delete env.REGENT_FAILPOINTS;
   const proc = track(spawn(process.execPath, ['--import', 'tsx', 'test/chaos/fixtures/plane-child.ts', clouds, dataDir], { stdio: ['pipe', 'pipe', 'pipe'], env }));

@@ -18,7 +18,7 @@ import { startPlaneProcess, type PlaneProcess } from './plane-process.js';
 import { rngFrom } from './rng.js';
 import type { SimulatorProcess } from './simulator-process.js';
 import { foundation } from './scenarios/manifests.js';
-import { objectView, phaseIs, type Scenario, type ScenarioContext, type SettleClaim } from './scenarios/scenario.js';
+import { objectView, phaseIs, type Scenario, type ScenarioContext, type ScenarioEvidence, type SettleClaim } from './scenarios/scenario.js';
 import { FAULT_TARGETS } from './targets.js';
 import { sleep, until, WaitTimedOut } from './wait.js';
 import type { InvariantInput } from '../invariants/types.js';
@@ -102,12 +102,12 @@ class Supervisor {
   /** Failpoint specs for the next lives of the plane, one per life. */
   private readonly lives: string[];
 
-  constructor(private readonly clouds: string, private readonly dir: string, lives: string[]) {
+  constructor(private readonly clouds: string, private readonly dir: string, lives: string[], readonly env: Record<string, string>) {
     this.lives = [...lives];
   }
 
   start(): PlaneProcess {
-    const plane = startPlaneProcess(this.clouds, this.dir, this.lives.shift());
+    const plane = startPlaneProcess(this.clouds, this.dir, this.lives.shift(), this.env);
     this.planes.push(plane);
     this.current = plane;
     void plane.exited.then(async (exit) => {
@@ -150,7 +150,7 @@ const pauseLeader = async (supervisor: Supervisor, kind: PauseKind, clouds: stri
   const leader = supervisor.leader();
   if (!leader?.isRunning()) return false;
   if (kind === 'stop-with-standby' && !supervisor.standby) {
-    supervisor.standby = startPlaneProcess(clouds, dir);
+    supervisor.standby = startPlaneProcess(clouds, dir, undefined, supervisor.env);
     await supervisor.standby.ready.catch(() => undefined);
   }
   leader.kill('SIGSTOP');
@@ -168,17 +168,21 @@ export const executeRun = async (sim: SimulatorProcess, plan: RunPlan): Promise<
   const source = openEmbeddedSource({ path: join(dir, 'resources.db') });
   const cloud = () => readCloud(sim.url, adminPasswordOf(sim));
   const publicNetworkId = (await cloud()).networks.find((n) => n.name === 'public')?.id ?? '';
-  const ctx: ScenarioContext = { source, sim, publicNetworkId, cloud };
+  const secrets = new Set(sim.passwords);
+  const ctx: ScenarioContext = { source, sim, publicNetworkId, cloud, dir, seed: plan.seed, secret: (value) => void secrets.add(value) };
+  const own = plan.scenario.own;
+  const env = own?.prepare(dir) ?? {};
   await source.secrets.put('default', 'region-one-credentials', { 'clouds.yaml': sim.cloudsYaml, cloud: 'sim-demo' });
   await applyManifests(source, foundation(sim.url, publicNetworkId));
 
-  const supervisor = new Supervisor(clouds, dir, failpointLives(plan));
+  const supervisor = new Supervisor(clouds, dir, failpointLives(plan), env);
+  const stepTimeout = plan.scenario.stepTimeoutMs ?? STEP_TIMEOUT_MS;
   const first = supervisor.start();
   const faults: InjectedFault[] = [];
   const pauses: PauseKind[] = [];
   const claims: SettleClaim[] = [];
   const stuck: RunEvidence['stuck'] = [];
-  const secrets = new Set(sim.passwords);
+  let scenarioEvidence: ScenarioEvidence = {};
   /** Every value the control plane wrote into a Secret (an Identity's application credential): none may appear in events or logs. */
   const collectSecrets = async () => {
     for (const summary of await source.secrets.list('default')) {
@@ -202,10 +206,10 @@ export const executeRun = async (sim: SimulatorProcess, plan: RunPlan): Promise<
       await step.act(ctx);
       try {
         // each kill can open one evidence window on the step it lands in (two kills on one rebuild: two windows)
-        await until(step.name, () => step.settled(ctx), STEP_TIMEOUT_MS * Math.max(1, plan.crashes.length), 150);
+        await until(step.name, () => step.settled(ctx), stepTimeout * Math.max(1, plan.crashes.length), 150);
       } catch (error) {
         if (!(error instanceof WaitTimedOut)) throw error;
-        stuck.push({ step: step.name, detail: `not settled within ${STEP_TIMEOUT_MS * Math.max(1, plan.crashes.length)} ms` });
+        stuck.push({ step: step.name, detail: `not settled within ${stepTimeout * Math.max(1, plan.crashes.length)} ms` });
         await Promise.allSettled(background);
         break;
       }
@@ -214,12 +218,17 @@ export const executeRun = async (sim: SimulatorProcess, plan: RunPlan): Promise<
       for (const watched of plan.scenario.watched) {
         const view = await objectView(ctx, watched.kind, watched.name);
         if (!view) continue;
-        claims.push({ kind: watched.kind, name: watched.name, generation: view.generation, status: view.status, spec: view.spec, uid: view.uid, cloud: await cloud() });
+        claims.push({ kind: watched.kind, name: watched.name, generation: view.generation, status: view.status, spec: view.spec, uid: view.uid, cloud: await cloud(), at: Date.now() });
       }
     }
   } finally {
     await supervisor.stopAll();
-    source.close();
+    try {
+      if (own) scenarioEvidence = await own.evidence(ctx);
+    } finally {
+      await own?.cleanup(ctx);
+      source.close();
+    }
   }
 
   const store = await openStore(`sqlite:${join(dir, 'regent.db')}`);
@@ -238,7 +247,7 @@ export const executeRun = async (sim: SimulatorProcess, plan: RunPlan): Promise<
   await store.close();
   return {
     plan, dir, kills: supervisor.kills, pauses, faults, calls: await sim.calls(), events, claims, logLines: supervisor.logLines(),
-    secrets: [...secrets], divergences, unexpectedExits: supervisor.unexpectedExits, cloud: await cloud(), stuck, durationMs: Date.now() - started,
+    secrets: [...secrets], divergences, unexpectedExits: supervisor.unexpectedExits, cloud: await cloud(), stuck, durationMs: Date.now() - started, scenario: scenarioEvidence,
   };
 };
 

@@ -2,7 +2,7 @@
 import type { RecordedEvent } from '../../../src/events/envelope.js';
 import type { CallRecord } from '../harness/simulator-process.js';
 import type { CloudState } from '../harness/cloud-state.js';
-import type { SettleClaim } from '../harness/scenarios/scenario.js';
+import type { ScenarioEvidence, SettleClaim } from '../harness/scenarios/scenario.js';
 
 export const INVARIANTS = ['one-destructive-per-decision', 'destructive-after-arm', 'no-lost-decision', 'no-duplicate-name', 'no-false-provisioned', 'replay-no-divergence', 'no-secret'] as const;
 export type InvariantName = (typeof INVARIANTS)[number];
@@ -24,6 +24,8 @@ export interface InvariantInput {
   unexpectedExits: string[];
   /** Ids of records the simulator made up on the harness's request (/_sim/duplicate). */
   madeUpIds: string[];
+  /** A scenario's own ground truth, where it is not the simulator (the Nova upgrade's). */
+  scenario?: ScenarioEvidence;
 }
 
 export type Invariant = (input: InvariantInput) => Violation[];

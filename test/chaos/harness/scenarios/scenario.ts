@@ -7,6 +7,7 @@ import type { EmbeddedResourceSource as EmbeddedSource } from '../../../../src/k
 import type { SimulatorProcess } from '../simulator-process.js';
 import type { CloudState } from '../cloud-state.js';
 import type { KindTypes } from '../../../../src/resources/registry.js';
+import type { NovaToolCall } from '../../fixtures/fake-nova-bin.js';
 
 export type Kind = keyof KindTypes;
 
@@ -15,6 +16,12 @@ export interface ScenarioContext {
   sim: SimulatorProcess;
   publicNetworkId: string;
   cloud(): Promise<CloudState>;
+  /** The run's data directory (the plane's, and the scenario's own files beside it). */
+  dir: string;
+  /** The run's seed (a scenario's scratch names carry it, so parallel runs never share one). */
+  seed: number;
+  /** A value no event or log line may carry (a password the scenario made up). */
+  secret(value: string): void;
 }
 
 /** A moment where Regent's status claimed a settle, with the cloud read right after (the false-Provisioned check). */
@@ -26,6 +33,8 @@ export interface SettleClaim {
   spec: Record<string, unknown>;
   uid: string;
   cloud: CloudState;
+  /** When the claim was read (ms since the epoch): a scenario's own ground truth is read up to it. */
+  at: number;
 }
 
 export interface Step {
@@ -42,6 +51,35 @@ export interface Scenario {
   steps: Step[];
   /** Kinds whose settle claims the false-Provisioned invariant checks (name → kind). */
   watched: Array<{ kind: Kind; name: string }>;
+  /** A step's deadline when the default (160 s per planned kill) is too short for the machine's own pace. */
+  stepTimeoutMs?: number;
+  /**
+   * A scenario whose ground truth is not the simulator (the Nova upgrade's: nova-manage and MariaDB): `prepare`
+   * writes its stand-ins into the run's directory before the first plane starts and returns the plane's extra
+   * environment; `evidence` reads its ground truth after the plane stopped; `cleanup` removes what the run left
+   * outside its directory (schemas, processes), also after a failed run.
+   */
+  own?: {
+    prepare(dir: string): Record<string, string>;
+    /** Read after the plane stopped, before the run's resource store closes. */
+    evidence(ctx: ScenarioContext): Promise<ScenarioEvidence>;
+    cleanup(ctx: ScenarioContext): Promise<void>;
+  };
+}
+
+/** A scenario's own ground truth (../../invariants/nova-jobs.ts reads it). */
+export interface ScenarioEvidence {
+  nova?: {
+    name: string;
+    /** Every nova-manage / nova-status call the Jobs made (../../fixtures/fake-nova-bin.ts). */
+    calls: NovaToolCall[];
+    /** The Nova's schemas and SQL users still in MariaDB after the run. */
+    left: string[];
+    /** What the local JobRunner still holds after the run: `Job <name>`, `CronJob <name>`. */
+    jobsLeft: string[];
+    /** The run deleted the Nova and saw it gone. */
+    deleted: boolean;
+  };
 }
 
 interface Condition { type: string; status: string; reason?: string }
