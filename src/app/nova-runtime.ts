@@ -71,7 +71,8 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
     });
     const readSecret = async (namespace: string, name: string, key: string) => (await source.secrets.get(namespace, name))?.data[key];
     const python = options.env.REGENT_NOVA_PYTHON;
-    const workloads = new LocalWorkloads({ dir: join(options.dataDir, 'nova'), readSecret, launcher: novaLauncher(python ? { python } : {}) });
+    // only the leader runs the roles and the compute nodes (a standby on the same data directory runs none of them)
+    const workloads = new LocalWorkloads({ dir: join(options.dataDir, 'nova'), readSecret, launcher: novaLauncher(python ? { python } : {}), leaderScoped: true });
     const configs = new LocalConfigStore({ dir: join(options.dataDir, 'nova'), settings: novaCloudSettings(options.env), liveConfig: (namespace, name) => workloads.liveConfig(namespace, name) });
     // NovaCompute pools (issue 28): the store's Node objects, one nova-compute process (the fake virt driver) per node
     const compute = localComputeCluster({
@@ -79,6 +80,7 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
       readSecret,
       listNodes: async () => (await source.list('Node')).items,
       launcher: novaComputeLauncher(python ? { python } : {}),
+      leaderScoped: true,
     });
     return {
       description: `embedded: SQL provisioning, local Jobs (${nova.found ? `nova-manage in ${nova.binDir}` : 'no nova-manage found'}), the roles as local processes (${python ?? '/usr/bin/python3'})`,
@@ -105,13 +107,22 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
         findNovaManage(options.env).found
           ? null
           : `the embedded default runs the Database step's Jobs on this host and found no nova-manage ${options.env.REGENT_NOVA_BIN_DIR ? `in REGENT_NOVA_BIN_DIR=${options.env.REGENT_NOVA_BIN_DIR}` : 'on PATH'} (set REGENT_NOVA_BIN_DIR to the directory holding nova-manage and nova-status)`,
-      start: () => jobs.start(15_000, (error) => options.logger.warn('the local archive scheduler failed a tick', describeError(error))),
+      start: () => {
+        jobs.start(15_000, (error) => options.logger.warn('the local archive scheduler failed a tick', describeError(error)));
+        // what another replica or an earlier Regent left running is stopped before this leader's first ensure
+        void workloads.lead().catch((error: unknown) => options.logger.warn('could not stop the Nova roles an earlier leader left', describeError(error)));
+        void compute.workloads.lead().catch((error: unknown) => options.logger.warn('could not stop the nova-compute processes an earlier leader left', describeError(error)));
+      },
       // the stand-in for a Job watch: a Job this process started that ends wakes its Nova at once (not after the 30 s requeue)
       startWatches: (enqueue) => {
         const off = jobs.onJobEnded(({ namespace, owner }) => enqueue(objectKey(namespace, owner.name)));
         return { stop: async () => off() };
       },
-      stop: () => jobs.stop(),
+      // a replica that stops leading stops its roles and compute nodes: the next leader runs them alone (Jobs run on)
+      stop: async () => {
+        jobs.stop();
+        await Promise.all([workloads.resign(), compute.workloads.resign()]);
+      },
       close: async () => {
         jobs.stop();
         await workloads.close();

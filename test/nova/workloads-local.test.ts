@@ -168,6 +168,30 @@ describe('local role workloads: supervised processes', function () {
     expect(groupMembers(leftover)).to.deep.equal([]);
   });
 
+  it('leader-scoped (the control plane): a standby starting on the data dir stops nothing; resign stops every role; lead() stops what another replica left, then this one runs them alone', async () => {
+    const slow = { backoff: { initialMs: 60_000, maxMs: 60_000, resetAfterMs: 60_000 } };
+    const leader = open({ leaderScoped: true, ...slow });
+    await leader.lead();
+    await leader.ensure(NS, NOVA, 'api', templateOf('api'));
+    await until('the api runs', () => leader.pid(NS, NOVA.name, 'api') !== undefined);
+    const first = leader.pid(NS, NOVA.name, 'api')!;
+    const standby = open({ leaderScoped: true, ...slow });
+    await sleep(300);
+    expect(groupMembers(first), "a standby's start leaves the leader's role alone").to.not.deep.equal([]);
+    // the leader paused past its lease: the standby leads, stops the recorded process, runs its own on the kept port
+    await standby.lead();
+    expect(groupMembers(first), "the new leader stopped the old leader's role").to.deep.equal([]);
+    await standby.ensure(NS, NOVA, 'api', templateOf('api'));
+    await until('the api runs under the new leader', async () => (await standby.rollout(NS, NOVA.name, 'api', IMAGE)).rolledOut);
+    const second = standby.pid(NS, NOVA.name, 'api')!;
+    expect(second).to.not.equal(first);
+    // the old leader notices and resigns: it stops what it runs (nothing of the new leader's)
+    await leader.resign();
+    expect(groupMembers(second), "the old leader's resign leaves the new leader's role").to.not.deep.equal([]);
+    await standby.resign();
+    expect(groupMembers(second), 'resign stops every role').to.deep.equal([]);
+  });
+
   it('the installed-release stamp restarts the role on the same template (a roll); the same release again is unchanged; no role is absent', async () => {
     const port = open();
     expect(await port.stampInstalledRelease(NS, NOVA.name, 'conductor', '2025.2')).to.equal('absent');

@@ -13,12 +13,13 @@ import type { NovaCompute } from '../../resources/nova-compute.js';
 
 export type NovaRuntime = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndpoint' | 'jobs' | 'workloads' | 'jobsUnavailable' | 'namespaceRefused' | 'configs' | 'secretStoreGate' | 'healthProbe' | 'released' | 'group' | 'targetClusters' | 'forTarget' | 'childrenWatched'> & {
   description: string;
-  /** Starts what runs in the background (the local runner's CronJob scheduler). */
+  /** This replica starts leading: what runs in the background (the local runner's CronJob scheduler; embedded: the roles' sweep). */
   start(): void;
-  stop(): void;
+  /** This replica stopped leading: the scheduler stops; embedded: the local roles and compute nodes are stopped. */
+  stop(): void | Promise<void>;
   /**
    * Kubernetes only: the watches that wake a Nova when its children, its Secrets, its MariaDB clusters or its secret
-   * store change (src/nova/watches.ts), while this process leads; the embedded default has none (its polls stay).
+   * store change (src/nova/watches.ts), while this process leads; the embedded default: the end of a Job it started.
    */
   startWatches?(enqueue: (key: string) => void, novas: () => readonly Nova[]): { stop(): Promise<void> };
   /**

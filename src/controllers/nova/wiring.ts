@@ -40,7 +40,7 @@ export const novaWiring: KindWiring = {
         targets = services.nova.startTargetWatches?.((key) => services.enqueue('Nova', key), () => services.lookups.list('Nova') as Nova[]);
       },
       stopLeading: async () => {
-        services.nova.stop();
+        await services.nova.stop();
         const stopping = watches;
         const stoppingTargets = targets;
         watches = undefined;

@@ -129,6 +129,12 @@ export class LocalHypervisors implements Hypervisors {
 // ---- the pool's processes -----------------------------------------------------------------------------
 
 export interface LocalPoolWorkloadsOptions {
+  /**
+   * Only the leader runs processes (the control plane): nothing is swept at construction (a standby starting on the
+   * same data directory must not stop the leader's processes); `lead()` sweeps, `resign()` stops them all.
+   * Default false: the earlier Regent's processes are stopped at construction.
+   */
+  readonly leaderScoped?: boolean;
   /** The root of every pool's state and logs (`<dataDir>/nova-compute`). Created when missing. */
   readonly dir: string;
   /** A Secret key's value; undefined when the Secret or the key is missing. */
@@ -246,7 +252,7 @@ export class LocalPoolWorkloads implements PoolWorkloads {
   /** `<namespace>/<pool>` → node → its supervised process. */
   private readonly pools = new Map<string, Map<string, Running>>();
   private readonly locks = new Map<string, Promise<unknown>>();
-  private readonly swept: Promise<void>;
+  private swept: Promise<void>;
   private readonly readyAfterMs: number;
   private readonly graceMs: number;
   private readonly now: () => Date;
@@ -258,7 +264,21 @@ export class LocalPoolWorkloads implements PoolWorkloads {
     this.graceMs = options.graceMs ?? 10_000;
     this.now = options.now ?? (() => new Date());
     mkdirSync(this.root, { recursive: true, mode: 0o700 });
-    this.swept = this.stopLeftovers();
+    this.swept = options.leaderScoped ? Promise.resolve() : this.stopLeftovers();
+  }
+
+  /**
+   * Leader-scoped use (`leaderScoped`, the control plane): this replica starts leading. Stops what another replica
+   * or an earlier Regent recorded as running first; the passes' ensures wait for it.
+   */
+  lead(): Promise<void> {
+    this.swept = this.swept.then(() => this.stopLeftovers());
+    return this.swept;
+  }
+
+  /** This replica stopped leading: it stops every process it runs, so the next leader runs them alone. */
+  resign(): Promise<void> {
+    return this.close();
   }
 
   /** `<dir>/<namespace>/<pool>`. */

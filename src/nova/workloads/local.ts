@@ -47,6 +47,12 @@ import { DEFAULT_BACKOFF, Supervisor, type Backoff, type SpawnSpec } from './sup
 import { procStart, readJson, stopRecordedProcesses, subdirectories, writeJson } from './process-records.js';
 
 export interface LocalWorkloadsOptions {
+  /**
+   * Only the leader runs processes (the control plane): nothing is swept at construction (a standby starting on the
+   * same data directory must not stop the leader's processes); `lead()` sweeps, `resign()` stops them all.
+   * Default false: the earlier Regent's processes are stopped at construction.
+   */
+  readonly leaderScoped?: boolean;
   /** The root of the roles' state and logs (`<dataDir>/nova`). Created when missing. */
   readonly dir: string;
   /** A secretKeyRef's value; undefined when the Secret or the key is missing. */
@@ -121,7 +127,7 @@ export class LocalWorkloads implements RoleWorkloads {
   private readonly launcher: RoleLauncher;
   private readonly running = new Map<string, Running>();
   private readonly locks = new Map<string, Promise<unknown>>();
-  private readonly swept: Promise<void>;
+  private swept: Promise<void>;
   private readonly readyAfterMs: number;
   private readonly graceMs: number;
 
@@ -131,7 +137,21 @@ export class LocalWorkloads implements RoleWorkloads {
     this.readyAfterMs = options.readyAfterMs ?? 5_000;
     this.graceMs = options.graceMs ?? 10_000;
     mkdirSync(this.root, { recursive: true, mode: 0o700 });
-    this.swept = this.stopLeftovers();
+    this.swept = options.leaderScoped ? Promise.resolve() : this.stopLeftovers();
+  }
+
+  /**
+   * Leader-scoped use (`leaderScoped`, the control plane): this replica starts leading. Stops what another replica
+   * or an earlier Regent recorded as running first; the passes' ensures wait for it.
+   */
+  lead(): Promise<void> {
+    this.swept = this.swept.then(() => this.stopLeftovers());
+    return this.swept;
+  }
+
+  /** This replica stopped leading: it stops every process it runs, so the next leader runs them alone. */
+  resign(): Promise<void> {
+    return this.close();
   }
 
   /** `<dir>/<namespace>/<nova>/<role>.log`. */
