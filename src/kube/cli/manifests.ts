@@ -154,16 +154,43 @@ export const parseManifests = (yamlText: string, options: ManifestOptions = {}):
   return parsed.documents.flatMap((d) => ('input' in d ? [d.input] : []));
 };
 
+/** One document of a manifest as `apply` validated it: a Regent resource's input, or a Secret (its data never shown). */
+export type ManifestDocument = Document;
+
+/**
+ * Every document of every file, validated exactly as applyManifestFiles validates them before it applies any (the
+ * same BadRequest or Invalid, naming file and document), with nothing applied: what `regent plan` reads.
+ */
+export const parseManifestFiles = (files: readonly ManifestFile[], options: Omit<ManifestOptions, 'file'> = {}): ManifestDocument[] => {
+  const parsed = files.map(({ file, text }) => parseDocuments(text, file === undefined ? options : { ...options, file }));
+  refuseProblems(parsed);
+  return parsed.flatMap((p) => p.documents);
+};
+
+/** A refusal of the store (a rule only it checks, as an immutable field) as `apply` reports it: naming the document. */
+const namedRefusal = (where: string, error: Invalid): Invalid => new Invalid(`${where}: ${error.message}`, error.causes);
+
+/** What the store would make of one document: the input as it validates it, or the refusal `apply` would report. */
+export type ApplyCheck = { readonly ok: true; readonly value: InputOf<KindName> } | { readonly ok: false; readonly refusal: Invalid };
+
+/**
+ * The store's own check of one document over the stored object (undefined: a create), without writing: the kind's
+ * rules between the two (immutable fields, the forward-only rebuild policy …), as the embedded store runs them on a
+ * write, and the refusal named as applyManifestFiles names it.
+ */
+export const applyCheck = (where: string, input: InputOf<KindName>, stored: ObjectOf<KindName> | undefined): ApplyCheck => {
+  const result = definitionOf(input.kind).validate({ ...input, status: undefined }, stored);
+  return result.ok ? { ok: true, value: result.value as InputOf<KindName> } : { ok: false, refusal: namedRefusal(where, new Invalid(result.message, result.errors)) };
+};
+
 /**
  * Creates or updates every Regent resource in several manifest files (spec, labels, annotations).
  * Every document of every file is validated first, so an invalid document in the second file does
  * not leave the first file applied.
  */
 export const applyManifestFiles = async (source: ResourceSource, files: readonly ManifestFile[], options: Omit<ManifestOptions, 'file'> = {}): Promise<ApplyOutcome[]> => {
-  const parsed = files.map(({ file, text }) => parseDocuments(text, file === undefined ? options : { ...options, file }));
-  refuseProblems(parsed);
   const outcomes: ApplyOutcome[] = [];
-  for (const document of parsed.flatMap((p) => p.documents)) {
+  for (const document of parseManifestFiles(files, options)) {
     if ('secret' in document) {
       const { where, secret, warnings } = document;
       let applied: Awaited<ReturnType<typeof applySecret>>;
@@ -183,7 +210,7 @@ export const applyManifestFiles = async (source: ResourceSource, files: readonly
       result = await source.apply(stampAuthor(input, options.author));
     } catch (error) {
       // A rule only the store checks (an immutable field): name the document, as a schema error does.
-      if (error instanceof Invalid) throw new Invalid(`${where}: ${error.message}`, error.causes);
+      if (error instanceof Invalid) throw namedRefusal(where, error);
       throw error;
     }
     const { namespace, name } = result.object.metadata;

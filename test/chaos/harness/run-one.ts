@@ -169,7 +169,8 @@ export const executeRun = async (sim: SimulatorProcess, plan: RunPlan): Promise<
   const cloud = () => readCloud(sim.url, adminPasswordOf(sim));
   const publicNetworkId = (await cloud()).networks.find((n) => n.name === 'public')?.id ?? '';
   const secrets = new Set(sim.passwords);
-  const ctx: ScenarioContext = { source, sim, publicNetworkId, cloud, dir, seed: plan.seed, secret: (value) => void secrets.add(value) };
+  const faults: InjectedFault[] = [];
+  const ctx: ScenarioContext = { source, sim, publicNetworkId, cloud, dir, seed: plan.seed, secret: (value) => void secrets.add(value), faults };
   const own = plan.scenario.own;
   const env = own?.prepare(dir) ?? {};
   await source.secrets.put('default', 'region-one-credentials', { 'clouds.yaml': sim.cloudsYaml, cloud: 'sim-demo' });
@@ -178,7 +179,6 @@ export const executeRun = async (sim: SimulatorProcess, plan: RunPlan): Promise<
   const supervisor = new Supervisor(clouds, dir, failpointLives(plan), env);
   const stepTimeout = plan.scenario.stepTimeoutMs ?? STEP_TIMEOUT_MS;
   const first = supervisor.start();
-  const faults: InjectedFault[] = [];
   const pauses: PauseKind[] = [];
   const claims: SettleClaim[] = [];
   const stuck: RunEvidence['stuck'] = [];

@@ -4,7 +4,7 @@
  * Network net-a) is applied before every scenario by the run (../run-one.ts).
  */
 import { applyManifests } from '../../../../src/kube/cli/manifests.js';
-import { gone, settledAvailable, phaseIs, type Kind, type Scenario, type ScenarioContext } from './scenario.js';
+import { gone, settledAvailable, phaseIs, readyOrRefused409, type Kind, type Scenario, type ScenarioContext } from './scenario.js';
 import { IMAGES, identity, loadBalancer, managedRegion, networkOf, securityGroup, server, volume } from './manifests.js';
 import { createDomain } from '../cloud-state.js';
 import { novaScenario } from './nova.js';
@@ -90,8 +90,8 @@ export const vlanScenario: Scenario = {
   watched: [],
   steps: [
     { name: 'identity vt on a Region with VLANs 100-103', act: managedIdentity('vt', true), settled: phaseIs('Identity', 'vt', 'Ready') },
-    { name: 'networks vnet-1, vnet-2', act: apply([networkOf('vnet-1', 'vt', '10.1.0.0/24'), networkOf('vnet-2', 'vt', '10.2.0.0/24')].join('---\n')), settled: async (ctx) => (await phaseIs('Network', 'vnet-1', 'Ready')(ctx)) && (await phaseIs('Network', 'vnet-2', 'Ready')(ctx)) },
-    { name: 'delete vnet-1, create vnet-3', act: async (ctx) => { await remove('Network', 'vnet-1')(ctx); await apply(networkOf('vnet-3', 'vt', '10.3.0.0/24'))(ctx); }, settled: async (ctx) => (await gone('Network', 'vnet-1')(ctx)) && (await phaseIs('Network', 'vnet-3', 'Ready')(ctx)) },
+    { name: 'networks vnet-1, vnet-2', act: apply([networkOf('vnet-1', 'vt', '10.1.0.0/24'), networkOf('vnet-2', 'vt', '10.2.0.0/24')].join('---\n')), settled: async (ctx) => (await readyOrRefused409('Network', 'vnet-1')(ctx)) && (await readyOrRefused409('Network', 'vnet-2')(ctx)) },
+    { name: 'delete vnet-1, create vnet-3', act: async (ctx) => { await remove('Network', 'vnet-1')(ctx); await apply(networkOf('vnet-3', 'vt', '10.3.0.0/24'))(ctx); }, settled: async (ctx) => (await gone('Network', 'vnet-1')(ctx)) && (await readyOrRefused409('Network', 'vnet-3')(ctx)) },
     { name: 'delete vnet-2, vnet-3', act: async (ctx) => { await remove('Network', 'vnet-2')(ctx); await remove('Network', 'vnet-3')(ctx); }, settled: async (ctx) => (await gone('Network', 'vnet-2')(ctx)) && (await gone('Network', 'vnet-3')(ctx)) },
   ],
 };

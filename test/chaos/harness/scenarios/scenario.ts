@@ -22,6 +22,8 @@ export interface ScenarioContext {
   seed: number;
   /** A value no event or log line may carry (a password the scenario made up). */
   secret(value: string): void;
+  /** The cloud faults armed so far in this run (a scenario may accept the refusal a fault causes by design). */
+  faults: ReadonlyArray<{ cls: string; landed: boolean }>;
 }
 
 /** A moment where Regent's status claimed a settle, with the cloud read right after (the false-Provisioned check). */
@@ -101,3 +103,16 @@ export const availableNow = (view: ObjectView | undefined): boolean => {
 export const settledAvailable = (kind: Kind, name: string) => async (ctx: ScenarioContext) => availableNow(await objectView(ctx, kind, name));
 export const gone = (kind: Kind, name: string) => async (ctx: ScenarioContext) => (await ctx.source.get(kind, 'default', name)) === undefined;
 export const phaseIs = (kind: Kind, name: string, phase: string) => async (ctx: ScenarioContext) => (await objectView(ctx, kind, name))?.status.phase === phase;
+
+/**
+ * Ready, or the visible refusal a planned 409 causes by design: Neutron answers 409 to a create that conflicts (a
+ * VLAN segment or an address in use), which Regent reports as Available=False CreateRejected with the cloud's
+ * message and parks until a new generation (machines/lifecycle.ts L6; docs/chaos.md). Only when the run armed a 409.
+ */
+export const readyOrRefused409 = (kind: Kind, name: string) => async (ctx: ScenarioContext) => {
+  const view = await objectView(ctx, kind, name);
+  if (view?.status.phase === 'Ready') return true;
+  if (!ctx.faults.some((f) => f.cls === '409' && f.landed)) return false;
+  const available = (view?.status.conditions as Condition[] | undefined)?.find((c) => c.type === 'Available') as (Condition & { message?: string }) | undefined;
+  return view?.status.phase === 'Error' && available?.reason === 'CreateRejected' && /Injected fault .*HTTP 409/.test(available.message ?? '');
+};

@@ -1,0 +1,274 @@
+/**
+ * `regent plan`'s core: what Regent would do to the cloud for a set of desired objects, before it does it.
+ *
+ * For each document, in order, the store's own check first (the refusal `apply` would give, same message; `apply`
+ * stops at the first, so later documents are "not applied"). Then, for a kind whose plan is built, the kind's real
+ * pass — `wiring.build(services).reconcile(key)`, as the control plane runs it — over:
+ *   - the desired objects in place of the stored ones (a read-only resource source that records every write),
+ *   - a fork of the event store in memory (each stream copied on first touch; the stored store is only read),
+ *   - OpenStack clients behind the read-only guard (GET/HEAD go to the cloud; a mutation stops the branch),
+ *   - an engine whose effect handlers never execute: they record nothing but that the effect was declared, and
+ *     answer nothing, so a branch whose next decision needs an effect's result stops there.
+ * Passes are repeated while the last one decided something, declared no effect and would yield (the next pass reads a
+ * write-ahead intent back: the rebuild's arm, then its submission); the plan's clock moves by each yield.
+ *
+ * What each declared effect would send is learnt by running the kind's own handler against the guard, which stops the
+ * request before it leaves and keeps it (method, path, body with secrets as digests).
+ */
+import { randomUUID } from 'node:crypto';
+import type { EventStore } from '../store/port.js';
+import type { ResourceSource } from '../kube/port.js';
+import type { RecordedEvent } from '../events/envelope.js';
+import type { Logger } from '../log/logger.js';
+import { silentLogger, describeError } from '../log/logger.js';
+import type { OpenStackSession } from '../openstack/session.js';
+import type { CloudConfig } from '../openstack/keystone/clouds-config.js';
+import { Engine, type EffectHandler } from '../engine/engine.js';
+import { createProductRegistry } from '../../machines/index.js';
+import { effectTypeOf } from '../../machines/definition.js';
+import type { MachineRegistry } from '../../machines/registry.js';
+import { applyCheck, type ManifestDocument } from '../kube/cli/manifests.js';
+import { created, sameObject, updated } from '../kube/mutations.js';
+import { storedNamespace } from '../kube/kinds.js';
+import type { KindName, ObjectOf } from '../resources/index.js';
+import type { KindRuntime, KindWiring } from '../controllers/kind.js';
+import type { Disposition } from '../controllers/disposition.js';
+import { kindTable } from '../app/kinds.js';
+import { digestSecrets } from '../resource-history/digest-secrets.js';
+import { BranchStops, GuardLog, readOnlyConnect, readOnlySession, type RefusedCall } from './read-only-cloud.js';
+import { ReadOnlySource } from './read-only-source.js';
+import { ForkedEventStore } from './fork-store.js';
+import { assemblePlane } from './plane.js';
+import { ruleOf, stateText } from './rules.js';
+import { waitAfter } from './waits.js';
+import { isDestructive } from './destructive.js';
+import type { Plan, PlannedDecision, PlannedEffect, ResourcePlan } from './report.js';
+
+/** The kinds whose plan is built: their passes run against the fork. Every other kind says so, and claims nothing. */
+export const PLANNED_KINDS: readonly KindName[] = ['Server'];
+
+/** How many passes of one resource a plan runs at most (an arm, its read-back, and room for a kind's next step). */
+export const MAX_PASSES = 4;
+
+export interface PlanOptions {
+  /** The stored events: only read. */
+  store: EventStore;
+  /** The stored resources: only read. */
+  source: ResourceSource;
+  /** The manifests' documents, validated as `apply` validates them (src/kube/cli/manifests.ts parseManifestFiles). */
+  documents: readonly ManifestDocument[];
+  /** Connects a cloud (plain sessions: the planner puts them behind its read-only guard). */
+  connect: (cloud: CloudConfig) => Promise<OpenStackSession>;
+  /** The process's own cloud, standing for the Region of this name when no Region resource has it. */
+  processRegion?: { name: string; cloud: CloudConfig; session: OpenStackSession };
+  /** Where Regent's Secrets live on Kubernetes; unset on the embedded store. */
+  secretNamespace?: string;
+  /** Only this resource (`--resource Kind/ns/name`). */
+  only?: { kind: KindName; namespace: string; name: string };
+  logger?: Logger;
+  now?: () => Date;
+  maxPasses?: number;
+  /** The kinds (default: the control plane's table) and which of them are planned (default PLANNED_KINDS). */
+  table?: readonly KindWiring[];
+  kinds?: readonly KindName[];
+}
+
+/** Handlers that run nothing: the effect was declared, its answer is what the branch waits for. */
+const declaredOnly = (registry: MachineRegistry): Record<string, EffectHandler> => {
+  const handlers: Record<string, EffectHandler> = {};
+  for (const definition of registry.list()) for (const action of definition.effects) handlers[effectTypeOf(definition, action)] = async () => undefined;
+  return handlers;
+};
+
+const describeDisposition = (d: Disposition): string => {
+  switch (d.kind) {
+    case 'done':
+      return `done: ${d.why}`;
+    case 'yield':
+      return `next pass in ${d.afterMs >= 1_000 ? `${d.afterMs / 1_000} s` : `${d.afterMs} ms`}: ${d.why}`;
+    case 'park':
+      return `parked (${d.reason}): ${d.message}`;
+    case 'fail':
+      return `failed: ${d.error.message}`;
+  }
+};
+
+export const describeCall = (call: RefusedCall): string => `${call.method} ${call.path}${call.body === undefined ? '' : ` ${JSON.stringify(call.body)}`}`;
+
+const outcomeOf = (event: RecordedEvent): string => event.type.slice(event.metadata.machine.length + 1);
+
+const decisionOf = (registry: MachineRegistry, event: RecordedEvent, pass: number): PlannedDecision => {
+  const definition = registry.get(event.metadata.machine);
+  const effects: PlannedEffect[] = event.metadata.effects.map(({ type, ...params }) => ({ type, params: digestSecrets(params), destructive: isDestructive(type, definition), calls: [] }));
+  const rule = ruleOf(event);
+  const then = waitAfter(event.metadata.machine, outcomeOf(event));
+  return {
+    pass,
+    stream: event.stream,
+    machine: event.metadata.machine,
+    event: event.type,
+    from: stateText(event.metadata.from),
+    to: stateText(event.metadata.to),
+    ...(rule ? { rule } : {}),
+    effects,
+    destructive: effects.some((e) => e.destructive),
+    ...(then ? { then } : {}),
+  };
+};
+
+interface Entry {
+  plan: ResourcePlan;
+  object?: ObjectOf<KindName>;
+}
+
+const matches = (only: PlanOptions['only'], kind: string, namespace: string, name: string): boolean =>
+  only === undefined || (only.kind === kind && storedNamespace(only.kind, only.namespace) === namespace && only.name === name);
+
+export const plan = async (options: PlanOptions): Promise<Plan> => {
+  const logger = options.logger ?? silentLogger();
+  const started = (options.now ?? (() => new Date()))().getTime();
+  let elapsed = 0;
+  const clock = () => new Date(started + elapsed);
+  const log = new GuardLog();
+  const connect = readOnlyConnect(options.connect, log);
+  const fork = new ForkedEventStore(options.store);
+  const source = new ReadOnlySource(options.source);
+  const registry = createProductRegistry();
+  const engine = new Engine({ store: fork, registry, handlers: declaredOnly(registry), logger, now: clock });
+  const table = options.table ?? kindTable();
+  const planned = options.kinds ?? PLANNED_KINDS;
+
+  // What apply would do to each document, in order: refused, stopped, or the desired object the passes will see.
+  const entries: Entry[] = [];
+  let refusedAt: string | undefined;
+  for (const document of options.documents) {
+    if ('secret' in document) {
+      const { secret } = document;
+      const plan: ResourcePlan = { kind: 'Secret', namespace: secret.namespace, name: secret.name, where: document.where, verdict: refusedAt ? 'not-applied' : 'secret', decisions: [], passes: [], writes: [], destructive: false, message: refusedAt ? `apply stops at the refusal of ${refusedAt}` : `to the secret store (keys ${Object.keys(secret.data).sort().join(', ')})` };
+      if (!refusedAt) source.assumeSecret(secret.namespace, secret.name, secret.data, secret.labels);
+      entries.push({ plan });
+      continue;
+    }
+    const { where, input } = document;
+    const namespace = storedNamespace(input.kind, input.metadata.namespace ?? 'default');
+    const name = input.metadata.name;
+    const plan: ResourcePlan = { kind: input.kind, namespace, name, where, verdict: 'planned', decisions: [], passes: [], writes: [], destructive: false };
+    if (refusedAt) {
+      entries.push({ plan: { ...plan, verdict: 'not-applied', message: `apply stops at the refusal of ${refusedAt}` } });
+      continue;
+    }
+    const stored = await options.source.get(input.kind, namespace, name);
+    const check = applyCheck(where, input, stored);
+    if (!check.ok) {
+      refusedAt = where;
+      entries.push({ plan: { ...plan, verdict: 'refused', refusal: check.refusal.message } });
+      continue;
+    }
+    type Input = Parameters<typeof updated>[1];
+    const value = check.value as unknown as Input;
+    const object = stored ? updated(stored, value, 'apply') : created(value, namespace, randomUUID(), clock());
+    source.assume(object);
+    entries.push({ plan: { ...plan, apply: stored === undefined ? 'created' : sameObject(object, stored) ? 'unchanged' : 'configured' }, object });
+  }
+
+  const shown = entries.filter((e) => matches(options.only, e.plan.kind, e.plan.namespace, e.plan.name));
+  const toRun = shown.filter((e) => e.plan.verdict === 'planned');
+  for (const entry of toRun) {
+    if (!planned.includes(entry.plan.kind as KindName)) Object.assign(entry.plan, { verdict: 'not-built', message: `plan is not built for ${entry.plan.kind} yet` });
+  }
+
+  if (toRun.some((e) => e.plan.verdict === 'planned')) {
+    const processRegion = options.processRegion ? { ...options.processRegion, session: readOnlySession(options.processRegion.session, log) } : undefined;
+    const plane = await assemblePlane({ engine, store: fork, source, logger, connect, table, clock, ...(processRegion ? { processRegion } : {}), ...(options.secretNamespace !== undefined ? { secretNamespace: options.secretNamespace } : {}) });
+    const runtimes = new Map<string, KindRuntime>();
+    for (const wiring of table) if (planned.includes(wiring.kind) && wiring.build) runtimes.set(wiring.kind, wiring.build(plane.services));
+    const maxPasses = options.maxPasses ?? MAX_PASSES;
+
+    for (const entry of toRun) {
+      if (entry.plan.verdict !== 'planned') continue;
+      const runtime = runtimes.get(entry.plan.kind);
+      const { plan: p } = entry;
+      const key = `${p.namespace}/${p.name}`;
+      const writesBefore = source.writes.length;
+      try {
+        for (let pass = 1; ; pass++) {
+          if (pass > maxPasses) {
+            p.stops = `the plan ran ${maxPasses} passes; what later passes would decide is not shown`;
+            break;
+          }
+          await plane.refresh();
+          for (const object of plane.services.lookups.list(p.kind as KindName)) runtime?.onObject?.(object);
+          const appendedBefore = fork.appended.length;
+          const guardedBefore = log.refused.length;
+          let disposition: Disposition | undefined;
+          let thrown: unknown;
+          try {
+            disposition = await (runtime?.reconcile ?? (async () => ({ kind: 'done', why: 'no pass' }) as Disposition))(key);
+          } catch (error) {
+            thrown = error;
+          }
+          const events = fork.appended.slice(appendedBefore);
+          p.decisions.push(...events.map((e) => decisionOf(registry, e, pass)));
+          const tried = log.since(guardedBefore);
+          if (tried.length > 0 || thrown instanceof BranchStops) {
+            const call = tried[0] ?? (thrown as BranchStops).call;
+            p.stops = `the pass itself would send ${describeCall(call)} to ${call.service}: the plan stops before it`;
+            break;
+          }
+          if (thrown !== undefined) throw thrown;
+          const d = disposition as Disposition;
+          p.passes.push(describeDisposition(d));
+          const effectful = [...p.decisions].reverse().find((x) => x.pass === pass && x.effects.length > 0);
+          if (effectful) {
+            p.stops = effectful.then ?? `after ${effectful.effects.map((e) => e.type).join(', ')} is answered: the next decision depends on the answer`;
+            break;
+          }
+          if (events.length === 0) {
+            p.stops = pass === 1 ? `nothing to decide (${describeDisposition(d)})` : `nothing more to decide until the cloud changes (${describeDisposition(d)})`;
+            break;
+          }
+          if (d.kind !== 'yield') {
+            const last = p.decisions[p.decisions.length - 1];
+            p.stops = last?.then ?? describeDisposition(d);
+            break;
+          }
+          elapsed += d.afterMs;
+        }
+        // what each declared effect would send: the kind's own handler, against the guard
+        for (const decision of p.decisions) {
+          for (const effect of decision.effects) {
+            const handler = runtime?.handlers?.[effect.type];
+            if (!handler) continue;
+            const event = fork.appended.find((e) => e.stream === decision.stream && e.type === decision.event && e.metadata.effects.some((x) => x.type === effect.type));
+            if (!event) continue;
+            const mark = log.refused.length;
+            const writes = source.writes.length;
+            const declared = event.metadata.effects.find((x) => x.type === effect.type) as RecordedEvent['metadata']['effects'][number];
+            try {
+              await handler(declared, { stream: event.stream, decidedBy: event, snapshot: (await engine.load(event.stream)).snapshot, correlationId: event.metadata.correlationId, logger: silentLogger() });
+            } catch (error) {
+              if (!(error instanceof BranchStops)) logger.debug('describing an effect failed', { effect: effect.type, ...describeError(error) });
+            }
+            effect.calls = log.since(mark);
+            source.writes.splice(writes);
+          }
+        }
+      } catch (error) {
+        p.verdict = 'failed';
+        p.message = error instanceof Error ? error.message : String(error);
+      }
+      p.writes = source.writes.slice(writesBefore);
+      p.destructive = p.decisions.some((d) => d.destructive);
+    }
+  }
+  await fork.close();
+
+  const resources = shown.map((e) => e.plan);
+  return {
+    resources,
+    destructive: resources.some((r) => r.destructive),
+    refused: resources.some((r) => r.verdict === 'refused'),
+    failed: resources.some((r) => r.verdict === 'failed'),
+    guarded: log.refused,
+  };
+};
