@@ -44,11 +44,12 @@ export const LAYERS = [
   // What a controller drives: the OpenStack provider (inventory, regions, effects), the Nova Database step's ports and the
   // workload clusters' exports publication port (src/workload).
   { name: 'services', dirs: ['src/provider', 'src/nova', 'src/workload'], imports: ['engine', 'deciders', 'adapters', 'foundation'] },
-  // Controllers, status, the HTTP API, audit, metrics and the composition roots (app, cli). No order is enforced
-  // inside it (the control plane is being regrouped by kind); audit never importing cli is its own test.
+  // Controllers, status, the HTTP API, audit, metrics, the plan (src/plan: the controllers' passes over a fork) and the
+  // composition roots (app, cli). No order is enforced inside it (the control plane is being regrouped by kind); audit
+  // never importing cli is its own test.
   {
     name: 'shell',
-    dirs: ['src/controllers', 'src/status', 'src/observability', 'src/api', 'src/audit', 'src/app', 'src/cli'],
+    dirs: ['src/controllers', 'src/status', 'src/observability', 'src/api', 'src/audit', 'src/app', 'src/cli', 'src/plan'],
     imports: ['services', 'engine', 'deciders', 'adapters', 'foundation', 'simulator'],
   },
   // The OpenStack simulator stands in for a cloud: it knows nothing of Regent.

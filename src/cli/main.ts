@@ -18,6 +18,7 @@ import { registerRegionCommands } from './commands/region.js';
 import { registerVlanCommands } from './commands/vlan.js';
 import { registerKinds } from './commands/kinds.js';
 import { registerTimeline } from './commands/timeline.js';
+import { registerPlan } from './commands/plan.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -43,6 +44,8 @@ export const buildProgram = (): Command => {
   registerAuditCommands(program, globals);
   registerTimeline(program, globals);
   for (const command of program.commands) command.exitOverride();
+  // after the loop: plan's own exit override keeps exit 2 for "destructive" (src/cli/commands/plan.ts)
+  registerPlan(program, globals);
   return program;
 };
 

@@ -1,0 +1,131 @@
+/**
+ * `regent plan -f <file|dir|->`: what Regent would do to the cloud for these manifests, before `apply` (docs/plan.md).
+ *
+ * Reads the event store (`--store`), the resource source (`--resources`) and the cloud, and writes nothing to any of
+ * them (src/plan/). The cloud is the one the environment configures (OS_CLOUD / OS_*), else the built-in simulator of
+ * the Regent running on the same ./data (its lock names it); a plan never starts a simulator of its own. That cloud
+ * stands for the Region `region-one` (the built-in simulator) or `default` (OS_CLOUD), as it does for `regent serve`.
+ *
+ * Exit 0: no destructive decision; 2: at least one; 1: an error, a document `apply` would refuse, or a resource whose
+ * plan failed. A usage error of the command line itself also exits 1 (not commander's 2: 2 means destructive here).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Command } from 'commander';
+import type { GlobalOptions } from '../context.js';
+import { UsageError } from '../errors.js';
+import { withSource } from './with-source.js';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** `-f` as the user gave it: a file, `-` (stdin), or a directory (its .yaml, .yml and .json files, sorted). */
+const readManifests = (names: readonly string[]): Array<{ file: string; text: string }> =>
+  names.flatMap((name) => {
+    try {
+      if (name !== '-' && statSync(name).isDirectory()) {
+        const files = readdirSync(name).filter((f) => /\.(ya?ml|json)$/i.test(f)).sort();
+        if (files.length === 0) throw new UsageError(`${name}: no .yaml, .yml or .json file in it`);
+        return files.map((f) => ({ file: join(name, f), text: readFileSync(join(name, f), 'utf8') }));
+      }
+      return [{ file: name, text: readFileSync(name === '-' ? 0 : name, 'utf8') }];
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      throw new UsageError(`cannot read ${name}`);
+    }
+  });
+
+/** `Kind/namespace/name` (or `Kind/name`, in default). */
+const parseResource = async (text: string) => {
+  const parts = text.split('/');
+  if (parts.length < 2 || parts.length > 3 || parts.some((p) => p === '')) throw new UsageError(`--resource ${text}: expected Kind/namespace/name`);
+  const { resolveKind } = await import('../../kube/kinds.js');
+  let kind;
+  try {
+    kind = resolveKind(parts[0] as string);
+  } catch (error) {
+    throw new UsageError(`--resource ${text}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return parts.length === 3 ? { kind, namespace: parts[1] as string, name: parts[2] as string } : { kind, namespace: 'default', name: parts[1] as string };
+};
+
+/** The cloud to observe: the environment's, or the running Regent's built-in simulator; never a new simulator. */
+const planCloud = async (storeUrl: string) => {
+  const [{ cloudConfigured }, { loadCloudConfig }, { cloudFromYaml }, sim, { parseStoreUrl }] = await Promise.all([
+    import('../../app/openstack-target.js'),
+    import('../../openstack/keystone/clouds-reader.js'),
+    import('../../openstack/keystone/clouds-config.js'),
+    import('../../simulator/index.js'),
+    import('../../store/open.js'),
+  ]);
+  if (cloudConfigured()) return { cloud: await loadCloudConfig({ env: process.env }), regionName: 'default' };
+  const location = parseStoreUrl(storeUrl);
+  const statePath = location.kind === 'sqlite' ? join(dirname(location.path), 'simulator.json') : undefined;
+  const owner = statePath ? sim.readSimStateOwner(statePath) : undefined;
+  if (!owner || !sim.pidAlive(owner.pid)) {
+    throw new UsageError(`no cloud to observe: set OS_CLOUD (or OS_AUTH_URL …), or plan next to a running Regent (npm start) whose built-in simulator${statePath ? ` (${statePath})` : ''} it reads`);
+  }
+  const url = new URL(owner.url);
+  if (url.protocol !== 'http:' || url.hostname !== '127.0.0.1') throw new UsageError(`the simulator lock ${statePath ?? ''} names ${owner.url}, not a loopback simulator`);
+  return { cloud: cloudFromYaml(sim.simulatorCloudsYaml(owner.url), 'sim-demo', `the simulator of pid ${owner.pid}`), regionName: 'region-one' };
+};
+
+export const registerPlan = (program: Command, globals: () => GlobalOptions) => {
+  const command = program
+    .command('plan')
+    .description("what Regent would do to the cloud for these manifests, before it does it: each resource's next decisions, their rules and effects, DESTRUCTIVE ones flagged (exit 2), nothing written")
+    .requiredOption('-f, --filename <file>', 'a manifest file or directory (repeatable; - for stdin)', collect)
+    .option('--resources <url>', 'resource source (see apply)')
+    .option('--resource <Kind/namespace/name>', 'plan only this resource')
+    .option('-o, --output <format>', 'table | json', 'table')
+    .action(async (options: { filename: string[]; resources?: string; resource?: string; output: string }) => {
+      try {
+        if (!['table', 'json'].includes(options.output)) throw new UsageError(`-o ${options.output}: expected table or json`);
+        const files = readManifests(options.filename);
+        const only = options.resource === undefined ? undefined : await parseResource(options.resource);
+        const [{ parseManifestFiles }, { plan }, { exitCodeOf }, { planText }, { openExistingStore, storeUrlOf }, { connect }, { createLogger }, { EmbeddedResourceSource }] = await Promise.all([
+          import('../../kube/cli/manifests.js'),
+          import('../../plan/planner.js'),
+          import('../../plan/report.js'),
+          import('../../plan/text.js'),
+          import('../context.js'),
+          import('../../openstack/session.js'),
+          import('../../log/logger.js'),
+          import('../../kube/embedded/store.js'),
+        ]);
+        const documents = parseManifestFiles(files);
+        const logger = createLogger();
+        const { cloud, regionName } = await planCloud(storeUrlOf(globals()));
+        const store = await openExistingStore(globals());
+        try {
+          await withSource(options, { create: false }, async (source) => {
+            const session = await connect(cloud, { logger });
+            const result = await plan({
+              store,
+              source,
+              documents,
+              connect: (c) => connect(c, { logger }),
+              processRegion: { name: regionName, cloud, session },
+              ...(source instanceof EmbeddedResourceSource ? {} : { secretNamespace: process.env.POD_NAMESPACE ?? 'default' }),
+              ...(only ? { only } : {}),
+              logger,
+            });
+            console.log(options.output === 'json' ? JSON.stringify(result, null, 2) : planText(result));
+            process.exitCode = exitCodeOf(result);
+          });
+        } finally {
+          await store.close();
+        }
+      } catch (error) {
+        // exit 2 means "destructive" here: every failure of the command is 1
+        const { describeFailure } = await import('../errors.js');
+        process.stderr.write(`regent: ${describeFailure(error)}\n`);
+        process.exitCode = 1;
+      }
+    });
+  // commander's own usage errors (an unknown option, -f missing) exit 1 too: said once, by regent's error line
+  command.configureOutput({ outputError: () => undefined });
+  command.exitOverride((error) => {
+    if (error.exitCode === 0) throw error;
+    throw new Error(error.message.replace(/^error: /, ''));
+  });
+};
