@@ -20,7 +20,7 @@ export interface Rule {
   says: string;
 }
 
-interface Row {
+export interface RuleRow {
   outcome: string;
   /** The states the decision is taken in (formatState's text); absent: any. */
   from?: readonly string[];
@@ -35,7 +35,7 @@ const r = (id: string, says: string): Rule => ({ id, says });
 const refUnreadableIn = (data: Record<string, unknown>): boolean => (data.server as { imageRef?: { kind?: string } } | undefined)?.imageRef?.kind !== 'image';
 
 /** machines/server-rebuild.ts: R0–R12, M1–M5, E1–E4, U1–U4. */
-const SERVER_REBUILD: readonly Row[] = [
+const SERVER_REBUILD: readonly RuleRow[] = [
   { outcome: 'deferred', rule: r('R0', 'defer: the image change waits for the first boot') },
   { outcome: 'rearmed', rule: r('R1', 're-arm: the marker targets another image than the desired one') },
   { outcome: 'refUnreadable', from: ['noMarker'], rule: r('R2', "yield: Nova's image ref is unreadable") },
@@ -60,6 +60,9 @@ const SERVER_REBUILD: readonly Row[] = [
   { outcome: 'conflict', rule: r('E2', 'Nova answered 409: the marker stays Initiated') },
   { outcome: 'rejected', rule: r('E3', 'Nova refused the rebuild: the marker stays Initiated') },
   { outcome: 'outcomeUnknown', rule: r('E4', "the rebuild's answer never came: an unknown outcome") },
+  // E1/E4 after the monitor moved the marker on (LATE_RESULTS): recorded, no outcome named, no retreat
+  { outcome: 'rebuild.accepted', rule: r('E1', 'a late acceptance recorded (no retreat, no stamp)') },
+  { outcome: 'rebuild.outcomeUnknown', rule: r('E4', 'a late unknown outcome recorded') },
   { outcome: 'awaitingEvidence', from: ['Initiated'], rule: r('U1', 'wait: an unanswered submission may still land') },
   { outcome: 'resubmittedOnEvidence', rule: r('U2', "submit again: the window passed and Nova recorded no rebuild since") },
   { outcome: 'staleSubmissionSettled', rule: r('U3', "settle a superseded target's unanswered submission") },
@@ -68,7 +71,7 @@ const SERVER_REBUILD: readonly Row[] = [
 ];
 
 /** machines/lifecycle.ts (L1–L10) and the write-ahead delete it uses (machines/write-ahead-delete.ts, W1–W5). */
-const LIFECYCLE: readonly Row[] = [
+const LIFECYCLE: readonly RuleRow[] = [
   { outcome: 'adopted', rule: r('L1', 'adopt: the exact name is found in the cloud') },
   { outcome: 'observedCreated', rule: r('L1', 'created: the exact name is found after the create') },
   { outcome: 'recreateSuperseded', rule: r('L1', 'adopt another of its servers found by name') },
@@ -93,20 +96,21 @@ const LIFECYCLE: readonly Row[] = [
   { outcome: 'recreateDeleteInProgress', rule: r('W3', 'wait: the delete is not confirmed by absence yet') },
 ];
 
-const TABLES: Readonly<Record<string, readonly Row[]>> = {
+/** Per machine id, its labelled transitions (read by test/plan/rules.test.ts against the machines' sources). */
+export const RULE_TABLES: Readonly<Record<string, readonly RuleRow[]>> = {
   serverRebuild: SERVER_REBUILD,
   serverLifecycle: LIFECYCLE,
 };
 
 /** The machines whose decisions this table labels. */
-export const RULED_MACHINES: readonly string[] = Object.keys(TABLES);
+export const RULED_MACHINES: readonly string[] = Object.keys(RULE_TABLES);
 
 export const stateText = (value: StateValue | null | undefined): string => formatState(value);
 
 /** The rule of a stored (or forked) decision; undefined when its machine or transition is not labelled. */
 export const ruleOf = (event: Pick<RecordedEvent, 'type' | 'data' | 'metadata'>): Rule | undefined => {
   const machine = event.metadata.machine;
-  const rows = TABLES[machine];
+  const rows = RULE_TABLES[machine];
   if (!rows) return undefined;
   const outcome = event.type.startsWith(`${machine}.`) ? event.type.slice(machine.length + 1) : event.type;
   const from = stateText(event.metadata.from);

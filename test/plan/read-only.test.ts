@@ -89,10 +89,10 @@ describe('plan: read-only', function () {
     } finally {
       http.remove();
     }
-    // the plan did decide something destructive: it ran the passes, it did not just stop early
-    expect(plan.destructive).to.equal(true);
     expect(http.trips, 'a mutating request under the guard').to.deep.equal([]);
     expect(trips, 'a write to the stores').to.deep.equal([]);
+    // the plan did decide something destructive: it ran the passes, it did not just stop early
+    expect(plan.destructive).to.equal(true);
     const calls = rig.sim.calls().slice(firstCall);
     expect(calls.length).to.be.greaterThan(0);
     expect(calls.filter((c) => c.method !== 'GET').map((c) => `${c.method} ${c.path}`)).to.deep.equal([]);
