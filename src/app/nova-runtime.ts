@@ -59,6 +59,19 @@ export const novaCloudSettings = (env: NodeJS.ProcessEnv): Partial<NovaConfigSet
   ...(env.REGENT_NOVA_REGION ? { regionName: env.REGENT_NOVA_REGION } : {}),
 });
 
+/**
+ * The loopback ports the embedded roles may take (`REGENT_NOVA_PORT_RANGE=<low>-<high>`; default 21000-28999): two
+ * Regents on one host whose Novas share a name would otherwise start probing at the same port. Bad input throws.
+ */
+export const novaPortRange = (env: NodeJS.ProcessEnv): [number, number] | undefined => {
+  const text = env.REGENT_NOVA_PORT_RANGE;
+  if (text === undefined || text === '') return undefined;
+  const m = /^(\d{4,5})-(\d{4,5})$/.exec(text.trim());
+  const [low, high] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
+  if (!(low >= 1024 && high <= 65535 && low <= high)) throw new Error(`REGENT_NOVA_PORT_RANGE=${JSON.stringify(text)} is not <low>-<high> within 1024-65535`);
+  return [low, high];
+};
+
 export const openNovaRuntime = async (source: ResourceSource, options: { dataDir: string; env: NodeJS.ProcessEnv; logger: Logger; installNamespace: string }): Promise<NovaRuntime> => {
   if (source instanceof EmbeddedResourceSource) {
     const resolve = resolveClusterFromSecrets(source.secrets);
@@ -72,7 +85,8 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
     const readSecret = async (namespace: string, name: string, key: string) => (await source.secrets.get(namespace, name))?.data[key];
     const python = options.env.REGENT_NOVA_PYTHON;
     // only the leader runs the roles and the compute nodes (a standby on the same data directory runs none of them)
-    const workloads = new LocalWorkloads({ dir: join(options.dataDir, 'nova'), readSecret, launcher: novaLauncher(python ? { python } : {}), leaderScoped: true });
+    const portRange = novaPortRange(options.env);
+    const workloads = new LocalWorkloads({ dir: join(options.dataDir, 'nova'), readSecret, launcher: novaLauncher(python ? { python } : {}), leaderScoped: true, ...(portRange ? { portRange } : {}) });
     const configs = new LocalConfigStore({ dir: join(options.dataDir, 'nova'), settings: novaCloudSettings(options.env), liveConfig: (namespace, name) => workloads.liveConfig(namespace, name) });
     // NovaCompute pools (issue 28): the store's Node objects, one nova-compute process (the fake virt driver) per node
     const compute = localComputeCluster({

@@ -172,7 +172,7 @@ export const executeRun = async (sim: SimulatorProcess, plan: RunPlan): Promise<
   const faults: InjectedFault[] = [];
   const ctx: ScenarioContext = { source, sim, publicNetworkId, cloud, dir, seed: plan.seed, secret: (value) => void secrets.add(value), faults };
   const own = plan.scenario.own;
-  const env = own?.prepare(dir) ?? {};
+  const env = own?.prepare(dir, plan.seed) ?? {};
   await source.secrets.put('default', 'region-one-credentials', { 'clouds.yaml': sim.cloudsYaml, cloud: 'sim-demo' });
   await applyManifests(source, foundation(sim.url, publicNetworkId));
 

@@ -111,10 +111,12 @@ export const novaScenario: Scenario = {
     { name: 'delete nova', act: async (ctx) => void (await ctx.source.delete('Nova', 'default', NOVA)), settled: gone('Nova', NOVA) },
   ],
   own: {
-    prepare: (dir) => {
+    prepare: (dir, seed) => {
       const { binDir } = writeFakeNovaBin(dir);
       const python = writeFakeNovaPython(dir);
-      return { REGENT_NOVA_BIN_DIR: binDir, REGENT_NOVA_PYTHON: python, REGENT_NOVA_KEYSTONE_URL: 'http://127.0.0.1:5000/v3', REGENT_NOVA_REGION: 'RegionOne' };
+      // parallel runs are two Regents on one host with a Nova of one name: each gets its own loopback ports
+      const low = 30_000 + (seed % 50) * 400;
+      return { REGENT_NOVA_BIN_DIR: binDir, REGENT_NOVA_PYTHON: python, REGENT_NOVA_KEYSTONE_URL: 'http://127.0.0.1:5000/v3', REGENT_NOVA_REGION: 'RegionOne', REGENT_NOVA_PORT_RANGE: `${low}-${low + 399}` };
     },
     evidence: async (ctx) => ({
       nova: {

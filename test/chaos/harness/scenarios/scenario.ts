@@ -62,7 +62,7 @@ export interface Scenario {
    * outside its directory (schemas, processes), also after a failed run.
    */
   own?: {
-    prepare(dir: string): Record<string, string>;
+    prepare(dir: string, seed: number): Record<string, string>;
     /** Read after the plane stopped, before the run's resource store closes. */
     evidence(ctx: ScenarioContext): Promise<ScenarioEvidence>;
     cleanup(ctx: ScenarioContext): Promise<void>;
