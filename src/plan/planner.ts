@@ -116,6 +116,8 @@ const decisionOf = (registry: MachineRegistry, event: RecordedEvent, pass: numbe
   };
 };
 
+const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
 interface Entry {
   plan: ResourcePlan;
   object?: ObjectOf<KindName>;
@@ -193,7 +195,7 @@ export const plan = async (options: PlanOptions): Promise<Plan> => {
       try {
         for (let pass = 1; ; pass++) {
           if (pass > maxPasses) {
-            p.stops = `the plan ran ${maxPasses} passes; what later passes would decide is not shown`;
+            p.stops = `the plan ran ${maxPasses} passes; what later passes would decide is not shown (${p.passes[p.passes.length - 1] ?? ''})`;
             break;
           }
           await plane.refresh();
@@ -225,6 +227,11 @@ export const plan = async (options: PlanOptions): Promise<Plan> => {
           }
           if (events.length === 0) {
             p.stops = pass === 1 ? `nothing to decide (${describeDisposition(d)})` : `nothing more to decide until the cloud changes (${describeDisposition(d)})`;
+            break;
+          }
+          const previous = p.decisions.filter((x) => x.pass === pass - 1).map((x) => `${x.stream} ${x.event}`);
+          if (pass > 1 && sameList(previous, events.map((e) => `${e.stream} ${e.type}`))) {
+            p.stops = `each next pass would decide the same again until something changes (${describeDisposition(d)})`;
             break;
           }
           if (d.kind !== 'yield') {

@@ -6,7 +6,7 @@
  * `apply` refuses (an immutable flavor) is shown with apply's own message and exits 1.
  */
 import { expect } from 'chai';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyManifestFiles } from '../../src/kube/cli/manifests.js';
 import { exitCodeOf, type Plan } from '../../src/plan/report.js';
@@ -96,6 +96,15 @@ describe('plan: a Server', function () {
     expect(all.out).to.include('Network default/net-a');
     expect(all.out).to.include('  plan is not built for Network yet');
     expect(all.out).to.include('  plan is not built for Identity yet');
+    // a directory: its manifests in name order
+    const dir = join(rig.dir, 'manifests');
+    mkdirSync(dir);
+    writeFileSync(join(dir, '1-network.yaml'), NETWORK);
+    writeFileSync(join(dir, '2-web-2.yaml'), serverManifest('web-2', IMAGES.B));
+    writeFileSync(join(dir, 'notes.txt'), 'not a manifest');
+    const fromDir = await cli(['-f', dir]);
+    expect(fromDir.code).to.equal(2);
+    expect(fromDir.out).to.include(`Server default/web-2 (${join(dir, '2-web-2.yaml')}: document 1): configured`);
     const network = await cli(['-f', both, '--resource', 'Network/default/net-a']);
     expect(network.code).to.equal(0);
     expect(network.out).to.not.include('Server default/web-2');

@@ -123,7 +123,7 @@ export const registerPlan = (program: Command, globals: () => GlobalOptions) => 
       }
     });
   // commander's own usage errors (an unknown option, -f missing) exit 1 too: said once, by regent's error line
-  command.configureOutput({ outputError: () => undefined });
+  command.configureOutput({ outputError: () => undefined }).showHelpAfterError(false);
   command.exitOverride((error) => {
     if (error.exitCode === 0) throw error;
     throw new Error(error.message.replace(/^error: /, ''));
