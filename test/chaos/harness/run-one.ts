@@ -178,6 +178,9 @@ export const executeRun = async (sim: SimulatorProcess, plan: RunPlan): Promise<
 
   const supervisor = new Supervisor(clouds, dir, failpointLives(plan), env);
   const stepTimeout = plan.scenario.stepTimeoutMs ?? STEP_TIMEOUT_MS;
+  // each kill, and each 5xx or timeout (an answer that never came: the request may have landed), can open one 120 s
+  // evidence window before the machine decides again (volume:1100029: two kills and a 502 on one extend)
+  const windows = Math.max(1, plan.crashes.length + plan.faults.filter((f) => f.cls === '5xx' || f.cls === 'timeout').length);
   const first = supervisor.start();
   const pauses: PauseKind[] = [];
   const claims: SettleClaim[] = [];
@@ -206,10 +209,10 @@ export const executeRun = async (sim: SimulatorProcess, plan: RunPlan): Promise<
       await step.act(ctx);
       try {
         // each kill can open one evidence window on the step it lands in (two kills on one rebuild: two windows)
-        await until(step.name, () => step.settled(ctx), stepTimeout * Math.max(1, plan.crashes.length), 150);
+        await until(step.name, () => step.settled(ctx), stepTimeout * windows, 150);
       } catch (error) {
         if (!(error instanceof WaitTimedOut)) throw error;
-        stuck.push({ step: step.name, detail: `not settled within ${stepTimeout * Math.max(1, plan.crashes.length)} ms` });
+        stuck.push({ step: step.name, detail: `not settled within ${stepTimeout * windows} ms` });
         await Promise.allSettled(background);
         break;
       }
