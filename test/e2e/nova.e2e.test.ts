@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BlockPlan, ProvisionOutcome } from '../../src/nova/database/port.js';
 import { RecordingProvisionerBase } from '../nova/support/recording-provisioner.js';
+import { listCellsTableShell, SCRIPTED_CELL1 } from '../nova/support/list-cells-table.js';
 import type { NovaSpec } from '../../src/resources/nova.js';
 import { openNovaRig, type NovaRig, type NovaStatusView } from '../nova/support/nova-rig.js';
 import { Registry } from 'prom-client';
@@ -21,7 +22,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 const NAME = 'nova';
-const CELL1 = '5d3b0a52-3a6e-4c55-9d0e-2f1b6c7a8e91';
+const CELL1 = SCRIPTED_CELL1;
 
 /** A scripted nova-manage: records its calls, keeps the cell map in files, answers list_cells with a real-looking table. */
 const writeFakeNova = (bin: string, state: string): void => {
@@ -35,12 +36,7 @@ case "$1 $2" in
   "cell_v2 map_cell0") touch ${state}/cell0; exit 0 ;;
   "cell_v2 create_cell") touch ${state}/cell1; exit 0 ;;
   "cell_v2 list_cells")
-    echo '+-------+--------------------------------------+---------------+------------------------------------------+----------+'
-    echo '|  Name |                 UUID                 | Transport URL |           Database Connection            | Disabled |'
-    echo '+-------+--------------------------------------+---------------+------------------------------------------+----------+'
-    [ -f ${state}/cell0 ] && echo '| cell0 | 00000000-0000-0000-0000-000000000000 |     none:/    | mysql+pymysql://u:****@db:3306/nova_cell0 |  False   |'
-    [ -f ${state}/cell1 ] && echo '| cell1 | ${CELL1} | rabbit://g:****@mq:5672/ | mysql+pymysql://u:****@db:3306/nova?charset=utf8 |  False   |'
-    echo '+-------+--------------------------------------+---------------+------------------------------------------+----------+'
+${listCellsTableShell(state)}
     exit 0 ;;
   "db online_data_migrations"|"db archive_deleted_rows") exit 0 ;;
 esac
