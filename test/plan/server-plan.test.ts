@@ -6,6 +6,7 @@
  * `apply` refuses (an immutable flavor) is shown with apply's own message and exits 1.
  */
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyManifestFiles } from '../../src/kube/cli/manifests.js';
@@ -109,6 +110,21 @@ describe('plan: a Server', function () {
     expect(network.code).to.equal(0);
     expect(network.out).to.not.include('Server default/web-2');
     expect(network.out).to.include('plan is not built for Network yet');
+  });
+
+  it('a new Server: the create (L2) with the request Nova would get, its user data as a sha256: digest, never the value', async () => {
+    const userData = Buffer.from('#cloud-config\npassword: hunter2').toString('base64');
+    const plan = await rig.plan(serverManifest('web-3', IMAGES.B).replace('sshInjection: none', `sshInjection: none\n  userData: ${userData}`));
+    const [server] = plan.resources;
+    expect(server).to.include({ apply: 'created', destructive: false });
+    const create = server?.decisions[0];
+    expect([create?.event, create?.rule?.id, create?.then]).to.deep.equal(['serverLifecycle.createSubmitted', 'L2', 'after Nova accepts the create: waits for the server to become ACTIVE']);
+    const body = create?.effects[0]?.calls[0]?.body as { server: { user_data: string; imageRef: string } };
+    expect(body.server.imageRef).to.equal(IMAGES.B);
+    expect(body.server.user_data).to.equal(`sha256:${createHash('sha256').update(userData).digest('hex')}`);
+    expect(JSON.stringify(plan)).to.not.include(userData).and.not.include('hunter2');
+    expect(server?.writes.filter((w) => w.op === 'addFinalizer').map((w) => w.detail)).to.deep.equal(['regent.dev/server']);
+    expect(await rig.source.get('Server', 'default', 'web-3')).to.equal(undefined);
   });
 
   it("a change apply refuses (an immutable flavor) is shown with apply's own message, later documents not applied; exit 1", async () => {
