@@ -115,9 +115,11 @@ export const injectFault = async (sim: SimulatorProcess, target: FaultTarget, fa
  */
 const deleteMadeUp = async (sim: SimulatorProcess, kind: string, id: string): Promise<string> => {
   const auth = await adminToken(sim.url, sim.passwords[0] ?? '');
-  // a copied volume keeps the status it was copied with (deleting, in-use, …), which Cinder's delete refuses: the
-  // operator resets its state first (`cinder reset-state --state available`), as volume:1100043 showed
+  // a copy keeps the status it was copied with (a volume deleting or in-use, a load balancer PENDING_CREATE), which the
+  // service's delete refuses: the operator resets its state first (`cinder reset-state --state available`, Octavia's
+  // provisioning status in its database), as volume:1100043 and load-balancer:1000101 showed
   if (kind === 'volume') await sim.sim('POST', `/_sim/volumes/${id}/state`, { status: 'available', keepPending: true }).catch(() => undefined);
+  if (kind === 'loadbalancer') await sim.sim('POST', `/_sim/loadbalancers/${id}/state`, { provisioning_status: 'ACTIVE', keepPending: true }).catch(() => undefined);
   const path = kind === 'server' ? `/compute/v2.1/servers/${id}` : kind === 'volume' ? `/volume/v3/${auth.projectId}/volumes/${id}` : kind === 'loadbalancer' ? `/load-balancer/v2/lbaas/loadbalancers/${id}?cascade=true` : `/network/v2.0/networks/${id}`;
   let last = '';
   for (let attempt = 1; attempt <= 60; attempt++) {
