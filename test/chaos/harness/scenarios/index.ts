@@ -4,7 +4,7 @@
  * Network net-a) is applied before every scenario by the run (../run-one.ts).
  */
 import { applyManifests } from '../../../../src/kube/cli/manifests.js';
-import { gone, settledAvailable, phaseIs, readyOrRefused409, type Kind, type Scenario, type ScenarioContext } from './scenario.js';
+import { availableOrRefused409, gone, settledAvailable, phaseIs, readyOrRefused409, type Kind, type Scenario, type ScenarioContext } from './scenario.js';
 import { IMAGES, identity, loadBalancer, managedRegion, networkOf, securityGroup, server, volume } from './manifests.js';
 import { createDomain } from '../cloud-state.js';
 import { novaScenario } from './nova.js';
@@ -62,7 +62,7 @@ export const securityGroupScenario: Scenario = {
   streams: ['security-group-lifecycle-'],
   watched: [{ kind: 'SecurityGroup', name: 'web-sg' }],
   steps: [
-    { name: 'create web-sg', act: apply(securityGroup(443)), settled: settledAvailable('SecurityGroup', 'web-sg') },
+    { name: 'create web-sg', act: apply(securityGroup(443)), settled: availableOrRefused409('SecurityGroup', 'web-sg') },
     { name: 'delete web-sg', act: remove('SecurityGroup', 'web-sg'), settled: gone('SecurityGroup', 'web-sg') },
   ],
 };

@@ -106,12 +106,21 @@ export const phaseIs = (kind: Kind, name: string, phase: string) => async (ctx: 
 
 /**
  * Ready, or the visible refusal a planned 409 causes by design: Neutron answers 409 to a create that conflicts (a
- * VLAN segment or an address in use), which Regent reports as Available=False CreateRejected with the cloud's
+ * VLAN segment or an address in use, a security group rule that exists), which Regent reports as Available=False CreateRejected with the cloud's
  * message and parks until a new generation (machines/lifecycle.ts L6; docs/chaos.md). Only when the run armed a 409.
  */
 export const readyOrRefused409 = (kind: Kind, name: string) => async (ctx: ScenarioContext) => {
   const view = await objectView(ctx, kind, name);
-  if (view?.status.phase === 'Ready') return true;
+  return view?.status.phase === 'Ready' || refusedBy409(ctx, view);
+};
+
+/** Available=True at the generation, or (as readyOrRefused409) the visible refusal of a create Neutron answered 409. */
+export const availableOrRefused409 = (kind: Kind, name: string) => async (ctx: ScenarioContext) => {
+  const view = await objectView(ctx, kind, name);
+  return availableNow(view) || refusedBy409(ctx, view);
+};
+
+const refusedBy409 = (ctx: ScenarioContext, view: ObjectView | undefined): boolean => {
   if (!ctx.faults.some((f) => f.cls === '409' && f.landed)) return false;
   const available = (view?.status.conditions as Condition[] | undefined)?.find((c) => c.type === 'Available') as (Condition & { message?: string }) | undefined;
   return view?.status.phase === 'Error' && available?.reason === 'CreateRejected' && /Injected fault .*HTTP 409/.test(available.message ?? '');
