@@ -1,6 +1,8 @@
 /**
  * The chaos scenarios, one per machine: each applies its manifests and drives the machine's destructive path
- * (rebuild, create/delete by exact name, attach/detach, cascade delete, …). The foundation (Region, Identity acme,
+ * (rebuild, create/delete by exact name, attach/detach, cascade delete, …). A create step also settles on the visible
+ * refusal a planned 409 causes by design (CreateRejected with the cloud's message: machines/lifecycle.ts, a refused
+ * create parks until a new generation); the next step's change is that new generation. The foundation (Region, Identity acme,
  * Network net-a) is applied before every scenario by the run (../run-one.ts).
  */
 import { applyManifests } from '../../../../src/kube/cli/manifests.js';
@@ -17,7 +19,7 @@ export const serverScenario: Scenario = {
   streams: ['server-lifecycle-', 'server-rebuild-'],
   watched: [{ kind: 'Server', name: 'web-1' }],
   steps: [
-    { name: 'create web-1', act: apply(server('web-1', IMAGES.cirros)), settled: settledAvailable('Server', 'web-1') },
+    { name: 'create web-1', act: apply(server('web-1', IMAGES.cirros)), settled: availableOrRefused409('Server', 'web-1') },
     { name: 'rebuild web-1 (image change)', act: apply(server('web-1', IMAGES.ubuntu)), settled: settledAvailable('Server', 'web-1') },
     { name: 'delete web-1', act: remove('Server', 'web-1'), settled: gone('Server', 'web-1') },
   ],
@@ -28,7 +30,7 @@ export const volumeScenario: Scenario = {
   streams: ['volume-lifecycle-'],
   watched: [{ kind: 'Volume', name: 'data-1' }],
   steps: [
-    { name: 'create data-1', act: apply(volume('data-1', 1)), settled: settledAvailable('Volume', 'data-1') },
+    { name: 'create data-1', act: apply(volume('data-1', 1)), settled: availableOrRefused409('Volume', 'data-1') },
     { name: 'grow data-1', act: apply(volume('data-1', 2)), settled: settledAvailable('Volume', 'data-1') },
     { name: 'delete data-1', act: remove('Volume', 'data-1'), settled: gone('Volume', 'data-1') },
   ],
@@ -39,7 +41,7 @@ export const attachmentScenario: Scenario = {
   streams: ['volume-attachment-'],
   watched: [{ kind: 'Server', name: 'web-2' }],
   steps: [
-    { name: 'server web-2 and volume data-2', act: apply([volume('data-2', 1), server('web-2', IMAGES.cirros)].join('---\n')), settled: async (ctx) => (await settledAvailable('Volume', 'data-2')(ctx)) && (await settledAvailable('Server', 'web-2')(ctx)) },
+    { name: 'server web-2 and volume data-2', act: apply([volume('data-2', 1), server('web-2', IMAGES.cirros)].join('---\n')), settled: async (ctx) => (await availableOrRefused409('Volume', 'data-2')(ctx)) && (await availableOrRefused409('Server', 'web-2')(ctx)) },
     { name: 'attach data-2', act: apply(server('web-2', IMAGES.cirros, '  volumes: [{ volumeID: data-2 }]\n')), settled: settledAvailable('Server', 'web-2') },
     { name: 'detach data-2', act: apply(server('web-2', IMAGES.cirros, '  volumes: []\n')), settled: settledAvailable('Server', 'web-2') },
     { name: 'delete web-2 and data-2', act: async (ctx) => { await remove('Server', 'web-2')(ctx); await remove('Volume', 'data-2')(ctx); }, settled: async (ctx) => (await gone('Server', 'web-2')(ctx)) && (await gone('Volume', 'data-2')(ctx)) },
@@ -51,7 +53,7 @@ export const loadBalancerScenario: Scenario = {
   streams: ['load-balancer-'],
   watched: [{ kind: 'LoadBalancer', name: 'web-lb' }],
   steps: [
-    { name: 'create web-lb', act: apply(loadBalancer('0.0.0.0/0')), settled: settledAvailable('LoadBalancer', 'web-lb') },
+    { name: 'create web-lb', act: apply(loadBalancer('0.0.0.0/0')), settled: availableOrRefused409('LoadBalancer', 'web-lb') },
     { name: 'change allowed CIDRs', act: apply(loadBalancer('10.0.0.0/8')), settled: settledAvailable('LoadBalancer', 'web-lb') },
     { name: 'delete web-lb', act: remove('LoadBalancer', 'web-lb'), settled: gone('LoadBalancer', 'web-lb') },
   ],
