@@ -123,5 +123,6 @@ export const availableOrRefused409 = (kind: Kind, name: string) => async (ctx: S
 const refusedBy409 = (ctx: ScenarioContext, view: ObjectView | undefined): boolean => {
   if (!ctx.faults.some((f) => f.cls === '409' && f.landed)) return false;
   const available = (view?.status.conditions as Condition[] | undefined)?.find((c) => c.type === 'Available') as (Condition & { message?: string }) | undefined;
-  return view?.status.phase === 'Error' && available?.reason === 'CreateRejected' && /Injected fault .*HTTP 409/.test(available.message ?? '');
+  // the message names the cloud's answer: Neutron's fault text (`Injected fault N: HTTP 409`), Cinder's status (`HTTP 409`)
+  return available?.status === 'False' && available.reason === 'CreateRejected' && /HTTP 409/.test(available.message ?? '');
 };
