@@ -54,10 +54,11 @@ describe('chaos invariants', () => {
   });
 
   it('a settle claim while the cloud shows a task in flight or another image is a false Provisioned', () => {
-    const claim = (taskState: string | null, imageId: string) => ({ kind: 'Server', name: 'web-1', generation: 2, uid: 'u', spec: { name: 'web-1', image: { id: 'B' } }, status: { serverID: 's' }, at: 0, cloud: { ...emptyCloud, servers: [{ id: 's', name: 'web-1', status: taskState ? 'REBUILD' : 'ACTIVE', taskState, imageId, projectId: 'p' }] } });
+    const claim = (taskState: string | null, imageId: string, available = 'True') => ({ kind: 'Server', name: 'web-1', generation: 2, uid: 'u', spec: { name: 'web-1', image: { id: 'B' } }, status: { serverID: 's', observedGeneration: 2, conditions: [{ type: 'Available', status: available }] }, at: 0, cloud: { ...emptyCloud, servers: [{ id: 's', name: 'web-1', status: taskState ? 'REBUILD' : 'ACTIVE', taskState, imageId, projectId: 'p' }] } });
     expect(names(input({ claims: [claim(null, 'B')] }))).to.deep.equal([]);
     expect(names(input({ claims: [claim('rebuilding', 'B')] }))).to.deep.equal(['no-false-provisioned']);
     expect(names(input({ claims: [claim(null, 'A')] }))).to.deep.equal(['no-false-provisioned']);
+    expect(names(input({ claims: [claim('rebuilding', 'A', 'False')] })), 'a status that does not say settled claims nothing').to.deep.equal([]);
   });
 
   it('a divergence is reported; secrets are found in events and log lines, references to a Secret are not', () => {

@@ -28,9 +28,16 @@ const claimProblem = (claim: SettleClaim, madeUp: Set<string>): string | undefin
   return undefined;
 };
 
+/** The status says settled: Available=True for the generation it was read at (a visible refusal is no claim). */
+const claimsSettled = (claim: SettleClaim): boolean => {
+  const conditions = (claim.status.conditions ?? []) as Array<{ type: string; status: string }>;
+  return conditions.some((c) => c.type === 'Available' && c.status === 'True') && claim.status.observedGeneration === claim.generation;
+};
+
 export const noFalseProvisioned: Invariant = ({ claims, madeUpIds }) => {
   const madeUp = new Set(madeUpIds);
   return claims
+    .filter(claimsSettled)
     .map((claim): Violation | undefined => {
       const problem = claimProblem(claim, madeUp);
       return problem ? { invariant: 'no-false-provisioned', detail: `${claim.kind} ${claim.name} (generation ${claim.generation}) claimed settled: ${problem}` } : undefined;
