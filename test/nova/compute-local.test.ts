@@ -294,6 +294,27 @@ describe('local NovaCompute adapters', function () {
       await until('rolled out', async () => (await next.daemonSet(NS, POOL)).rolledOut);
     });
 
+    it('leader-scoped (the control plane): a standby starting on the data dir stops nothing; lead() stops what another replica runs; resign stops every node process', async () => {
+      const slow = { backoff: { initialMs: 60_000, maxMs: 60_000, resetAfterMs: 60_000 } };
+      const leader = open({ leaderScoped: true, ...slow });
+      await leader.lead();
+      await leader.ensureDaemonSet(specOf(['node-a']));
+      await until('node-a runs', () => starts('node-a').length === 1);
+      const first = leader.pid(NS, POOL, 'node-a')!;
+      const standby = open({ leaderScoped: true, ...slow });
+      await sleep(300);
+      expect(groupMembers(first), "a standby's start leaves the leader's process alone").to.not.deep.equal([]);
+      await standby.lead();
+      expect(groupMembers(first), "the new leader stopped the old leader's process").to.deep.equal([]);
+      await standby.ensureDaemonSet(specOf(['node-a']));
+      await until('node-a runs under the new leader', () => starts('node-a').length === 2);
+      const second = standby.pid(NS, POOL, 'node-a')!;
+      await leader.resign();
+      expect(groupMembers(second), "the old leader's resign leaves the new leader's process").to.not.deep.equal([]);
+      await standby.resign();
+      expect(groupMembers(second), 'resign stops every node process').to.deep.equal([]);
+    });
+
     it('publishConfig writes a config once and keeps the three newest', async () => {
       const port = open();
       const config = (hash: string) => ({ name: `${POOL}-config-${hash}`, files: { 'compute-pool.conf': `# ${hash}\n` } });
