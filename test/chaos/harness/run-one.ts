@@ -208,7 +208,6 @@ export const executeRun = async (sim: SimulatorProcess, plan: RunPlan): Promise<
       }
       await step.act(ctx);
       try {
-        // each kill can open one evidence window on the step it lands in (two kills on one rebuild: two windows)
         await until(step.name, () => step.settled(ctx), stepTimeout * windows, 150);
       } catch (error) {
         if (!(error instanceof WaitTimedOut)) throw error;
