@@ -18,8 +18,9 @@ export type NovaRuntime = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndp
   /** This replica stopped leading: the scheduler stops; embedded: the local roles and compute nodes are stopped. */
   stop(): void | Promise<void>;
   /**
-   * Kubernetes only: the watches that wake a Nova when its children, its Secrets, its MariaDB clusters or its secret
-   * store change (src/nova/watches.ts), while this process leads; the embedded default: the end of a Job it started.
+   * While this process leads, what wakes a Nova: on Kubernetes the watches of its children, its Secrets, its MariaDB
+   * clusters and its secret store (src/nova/watches.ts); on the embedded default the end of a Job this process
+   * started (its roles stay polled: childrenWatched is not set).
    */
   startWatches?(enqueue: (key: string) => void, novas: () => readonly Nova[]): { stop(): Promise<void> };
   /**
