@@ -42,10 +42,11 @@ import { assemblePlane } from './plane.js';
 import { ruleOf, stateText } from './rules.js';
 import { waitAfter } from './waits.js';
 import { isDestructive } from './destructive.js';
+import { COVERED_KINDS } from './coverage/index.js';
 import type { Plan, PlannedDecision, PlannedEffect, ResourcePlan } from './report.js';
 
 /** The kinds whose plan is built: their passes run against the fork. Every other kind says so, and claims nothing. */
-export const PLANNED_KINDS: readonly KindName[] = ['Server'];
+export const PLANNED_KINDS: readonly KindName[] = COVERED_KINDS;
 
 /** How many passes of one resource a plan runs at most (an arm, its read-back, and room for a kind's next step). */
 export const MAX_PASSES = 4;
