@@ -2,7 +2,7 @@
  * The plan's rule table (src/plan/rules.ts) against the machines it labels:
  * - complete: every decision each tabled machine's audit graph can take (every reachable state under its whole
  *   audit alphabet, `regent check`'s exploration) gets a rule, except the transitions the source gives no label
- *   (named here, each with why);
+ *   (each coverage group's `unlabelled`, with why);
  * - true to the source: each serverRebuild row's label is the one machines/server-rebuild.ts's comment gives a
  *   transition with that outcome.
  */
@@ -14,30 +14,17 @@ import { sameJson } from '../../src/engine/fold.js';
 import type { StateValue } from '../../src/events/envelope.js';
 import { createProductRegistry } from '../../machines/index.js';
 import { RULE_TABLES, ruleOf } from '../../src/plan/rules.js';
+import { COVERED_UNLABELLED } from '../../src/plan/coverage/index.js';
 
-/** Decisions the machines' sources give no rule label, and why they have none. */
-const UNLABELLED: Record<string, Record<string, string>> = {
-  serverRebuild: {
-    'serverRebuild.observed': "the monitor's health record: it advances nothing",
-    'serverRebuild.terminalUnsettled': 'a terminal marker not settled yet (no label in the source)',
-  },
-  serverLifecycle: {
-    'serverLifecycle.present': 'the pass on a new generation recorded (notePass), nothing decided',
-    'serverLifecycle.vanished': 'the server is gone without a deletion (no label in the source)',
-    'serverLifecycle.created': "the create's answer (an effect result)",
-    'serverLifecycle.createRejected': "the create's refusal (an effect result)",
-    'serverLifecycle.deleteAccepted': "the delete's answer (an effect result, W5's ledger)",
-    'serverLifecycle.deleteRejected': "the delete's refusal (an effect result, W5's ledger)",
-    'serverLifecycle.specRejected': 'a spec that does not decode, recorded',
-  },
-};
+/** Decisions the machines' sources give no rule label, and why they have none (each group's `unlabelled`). */
+const UNLABELLED = COVERED_UNLABELLED;
 
 describe('plan: the rule table', function () {
   this.timeout(300_000);
   const registry = createProductRegistry();
 
   for (const machine of Object.keys(RULE_TABLES)) {
-    it(`${machine}: every decision of its explored graph has a rule, but the unlabelled ones named here`, () => {
+    it(`${machine}: every decision of its explored graph has a rule, but the unlabelled ones its coverage names`, () => {
       const definition = registry.get(machine);
       const audit = auditOf(definition);
       if (!audit) throw new Error(`${machine} has no audit alphabet`);

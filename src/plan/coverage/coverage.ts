@@ -13,4 +13,6 @@ export interface PlanCoverage {
   rules: Readonly<Record<string, readonly RuleRow[]>>;
   /** Per machine id and outcome, what the machine waits for after that decision, in words. */
   waits: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** Per machine id, the decisions (event types) its source gives no label, and why (test/plan/rules.test.ts). */
+  unlabelled?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }

@@ -84,4 +84,19 @@ export const SERVER: PlanCoverage = {
       detachRequested: "after Nova accepts the detach: waits for Cinder's attachment to be gone",
     },
   },
+  unlabelled: {
+    serverRebuild: {
+      'serverRebuild.observed': "the monitor's health record: it advances nothing",
+      'serverRebuild.terminalUnsettled': 'a terminal marker not settled yet (no label in the source)',
+    },
+    serverLifecycle: {
+      'serverLifecycle.present': 'the pass on a new generation recorded (notePass), nothing decided',
+      'serverLifecycle.vanished': 'the server is gone without a deletion (no label in the source)',
+      'serverLifecycle.created': "the create's answer (an effect result)",
+      'serverLifecycle.createRejected': "the create's refusal (an effect result)",
+      'serverLifecycle.deleteAccepted': "the delete's answer (an effect result, W5's ledger)",
+      'serverLifecycle.deleteRejected': "the delete's refusal (an effect result, W5's ledger)",
+      'serverLifecycle.specRejected': 'a spec that does not decode, recorded',
+    },
+  },
 };
