@@ -1,6 +1,6 @@
 /**
  * The plan of a Server: its lifecycle (machines/server-lifecycle.ts), its image rebuild (machines/server-rebuild.ts)
- * and the volume attachments its pass decides (machines/volume-attachment.ts).
+ * (the volume attachments its pass decides, machines/volume-attachment.ts, are the volume group's: volume.ts).
  */
 import { r, type RuleRow } from './rule-row.js';
 import type { PlanCoverage } from './coverage.js';
@@ -78,10 +78,6 @@ export const SERVER: PlanCoverage = {
       recreateDeleteSubmitted: 'after Nova accepts the delete: waits for the server to be gone, then creates it again',
       desiredUnresolvable: 'looks again in 30 s; nothing else happens until the image or flavor resolves to exactly one',
       specRejected: 'waits for a valid spec',
-    },
-    volumeAttachment: {
-      attachRequested: "after Nova accepts the attach: waits for Cinder's attachment to show it",
-      detachRequested: "after Nova accepts the detach: waits for Cinder's attachment to be gone",
     },
   },
   unlabelled: {
