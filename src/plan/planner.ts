@@ -1,7 +1,7 @@
 /**
  * `regent plan`'s core: what Regent would do to the cloud for a set of desired objects, before it does it.
  *
- * For each document, in order, the store's own check first (the refusal `apply` would give, same message; `apply`
+ * For each document, in order (or, with `deleting`, each document's resource marked for deletion), the store's own check first (the refusal `apply` would give, same message; `apply`
  * stops at the first, so later documents are "not applied"). Then, for a kind whose plan is built, the kind's real
  * pass — `wiring.build(services).reconcile(key)`, as the control plane runs it — over:
  *   - the desired objects in place of the stored ones (a read-only resource source that records every write),
@@ -28,7 +28,8 @@ import { createProductRegistry } from '../../machines/index.js';
 import { effectTypeOf } from '../../machines/definition.js';
 import type { MachineRegistry } from '../../machines/registry.js';
 import { applyCheck, type ManifestDocument } from '../kube/cli/manifests.js';
-import { created, sameObject, updated } from '../kube/mutations.js';
+import { created, markedForDeletion, sameObject, updated } from '../kube/mutations.js';
+import { NotFound } from '../kube/errors.js';
 import { storedNamespace } from '../kube/kinds.js';
 import type { KindName, ObjectOf } from '../resources/index.js';
 import type { KindRuntime, KindWiring } from '../controllers/kind.js';
@@ -64,6 +65,11 @@ export interface PlanOptions {
   processRegion?: { name: string; cloud: CloudConfig; session: OpenStackSession };
   /** Where Regent's Secrets live on Kubernetes; unset on the embedded store. */
   secretNamespace?: string;
+  /**
+   * Plan `regent delete` of each document's resource instead of its `apply` (`regent plan --delete`): the stored
+   * object marked for deletion as the resource source would mark it, then its passes (the finalizer's cloud deletes).
+   */
+  deleting?: boolean;
   /** Only this resource (`--resource Kind/ns/name`). */
   only?: { kind: KindName; namespace: string; name: string };
   logger?: Logger;
@@ -124,6 +130,32 @@ interface Entry {
   object?: ObjectOf<KindName>;
 }
 
+/**
+ * What `regent delete` would do to a document's resource: not found (delete's own message); gone at once (no
+ * finalizer: nothing of Regent's runs); or marked for deletion as the resource source marks it (deletionTimestamp,
+ * the generation bumped), which the passes then see.
+ */
+const deletionEntry = async (document: ManifestDocument, stored: ResourceSource, source: ReadOnlySource, clock: () => Date): Promise<Entry> => {
+  const base = { where: document.where, decisions: [], passes: [], writes: [], destructive: false };
+  if ('secret' in document) {
+    const { namespace, name } = document.secret;
+    return { plan: { ...base, kind: 'Secret', namespace, name, verdict: 'secret', message: 'deleted from the secret store' } };
+  }
+  const { input } = document;
+  const namespace = storedNamespace(input.kind, input.metadata.namespace ?? 'default');
+  const name = input.metadata.name;
+  const plan: ResourcePlan = { ...base, kind: input.kind, namespace, name, verdict: 'planned' };
+  const object = await stored.get(input.kind, namespace, name);
+  if (!object) return { plan: { ...plan, verdict: 'refused', refusal: new NotFound(input.kind, namespace, name).message } };
+  if (object.metadata.deletionTimestamp === undefined && (object.metadata.finalizers ?? []).length === 0) {
+    // never reconciled (a controlled object carries its finalizer from its first pass): nothing of it in the cloud
+    return { plan: { ...plan, apply: 'deleted', stops: 'deleted at once: it has no finalizer, so no pass of Regent runs' } };
+  }
+  const marked = object.metadata.deletionTimestamp === undefined ? markedForDeletion(object, clock()) : object;
+  source.assume(marked);
+  return { plan: { ...plan, apply: 'deleted' }, object: marked };
+};
+
 const matches = (only: PlanOptions['only'], kind: string, namespace: string, name: string): boolean =>
   only === undefined || (only.kind === kind && storedNamespace(only.kind, only.namespace) === namespace && only.name === name);
 
@@ -145,6 +177,10 @@ export const plan = async (options: PlanOptions): Promise<Plan> => {
   const entries: Entry[] = [];
   let refusedAt: string | undefined;
   for (const document of options.documents) {
+    if (options.deleting) {
+      entries.push(await deletionEntry(document, options.source, source, clock));
+      continue;
+    }
     if ('secret' in document) {
       const { secret } = document;
       const plan: ResourcePlan = { kind: 'Secret', namespace: secret.namespace, name: secret.name, where: document.where, verdict: refusedAt ? 'not-applied' : 'secret', decisions: [], passes: [], writes: [], destructive: false, message: refusedAt ? `apply stops at the refusal of ${refusedAt}` : `to the secret store (keys ${Object.keys(secret.data).sort().join(', ')})` };
@@ -175,7 +211,8 @@ export const plan = async (options: PlanOptions): Promise<Plan> => {
   }
 
   const shown = entries.filter((e) => matches(options.only, e.plan.kind, e.plan.namespace, e.plan.name));
-  const toRun = shown.filter((e) => e.plan.verdict === 'planned');
+  // a planned entry without an object is settled already (a deletion with no finalizer): no pass runs
+  const toRun = shown.filter((e) => e.plan.verdict === 'planned' && e.object !== undefined);
   for (const entry of toRun) {
     if (!planned.includes(entry.plan.kind as KindName)) Object.assign(entry.plan, { verdict: 'not-built', message: `plan is not built for ${entry.plan.kind} yet` });
   }

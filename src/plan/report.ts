@@ -59,8 +59,8 @@ export interface ResourcePlan {
   /** The file and document it comes from. */
   where: string;
   verdict: ResourceVerdict;
-  /** What `apply` would do to the stored object. */
-  apply?: 'created' | 'configured' | 'unchanged';
+  /** What `apply` (or, planning a deletion, `regent delete`) would do to the stored object. */
+  apply?: 'created' | 'configured' | 'unchanged' | 'deleted';
   refusal?: string;
   message?: string;
   decisions: PlannedDecision[];

@@ -76,8 +76,9 @@ export const registerPlan = (program: Command, globals: () => GlobalOptions) => 
     .requiredOption('-f, --filename <file>', 'a manifest file or directory (repeatable; - for stdin)', collect)
     .option('--resources <url>', 'resource source (see apply)')
     .option('--resource <Kind/namespace/name>', 'plan only this resource')
+    .option('--delete', "plan `regent delete` of each document's resource instead of its apply (the finalizers' cloud deletions)")
     .option('-o, --output <format>', 'table | json', 'table')
-    .action(async (options: { filename: string[]; resources?: string; resource?: string; output: string }) => {
+    .action(async (options: { filename: string[]; resources?: string; resource?: string; output: string; delete?: boolean }) => {
       try {
         if (!['table', 'json'].includes(options.output)) throw new UsageError(`-o ${options.output}: expected table or json`);
         const files = readManifests(options.filename);
@@ -107,6 +108,7 @@ export const registerPlan = (program: Command, globals: () => GlobalOptions) => 
               processRegion: { name: regionName, cloud, session },
               ...(source instanceof EmbeddedResourceSource ? {} : { secretNamespace: process.env.POD_NAMESPACE ?? 'default' }),
               ...(only ? { only } : {}),
+              ...(options.delete ? { deleting: true } : {}),
               logger,
             });
             console.log(options.output === 'json' ? JSON.stringify(result, null, 2) : planText(result));
