@@ -156,6 +156,22 @@ const deletionEntry = async (document: ManifestDocument, stored: ResourceSource,
   return { plan: { ...plan, apply: 'deleted' }, object: marked };
 };
 
+/** The unresolvable reasons that refuse the spec as written (the others are waits: gates, placement, a free VLAN). */
+const REFUSING_REASONS = ['ImageNotFound', 'ImageAmbiguous', 'FlavorNotFound', 'FlavorAmbiguous'];
+
+/**
+ * A refusal the kind's pass would record rather than `apply` (an image or flavor that resolves to no or two
+ * objects, L9; a spec its pass cannot decode): the message its status would show, for the plan to print as a refusal.
+ */
+const controllerRefusal = (events: readonly RecordedEvent[]): string | undefined => {
+  for (const event of events) {
+    const data = event.data as { type?: string; reason?: string; message?: string; problems?: string[] };
+    if (data.type === 'desiredUnresolvable' && REFUSING_REASONS.includes(data.reason ?? '')) return `${data.reason}: ${data.message ?? ''}`;
+    if (data.type === 'specRejected') return `the spec is invalid: ${(data.problems ?? []).join('; ')}`;
+  }
+  return undefined;
+};
+
 const matches = (only: PlanOptions['only'], kind: string, namespace: string, name: string): boolean =>
   only === undefined || (only.kind === kind && storedNamespace(only.kind, only.namespace) === namespace && only.name === name);
 
@@ -302,6 +318,8 @@ export const plan = async (options: PlanOptions): Promise<Plan> => {
         p.verdict = 'failed';
         p.message = error instanceof Error ? error.message : String(error);
       }
+      const refusal = controllerRefusal(fork.appended.filter((e) => p.decisions.some((d) => d.stream === e.stream && d.event === e.type)));
+      if (refusal) Object.assign(p, { refusal, refusedBy: 'controller' });
       p.writes = source.writes.slice(writesBefore);
       p.destructive = p.decisions.some((d) => d.destructive);
     }
@@ -312,7 +330,7 @@ export const plan = async (options: PlanOptions): Promise<Plan> => {
   return {
     resources,
     destructive: resources.some((r) => r.destructive),
-    refused: resources.some((r) => r.verdict === 'refused'),
+    refused: resources.some((r) => r.verdict === 'refused' || r.refusedBy === 'controller'),
     failed: resources.some((r) => r.verdict === 'failed'),
     guarded: log.refused,
   };

@@ -61,7 +61,10 @@ export interface ResourcePlan {
   verdict: ResourceVerdict;
   /** What `apply` (or, planning a deletion, `regent delete`) would do to the stored object. */
   apply?: 'created' | 'configured' | 'unchanged' | 'deleted';
+  /** Apply's message (verdict `refused`), or, with `refusedBy: 'controller'`, what the kind's pass would record. */
   refusal?: string;
+  /** Who refuses: `apply` (the default, verdict `refused`) or the kind's pass (an unresolvable image or flavor, L9). */
+  refusedBy?: 'apply' | 'controller';
   message?: string;
   decisions: PlannedDecision[];
   /** Where the plan stops, and why (the wait after the last decision, a mutation the pass itself would send, …). */
@@ -77,7 +80,7 @@ export interface Plan {
   resources: ResourcePlan[];
   /** Some decision is destructive (exit 2). */
   destructive: boolean;
-  /** `apply` would refuse a document, or a resource's plan failed (exit 1 unless destructive). */
+  /** `apply` or a kind's pass would refuse a document (exit 1 unless destructive). */
   refused: boolean;
   failed: boolean;
   /** The mutating requests the read-only guard stopped (all of them: the passes' and the effects' described calls). */

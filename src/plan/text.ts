@@ -52,6 +52,7 @@ const resourceText = (r: ResourcePlan): string[] => {
   } else {
     out.push('  no decision');
   }
+  if (r.refusedBy === 'controller') out.push(`  REFUSED: ${r.kind}'s pass would record it and create nothing: ${r.refusal ?? ''}`);
   if (r.stops) out.push(`  then: ${r.stops}`);
   const finalizers = r.writes.filter((w) => w.op === 'addFinalizer' || w.op === 'removeFinalizer');
   for (const w of finalizers) out.push(`  and: ${w.op === 'addFinalizer' ? 'adds' : 'removes'} the finalizer ${w.detail ?? ''}`);
@@ -63,11 +64,13 @@ export const planText = (plan: Plan): string => {
   for (const resource of plan.resources) out.push(...resourceText(resource), '');
   const destructive = plan.resources.flatMap((r) => r.decisions.filter((d) => d.destructive).map((d) => `${d.effects.filter((e) => e.destructive).map((e) => e.type).join(', ')} on ${r.kind} ${r.namespace}/${r.name}`));
   const refused = plan.resources.filter((r) => r.verdict === 'refused').length;
+  const refusedByPass = plan.resources.filter((r) => r.refusedBy === 'controller').length;
   const notBuilt = plan.resources.filter((r) => r.verdict === 'not-built').length;
   const summary = [
     `${plan.resources.length} resource(s)`,
     destructive.length === 0 ? 'no destructive decision' : `${destructive.length} destructive decision(s): ${destructive.join('; ')}`,
     ...(refused > 0 ? [`${refused} refused by apply`] : []),
+    ...(refusedByPass > 0 ? [`${refusedByPass} refused by their pass`] : []),
     ...(notBuilt > 0 ? [`${notBuilt} not planned (plan is not built for their kind yet)`] : []),
     ...(plan.failed ? ['some plans failed'] : []),
   ];
