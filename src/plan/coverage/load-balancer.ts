@@ -5,11 +5,14 @@
  * (machines/write-ahead-delete.ts): one pass arms, a later one reads the arm back and sends ONE delete — so a plan of a
  * removed listener shows the arm on its first pass and the destructive delete on the next.
  *
- * Labels are the ones the source gives each transition: its own trailing comment (`// LB4`), else the comment heading
- * its group of transitions (`// LB8/LB9: an armed target read back …`), else its state's comment (the `deleting`
- * substates: LB14; `failed`: LB12), else the header rule that names its outcome (LB13: `specRejected`).
- * test/plan/load-balancer-plan.test.ts checks each row against the source; test/plan/rules.test.ts checks that every
- * decision of the machine's explored graph has a row or is named below as unlabelled.
+ * Labels are the ones the source gives each transition where it is defined: its own trailing comment (`// LB4`), else
+ * the comment heading its run of transitions (`// LB8/LB9: an armed target read back …`), else the comment of the
+ * state or exported list that holds it when that comment names exactly one rule (the `deleting` substates and
+ * DELETING_COMMON: LB14; `failed` and LIVE_RESULTS: LB12); and the header rule that names its outcome (LB13:
+ * `specRejected`). A transition with none of these has no rule (`—`), never an invented one, even where the header's
+ * prose describes it (a withdrawn deletion, LB14). test/plan/load-balancer-plan.test.ts checks every row and every
+ * unlabelled decision against the source; test/plan/rules.test.ts checks that every decision of the machine's explored
+ * graph has a row or is named below as unlabelled.
  */
 import { r, type RuleRow } from './rule-row.js';
 import type { PlanCoverage } from './coverage.js';
@@ -74,7 +77,8 @@ export const LOAD_BALANCER_RULES: readonly RuleRow[] = [
   { outcome: 'deleteResubmitted', rule: r('LB14', 'cascade-delete again: the same load balancer seen after the backoff (at once after a 409)') },
   { outcome: 'deleteInProgress', rule: r('LB14', 'wait: the cascade delete is not confirmed by absence yet') },
   { outcome: 'deleted', rule: r('LB14', 'deleted: a fresh lookup shows the load balancer absent (or DELETED)') },
-  { outcome: 'deletionWithdrawn', rule: r('LB14', 'withdraw: the deletion is no longer asked for; back to converging, nothing more deleted') },
+  { outcome: 'notObserved', from: DELETING, rule: r('LB14', "wait: the deletion's lookup could not be made; nothing deleted") },
+  { outcome: 'observationIncomplete', from: DELETING, rule: r('LB14', "wait: the deletion's observation did not answer for every name; nothing deleted") },
   // effect results the source labels (the root's `conflict`; LIVE_RESULTS, "(LB12)")
   { outcome: 'conflict', rule: r('LB12', "Octavia's 409 (busy while PENDING_*): a yield, never an error") },
   { outcome: 'rejected', from: LIVE_RESULT_STATES, rule: r('LB12', 'Octavia refused the mutation: parked in failed until a new generation') },
@@ -129,8 +133,9 @@ export const LOAD_BALANCER: PlanCoverage = {
   },
   unlabelled: {
     loadBalancer: {
-      'loadBalancer.notObserved': 'the lookup could not be made: recorded, nothing decided (no label in the source)',
-      'loadBalancer.observationIncomplete': 'the observation did not answer for every name the spec implies: recorded, nothing decided (no label in the source)',
+      'loadBalancer.notObserved': 'outside a deletion, the lookup could not be made: recorded, nothing decided (no label in the source)',
+      'loadBalancer.observationIncomplete': 'outside a deletion, the observation did not answer for every name the spec implies: recorded, nothing decided (no label in the source)',
+      'loadBalancer.deletionWithdrawn': "a deletion withdrawn (a pass without deletionRequested): WITHDRAWN carries no label (the header's LB14 describes it in prose)",
       'loadBalancer.converged': 'everything ACTIVE and as the spec says: nothing to do (no label in the source)',
       'loadBalancer.accepted': "Octavia's or Neutron's acceptance, recorded against the mutation it answers (an effect result; the root's transition has no label)",
       'loadBalancer.outcomeUnknown': "an answer that never came, recorded (an effect result; the root's transition has no label)",
