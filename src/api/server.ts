@@ -1,7 +1,8 @@
 /**
  * The HTTP surface (fastify): routes of openapi.yaml over the ServerService, bearer authentication,
  * body validation against the OpenAPI schemas, and the one error body. `buildApi` gives an app to
- * listen on (tests use port 0 on 127.0.0.1); `startApi` builds and listens.
+ * listen on (tests use port 0 on 127.0.0.1); `startApi` builds and listens. Create and update take `?dryRun=All`
+ * (./dry-run.ts): the same checks, then 200 with the plan instead of the write.
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -13,6 +14,7 @@ import { ApiError, badRequest, notFound, type ErrorBody, type ErrorCode } from '
 import { describeSchemaError, openApiText, SchemaValidators } from './openapi.js';
 import { ServerService, type ImageValidator, type RequestContext, type V1Write, type V2Write } from './servers.js';
 import { POWER_VERBS, type ServerCompute } from './verbs.js';
+import { DRY_RUN_PARAMETER, dryRunRequested, type DryRunPlanning } from './dry-run.js';
 
 /** Default body limit: a 64 KiB userData in base64 plus the rest of a request fits. */
 export const DEFAULT_BODY_LIMIT = 128 * 1024;
@@ -29,6 +31,8 @@ export interface ApiDeps {
   readonly compute?: ServerCompute;
   /** Where the Identities' Secrets live (sshkey reads the keypair's private key there); default the served namespace. */
   readonly secretNamespace?: string;
+  /** The cloud `?dryRun=All` plans against (regent serve's connect and process Region); absent: a dry run answers 501 after every check. */
+  readonly plan?: DryRunPlanning;
   readonly logger?: winston.Logger;
   readonly now?: () => Date;
 }
@@ -158,12 +162,24 @@ export const buildApi = (deps: ApiDeps): FastifyInstance => {
     return out;
   };
 
+  /**
+   * A create's or update's query: `dryRun` (./dry-run.ts) and nothing else — an unknown parameter is refused, so a
+   * misspelt dry run (`dryrun=All`) is a 400, never a real write.
+   */
+  const writeQuery = (request: FastifyRequest): { dryRun: boolean } => {
+    const q = request.query as Record<string, unknown>;
+    const unknown = Object.keys(q).find((k) => k !== DRY_RUN_PARAMETER);
+    if (unknown !== undefined) throw badRequest(`unknown query parameter "${unknown}" (a create or update takes only "${DRY_RUN_PARAMETER}")`);
+    return { dryRun: dryRunRequested(q) };
+  };
+
   app.get('/openapi.yaml', async (_request, reply) => reply.type('application/yaml').send(openApiText()));
 
   // v2
   app.post('/api/v2/servers', async (request, reply) => {
     const ctx = await context(request);
-    return reply.code(201).send(await service.createV2(ctx, body<V2Write>(request, 'ServerV2Write')));
+    const options = writeQuery(request);
+    return reply.code(options.dryRun ? 200 : 201).send(await service.createV2(ctx, body<V2Write>(request, 'ServerV2Write'), options));
   });
   app.get('/api/v2/servers', async (request) => {
     const ctx = await context(request);
@@ -172,7 +188,8 @@ export const buildApi = (deps: ApiDeps): FastifyInstance => {
   app.get('/api/v2/servers/:serverID', async (request) => service.getV2(await context(request), id(request)));
   app.put('/api/v2/servers/:serverID', async (request) => {
     const ctx = await context(request);
-    return service.updateV2(ctx, id(request), body<V2Write>(request, 'ServerV2Write'));
+    const options = writeQuery(request);
+    return service.updateV2(ctx, id(request), body<V2Write>(request, 'ServerV2Write'), options);
   });
   app.delete('/api/v2/servers/:serverID', async (request, reply) => {
     await service.deleteV2(await context(request), id(request));
@@ -211,8 +228,9 @@ export const buildApi = (deps: ApiDeps): FastifyInstance => {
   const V1 = '/api/v1/organizations/:organizationID/projects/:projectID/identities/:identityID/servers';
   app.post(V1, async (request, reply) => {
     const ctx = await context(request);
+    const options = writeQuery(request);
     const p = v1(request);
-    return reply.code(201).send(await service.createV1(ctx, p.organizationID, p.projectID, p.identityID, body<V1Write>(request, 'ServerV1Write')));
+    return reply.code(options.dryRun ? 200 : 201).send(await service.createV1(ctx, p.organizationID, p.projectID, p.identityID, body<V1Write>(request, 'ServerV1Write'), options));
   });
   app.get(V1, async (request) => {
     const p = v1(request);
@@ -224,8 +242,9 @@ export const buildApi = (deps: ApiDeps): FastifyInstance => {
   });
   app.put(`${V1}/:serverID`, async (request) => {
     const ctx = await context(request);
+    const options = writeQuery(request);
     const p = v1(request);
-    return service.updateV1(ctx, p.organizationID, p.projectID, p.identityID, id(request), body<V1Write>(request, 'ServerV1Write'));
+    return service.updateV1(ctx, p.organizationID, p.projectID, p.identityID, id(request), body<V1Write>(request, 'ServerV1Write'), options);
   });
   app.delete(`${V1}/:serverID`, async (request, reply) => {
     const p = v1(request);

@@ -4,12 +4,15 @@
  * absent, in a tenancy the caller may not read, or not of this API version — the same answer), the
  * operation's permission (403), then the rules (422) and the store's answer (409 on a collision or a
  * concurrent change). Nothing is written before every check passed; each accepted write is audited.
+ * A dry run (`?dryRun=All`, ./dry-run.ts) passes the same checks, then answers the plan of the write instead of
+ * making it: nothing stored, no audit event (nothing changed), one log line saying who asked.
  */
 import { stampAuthor, type AuthorStamp } from '../resource-history/author.js';
 import { v4 as uuidv4 } from 'uuid';
 import type { ResourceSource } from '../kube/port.js';
 import { AlreadyExists, Conflict, Invalid, NotFound } from '../kube/errors.js';
 import { API_VERSION } from '../resources/kind.js';
+import type { InputOf } from '../resources/index.js';
 import { resolveSshInjection, ServerKind, type Server, type ServerSpec } from '../resources/server.js';
 import type { Network } from '../resources/network.js';
 import type { Identity } from '../resources/identity.js';
@@ -23,6 +26,8 @@ import { checkSshCertificateAuthorityScope } from './ssh-ca-scope.js';
 import { runVerb, VerbRefused, type ServerCompute, type Verb } from './verbs.js';
 import { identitySecretName, SECRET_KEYS } from '../provider/identity/names.js';
 import { identityKeypairName } from '../provider/identity/keypair.js';
+import type { Logger } from '../log/logger.js';
+import { DryRun, type DryRunAnswer, type DryRunPlan, type DryRunPlanning } from './dry-run.js';
 import { apiVersionOf, LABELS, sameFlavor, sameImage, serverResourceName, tenancyOf, toV1Read, toV2Read, type Tenancy } from './model.js';
 
 /** Image (and flavor) checks through the provider; absent: not checked (docs/api.md). */
@@ -47,8 +52,19 @@ export interface ServerServiceDeps {
    * Kubernetes (RegionConnections.secretNamespaceFor); default the namespace the API serves.
    */
   readonly secretNamespace?: string;
+  /** The cloud a dry run plans against (`regent serve` gives it); absent: `?dryRun=All` answers 501 after every check. */
+  readonly plan?: DryRunPlanning;
+  readonly logger?: Logger;
   readonly now?: () => Date;
 }
+
+/** How a create or update is carried out: written (and audited), or only planned (`?dryRun=All`). */
+export interface WriteOptions {
+  readonly dryRun?: boolean;
+}
+
+/** What the write stored, or, on a dry run, what it would store and the plan of it. */
+type Written = { server: Server; plan?: undefined } | { server: Server; plan: DryRunPlan };
 
 export interface RequestContext {
   readonly principal: Principal;
@@ -81,10 +97,12 @@ const invalidMessage = (error: Invalid): string =>
 export class ServerService {
   private readonly namespace: string;
   private readonly now: () => Date;
+  private readonly dryRun: DryRun;
 
   constructor(private readonly deps: ServerServiceDeps) {
     this.namespace = deps.namespace ?? 'default';
     this.now = deps.now ?? (() => new Date());
+    this.dryRun = new DryRun({ source: deps.source, events: deps.events, now: this.now, ...(deps.plan ? { planning: deps.plan } : {}) });
   }
 
   // ---- shared ---------------------------------------------------------------------------------
@@ -141,9 +159,16 @@ export class ServerService {
     return { name: ctx.principal.subject.slice(0, 253), channel: 'api', requestId: ctx.requestId };
   }
 
-  private async createObject(ctx: RequestContext, input: unknown): Promise<Server> {
+  /**
+   * The one store write of a create — or, on a dry run, the store's same checks (its answers mapped the same way),
+   * then the plan of the object instead of the write.
+   */
+  private async createObject(ctx: RequestContext, input: unknown, options: WriteOptions = {}): Promise<Written> {
+    const stamped = stampAuthor(input as InputOf<'Server'>, this.stamp(ctx));
     try {
-      return (await this.deps.source.create(stampAuthor(input as Parameters<ResourceSource['create']>[0], this.stamp(ctx)))) as Server;
+      if (!options.dryRun) return { server: (await this.deps.source.create(stamped)) as Server };
+      const server = await this.dryRun.wouldCreate(stamped);
+      return { server, plan: await this.dryRun.planOf(stamped, this.where(ctx)) };
     } catch (error) {
       if (error instanceof AlreadyExists) throw conflict('a server with this name already exists on this network');
       if (error instanceof Invalid) throw unprocessable(invalidMessage(error));
@@ -151,15 +176,44 @@ export class ServerService {
     }
   }
 
-  private async updateObject(ctx: RequestContext, input: unknown): Promise<Server> {
+  /** The one store write of an update, or on a dry run its checks and the plan (as createObject). */
+  private async updateObject(ctx: RequestContext, input: unknown, options: WriteOptions = {}): Promise<Written> {
+    const stamped = stampAuthor(input as InputOf<'Server'>, this.stamp(ctx));
     try {
-      return (await this.deps.source.update(stampAuthor(input as Parameters<ResourceSource['update']>[0], this.stamp(ctx)))) as Server;
+      if (!options.dryRun) return { server: (await this.deps.source.update(stamped)) as Server };
+      const server = await this.dryRun.wouldUpdate(stamped);
+      return { server, plan: await this.dryRun.planOf(stamped, this.where(ctx)) };
     } catch (error) {
       if (error instanceof Conflict) throw conflict('the server changed during the request; read it again and retry');
       if (error instanceof NotFound) throw notFound('server not found');
       if (error instanceof Invalid) throw unprocessable(invalidMessage(error));
       throw error;
     }
+  }
+
+  /** Where a dry run's document comes from, as the plan names it: the request (its id is x-request-id). */
+  private where(ctx: RequestContext): string {
+    return `request ${ctx.requestId}`;
+  }
+
+  /**
+   * A dry run's answer: the view the object would have and its plan. Not audited (nothing changed); logged, with the
+   * actor and the request id, as a plan reads the cloud with the server's credentials.
+   */
+  private planned<View>(ctx: RequestContext, action: 'create' | 'update', apiVersion: 1 | 2, written: { server: Server; plan: DryRunPlan }, view: (server: Server) => View): DryRunAnswer<View> {
+    const { server, plan } = written;
+    this.deps.logger?.info('API dry run: planned, nothing stored', {
+      requestId: ctx.requestId,
+      actor: ctx.principal.subject,
+      action,
+      apiVersion,
+      server: `${server.metadata.namespace}/${server.metadata.name}`,
+      serverName: server.spec.name,
+      verdict: plan.verdict,
+      decisions: plan.decisions.length,
+      destructive: plan.destructive,
+    });
+    return { dryRun: true, server: view(server), plan };
   }
 
   private async deleteObject(ctx: RequestContext, server: Server, tenancy: Tenancy, apiVersion: 1 | 2): Promise<void> {
@@ -192,7 +246,7 @@ export class ServerService {
 
   // ---- v2 --------------------------------------------------------------------------------------
 
-  async createV2(ctx: RequestContext, body: V2Write) {
+  async createV2(ctx: RequestContext, body: V2Write, options: WriteOptions = {}) {
     const { network, tenancy } = await this.networkFor(ctx, body.spec.networkId, ENDPOINTS.networksV2);
     if (!allowed(ctx.principal, ENDPOINTS.serversV2, 'create', tenancy.organizationId, tenancy.projectId)) throw forbidden('not allowed to create servers in this project');
     const s = body.spec;
@@ -229,7 +283,9 @@ export class ServerService {
     this.checkUserData(s.userData, object.spec);
     await checkSshCertificateAuthorityScope(this.deps.source, this.namespace, object.spec, tenancy);
     if (this.deps.images) await this.deps.images.validate({ mode: 'create', imageId: s.imageId, flavorId: s.flavorId, tenancy, network });
-    const created = await this.createObject(ctx, object);
+    const written = await this.createObject(ctx, object, options);
+    if (written.plan) return this.planned(ctx, 'create', 2, written, toV2Read);
+    const created = written.server;
     await this.audit(ctx, 'created', 2, created, tenancy, { imageId: s.imageId, flavorId: s.flavorId, networkId: network.metadata.name, userData: digest(s.userData) });
     return toV2Read(created);
   }
@@ -253,7 +309,7 @@ export class ServerService {
     return toV2Read((await this.visible(ctx, id, '2', ENDPOINTS.serversV2)).server);
   }
 
-  async updateV2(ctx: RequestContext, id: string, body: V2Write) {
+  async updateV2(ctx: RequestContext, id: string, body: V2Write, options: WriteOptions = {}) {
     const { server: old, tenancy } = await this.visible(ctx, id, '2', ENDPOINTS.serversV2);
     if (!allowed(ctx.principal, ENDPOINTS.serversV2, 'update', tenancy.organizationId, tenancy.projectId)) throw forbidden('not allowed to update this server');
     const s = body.spec;
@@ -277,7 +333,9 @@ export class ServerService {
       const network = await this.deps.source.get('Network', this.namespace, old.spec.networkID);
       if (network) await this.deps.images.validate({ mode: 'update', imageId: s.imageId, flavorId: s.flavorId, tenancy, network });
     }
-    const updated = await this.updateObject(ctx, object);
+    const written = await this.updateObject(ctx, object, options);
+    if (written.plan) return this.planned(ctx, 'update', 2, written, toV2Read);
+    const updated = written.server;
     await this.audit(ctx, 'updated', 2, updated, tenancy, {
       ...(imageChanged ? { imageId: { from: old.spec.image.id ?? old.spec.image.name, to: s.imageId }, rebuild: true } : {}),
       userData: digest(s.userData),
@@ -410,7 +468,7 @@ export class ServerService {
     return server;
   }
 
-  async createV1(ctx: RequestContext, org: string, project: string, identityId: string, body: V1Write) {
+  async createV1(ctx: RequestContext, org: string, project: string, identityId: string, body: V1Write, options: WriteOptions = {}) {
     const scope = await this.v1Scope(ctx, org, project, identityId);
     if (!allowed(ctx.principal, ENDPOINTS.serversV1, 'create', org, project)) throw forbidden('not allowed to create servers in this project');
     const network = await this.deps.source.get('Network', this.namespace, body.spec.networkId);
@@ -437,7 +495,9 @@ export class ServerService {
     await checkSecurityGroupScope(this.deps.source, { namespace: object.metadata.namespace ?? this.namespace, networkID: object.spec.networkID, securityGroups: object.spec.securityGroups });
     this.checkUserData(s.userData, object.spec);
     if (this.deps.images) await this.deps.images.validate({ mode: 'create', imageId: s.imageId, flavorId: s.flavorId, tenancy: scope, network });
-    const created = await this.createObject(ctx, object);
+    const written = await this.createObject(ctx, object, options);
+    if (written.plan) return this.planned(ctx, 'create', 1, written, toV1Read);
+    const created = written.server;
     await this.audit(ctx, 'created', 1, created, scope, { imageId: s.imageId, flavorId: s.flavorId, networkId: network.metadata.name, userData: digest(s.userData) });
     return toV1Read(created);
   }
@@ -461,7 +521,7 @@ export class ServerService {
   }
 
   /** A v1 update: the imageId is ignored entirely (not validated, the stored image kept); the rest applies. */
-  async updateV1(ctx: RequestContext, org: string, project: string, identityId: string, id: string, body: V1Write) {
+  async updateV1(ctx: RequestContext, org: string, project: string, identityId: string, id: string, body: V1Write, options: WriteOptions = {}) {
     const scope = await this.v1Scope(ctx, org, project, identityId);
     const old = await this.v1Server(ctx, scope, id);
     if (!allowed(ctx.principal, ENDPOINTS.serversV1, 'update', org, project)) throw forbidden('not allowed to update this server');
@@ -477,7 +537,9 @@ export class ServerService {
     };
     await checkSecurityGroupScope(this.deps.source, { namespace: old.metadata.namespace ?? this.namespace, networkID: old.spec.networkID, securityGroups: spec.securityGroups });
     if (s.userData !== old.spec.userData) this.checkUserData(s.userData, old.spec);
-    const updated = await this.updateObject(ctx, this.checked(this.replacement(old, spec), old));
+    const written = await this.updateObject(ctx, this.checked(this.replacement(old, spec), old), options);
+    if (written.plan) return this.planned(ctx, 'update', 1, written, toV1Read);
+    const updated = written.server;
     await this.audit(ctx, 'updated', 1, updated, scope, { userData: digest(s.userData), ...(sameImage(old.spec.image, s.imageId) ? {} : { imageIdIgnored: true }) });
     return toV1Read(updated);
   }
