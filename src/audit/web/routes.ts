@@ -19,7 +19,11 @@
  *   GET /api/streams/<stream>/compare?from=A&to=B   what changed in state and context from A to B (a structural diff)
  *   GET /api/streams/<stream>/live         server-sent events: `event: appended` with {revision, type} for every
  *                                          event appended to the stream from now on (the store's subscription)
- *   GET /assets/app.js, /assets/app.css, /assets/favicon.svg (also as /favicon.ico)
+ *   GET /plan                              the plan view (issue 32): paste or upload manifests; per resource the decisions
+ *                                          its machines would take, drawn over each machine's statechart (plan-routes.ts)
+ *   POST /api/plan                         {files: [{name, text}], resource?} → the plan as JSON (`regent plan -o json`);
+ *                                          POST /plan/view: the same, drawn (the page's fragment). 501 without a planner
+ *   GET /assets/app.js, /assets/app.css, /assets/favicon.svg (also as /favicon.ico), /assets/plan.js, /assets/plan.css
  *
  * An unknown machine or stream answers 404 with an HTML page linking back (JSON under /api/). Any
  * other path: when mounted under a base path, everything below it is the audit's own and answers the
@@ -43,6 +47,7 @@ import { createSvgCache, loadGraphviz } from '../graph/svg-cache.js';
 import { fleetPage, indexPage, machineChecksSection, machinePage, matchesSearch, notFoundPage, plainStreamPage, streamPage, type FleetLine, type PageOptions, type StreamListRow, type StreamSearch } from './pages.js';
 import { IncidentIndex } from '../incident/heads.js';
 import { createIncidentRoutes } from './incident-routes.js';
+import { createPlanRoutes, type AuditPlanner } from './plan-routes.js';
 import { relatedResources } from '../incident/related.js';
 import { ApiServers, displayNameOf, isApiServerStream, recordedSubject, type DisplayNames } from '../history/api-streams.js';
 import { KIND_NAMES } from '../../resources/index.js';
@@ -65,6 +70,11 @@ export interface AuditRoutesOptions {
    * cooperatively: the control plane beside it keeps serving); default: when `checkpoints` is given (a server).
    */
   warmChecks?: boolean;
+  /**
+   * What the plan view plans with (plan-routes.ts): src/plan's `plan()` over the host's event store, resource source
+   * and cloud (`regent serve` passes one). Without it /plan says the plan is not available here, /api/plan answers 501.
+   */
+  planner?: AuditPlanner;
 }
 
 export type AuditHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
@@ -120,6 +130,8 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
   const apiServers = new ApiServers(store);
   // /incidents and /api/incidents: one timeline across a resource and everything related (incident-routes.ts)
   const incidents = createIncidentRoutes({ store, registry, basePath: base });
+  // /plan, /api/plan, /plan/view: the plan view (plan-routes.ts), its statecharts laid out through the same cache
+  const plans = createPlanRoutes({ registry, basePath: base, layout: (dot) => layouts.svg(dot), ...(options.planner ? { planner: options.planner } : {}) });
 
   const streamList = async (): Promise<StreamListRow[]> => {
     const infos = await store.listStreams();
@@ -370,6 +382,8 @@ export const createAuditRoutes = (options: AuditRoutesOptions): AuditHandler => 
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (base && url.pathname !== base && !url.pathname.startsWith(`${base}/`)) return false;
     const path = url.pathname.slice(base.length) || '/';
+    // the plan view answers its own POSTs (and its page and assets)
+    if (await plans(req, res)) return true;
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     try {
       return await route(req, res, url, path);

@@ -1,6 +1,7 @@
 /**
- * The audit pages served alone on a local port (`regent serve`). Binds 127.0.0.1 by default; the
- * caller owns the process (signals, exit): `close()` stops listening and ends open connections.
+ * The audit pages served alone on a local port (`regent serve --audit-only`, tests). Binds 127.0.0.1 by default;
+ * the caller owns the process (signals, exit): `close()` stops listening and ends open connections. With a
+ * `planner` the plan view plans (plan-routes.ts); without one it says the plan is not available here.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +10,7 @@ import type { MachineRegistry } from '../../../machines/registry.js';
 import { createAuditRoutes } from './routes.js';
 import { notFoundPage } from './pages.js';
 import type { CheckpointShelf } from '../history/shelf.js';
+import type { AuditPlanner } from './plan-routes.js';
 
 export interface AuditServer {
   url: string;
@@ -17,8 +19,8 @@ export interface AuditServer {
   close(): Promise<void>;
 }
 
-export const startAuditServer = async (options: { port?: number; host?: string; store: EventStore; registry: MachineRegistry; pageSize?: number; checkpoints?: CheckpointShelf }): Promise<AuditServer> => {
-  const handle = createAuditRoutes({ store: options.store, registry: options.registry, pageSize: options.pageSize, ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}) });
+export const startAuditServer = async (options: { port?: number; host?: string; store: EventStore; registry: MachineRegistry; pageSize?: number; checkpoints?: CheckpointShelf; planner?: AuditPlanner }): Promise<AuditServer> => {
+  const handle = createAuditRoutes({ store: options.store, registry: options.registry, pageSize: options.pageSize, ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}), ...(options.planner ? { planner: options.planner } : {}) });
   const server = createServer((req, res) => {
     handle(req, res)
       .then((handled) => {
