@@ -5,7 +5,8 @@
  * how the tests run the real pass a plan is compared with.
  *
  * What a plan does not have, its services do not pretend to have: nothing is enqueued or re-rendered (the plan runs
- * the passes itself), no status is rendered, and the Nova runtime (Databases, Jobs) is absent.
+ * the passes itself), no status is rendered, and the Nova runtime (Databases, Jobs) is absent unless the caller hands
+ * one (`nova`: a plan's is read-only, src/plan/nova-guards.ts).
  */
 import type { Engine } from '../engine/engine.js';
 import type { EventStore } from '../store/port.js';
@@ -40,6 +41,11 @@ export interface PlaneParts {
   /** Where Regent's Secrets live on Kubernetes (its own namespace); unset on the embedded store. */
   secretNamespace?: string;
   clock?: () => Date;
+  /**
+   * The Nova runtime the Nova and NovaCompute passes run with (for a plan: behind src/plan/nova-guards.ts
+   * `readOnlyNovaRuntime`); absent: none, and a pass that reaches for it fails saying so.
+   */
+  nova?: NovaRuntime;
 }
 
 export interface AssembledPlane {
@@ -104,7 +110,7 @@ export const assemblePlane = async (parts: PlaneParts): Promise<AssembledPlane> 
       connections.forget(uid);
       volumeClasses.forget(uid);
     },
-    nova: noNovaRuntime(),
+    nova: parts.nova ?? noNovaRuntime(),
   };
   return { services, refresh };
 };
