@@ -56,6 +56,7 @@ export const WORKLOAD_CLUSTER_RULES: readonly RuleRow[] = [
   { outcome: 'securityGroupCreateDecided', rule: r('WC5', 'create a security group: the node group, then the control-plane group') },
   { outcome: 'rulesCreateDecided', rule: r('WC6', 'create every missing rule, in one decision') },
   { outcome: 'createConflict', rule: r('WC6', 'Neutron answered 409: the rule exists, counted present') },
+  { outcome: 'createAccepted', rule: r('WC9', "the create's answer recorded (lastAnswer); nothing declared") },
   { outcome: 'inconsistent', rule: r('WC7', 'hold: two parts of one name, or a server group of another policy; nothing is created') },
   { outcome: 'serverGroupCreateDecided', rule: r('WC8', "create the control plane's server group, after the security groups and their rules") },
   { outcome: 'failureHeld', rule: r('WC9', 'hold: a refused create parks every create until a newer generation') },
@@ -68,6 +69,10 @@ export const WORKLOAD_CLUSTER_RULES: readonly RuleRow[] = [
   { outcome: 'deleteSubmitted', rule: r('W2', 'delete: the armed part read back and seen again') },
   { outcome: 'deleteResubmitted', rule: r('W4', 'delete again: the same part seen after the backoff (at once after a 409)') },
   { outcome: 'deleteInProgress', rule: r('WC10', 'deleting: the part is not confirmed absent yet') },
+  { outcome: 'deleteAccepted', rule: r('WC10', "the delete's answer recorded; absence confirms it") },
+  { outcome: 'deleteConflict', rule: r('WC10', "the delete's 409 (in use) recorded: the next pass that still sees the part sends it again") },
+  { outcome: 'deleteRejected', rule: r('WC10', "the delete's refusal recorded; sent again after the backoff") },
+  { outcome: 'deleteOutcomeUnknown', rule: r('WC10', "the delete's unknown answer recorded; absence confirms it") },
   { outcome: 'released', rule: r('WC10', 'released: every part is observed absent') },
   { outcome: 'partsReady', rule: r('WC11', 'ready: both groups with every rule and the server group as wanted') },
 ];
@@ -158,13 +163,6 @@ export const WORKLOAD: PlanCoverage = {
       specRejected: 'waits for a valid spec',
     },
   },
-  unlabelled: {
-    workloadCluster: {
-      'workloadCluster.createAccepted': "the create's answer (an effect result, WC1); its transition carries no label",
-      'workloadCluster.deleteAccepted': "the delete's answer (an effect result, W5's ledger); its transition carries no label",
-      'workloadCluster.deleteConflict': "the delete's 409 (an effect result: the next pass sends it again); its transition carries no label",
-      'workloadCluster.deleteRejected': "the delete's refusal (an effect result, W5's ledger); its transition carries no label",
-      'workloadCluster.deleteOutcomeUnknown': "the delete's unknown answer (an effect result, W5's ledger); its transition carries no label",
-    },
-  },
+  // every decision of both machines carries a label in its source (its transition's comment, or its guard's)
+  unlabelled: {},
 };
