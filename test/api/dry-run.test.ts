@@ -8,7 +8,18 @@ import { createHash } from 'node:crypto';
 import { serverResourceName } from '../../src/api/model.js';
 import { ENDPOINTS } from '../../src/api/auth.js';
 import type { DryRunAnswer } from '../../src/api/dry-run.js';
+import { startApi } from '../../src/api/server.js';
+import { kindTable } from '../../src/app/kinds.js';
+import type { KindWiring } from '../../src/controllers/kind.js';
 import { IMAGES } from '../plan/support/rig.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSimulator, SEED } from '../../src/simulator/index.js';
+import { startControlPlane } from '../../src/app/control-plane.js';
+import { applyManifests } from '../../src/kube/cli/manifests.js';
+import { createTokenIssuer } from '../../src/api/auth.js';
+import { networkManifest, planeOptions, until } from '../e2e/support/plane.js';
 import { startDryRunRig, type DryRunRig, type Reply } from './support/dry-run-rig.js';
 
 interface Read {
@@ -181,6 +192,23 @@ describe('api: ?dryRun=All answers the plan and stores nothing', function () {
     expect(await world()).to.deep.equal(before);
   });
 
+  it('a plan that fails inside Regent (the pass throws) is a 500 whose body says nothing of the cause; nothing stored', async () => {
+    // the Server's real wiring, its pass made to throw with a cause that must not reach the caller
+    const table = kindTable().map((w): KindWiring => (w.kind === 'Server' && w.build ? { ...w, build: (services) => ({ ...w.build!(services), reconcile: async () => Promise.reject(new Error('pass failed talking to 10.9.9.9')) }) } : w));
+    const failing = await startApi({ source: rig.plan.source, events: rig.plan.store, auth: { jwks: rig.issuer.jwks }, host: '127.0.0.1', port: 0, plan: { connect: async () => rig.plan.os, table } });
+    try {
+      const before = await world();
+      const reply = await rig.call('POST', '/api/v2/servers?dryRun=All', { body: body('web-1'), url: failing.url });
+      const answer = reply.body as ErrorBody;
+      expect(reply.status).to.equal(500);
+      expect(answer).to.include({ error: 'server_error', error_description: 'the request failed inside Regent; quote the request id when reporting it' });
+      expect(JSON.stringify(answer)).to.not.include('10.9.9.9');
+      expect(await world()).to.deep.equal(before);
+    } finally {
+      await failing.close();
+    }
+  });
+
   it('v1: create and update take dryRun too, answering the v1 view (an update ignores the imageId: nothing destructive)', async () => {
     const before = await world();
     const create = await rig.call('POST', `${V1}?dryRun=All`, { body: { metadata: { name: 'legacy-1' }, spec: { networkId: 'net-a', flavorId: '2', imageId: IMAGES.A } } });
@@ -202,5 +230,43 @@ describe('api: ?dryRun=All answers the plan and stores nothing', function () {
     expect(answer.plan).to.include({ apply: 'unchanged', destructive: false });
     expect(await world()).to.deep.equal(afterCreate);
     expect((await rig.call('DELETE', `${V1}/${id}`)).status).to.equal(202);
+  });
+});
+
+describe('api: ?dryRun=All under regent serve (the control plane passes its cloud)', function () {
+  this.timeout(60_000);
+
+  it('the API regent serve starts plans a create against its own cloud, and nothing reaches the store or Nova', async () => {
+    const sim = await startSimulator({ clock: 'real', delays: { serverBuild: 100, rebuildStep: 100, serverDelete: 100, serverAction: 100 } });
+    const dir = mkdtempSync(join(tmpdir(), 'regent-dry-run-'));
+    const issuer = await createTokenIssuer();
+    const admin = await issuer.sign({ sub: 'admin', acl: { global: Object.values(ENDPOINTS).map((name) => ({ name, operations: ['create', 'read', 'update', 'delete'] })) } });
+    const plane = await startControlPlane(planeOptions(dir, sim, { api: { host: '127.0.0.1', port: 0, auth: { jwks: issuer.jwks } } }));
+    try {
+      await until('leadership', () => plane.isLeader());
+      await applyManifests(plane.source, networkManifest);
+      const dryRun = async () => {
+        const response = await fetch(`${plane.apiUrl}/api/v2/servers?dryRun=All`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ metadata: { name: 'web-1' }, spec: { networkId: 'net-a', flavorId: '2', imageId: SEED.images.cirros, sshInjection: 'none' } }),
+        });
+        return { status: response.status, body: (await response.json()) as Answer };
+      };
+      // once the Network is up, the Server's pass would create it in Nova: the plan says so (before, it says what it waits for)
+      const planned = await until('a dry run planning the Nova create', async () => {
+        const reply = await dryRun();
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+        return reply.body.plan.decisions.some((d) => d.rule?.id === 'L2') && reply.body;
+      });
+      expect(planned.plan).to.include({ verdict: 'planned', apply: 'created', destructive: false });
+      expect((await plane.source.list('Server')).items).to.deep.equal([]);
+      expect(sim.calls().filter((c) => c.method === 'POST' && c.path.endsWith('/servers'))).to.deep.equal([]);
+      expect((await plane.store.listStreams()).filter((s) => s.stream.startsWith('api-server-'))).to.deep.equal([]);
+    } finally {
+      await plane.stop().catch(() => undefined);
+      await sim.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

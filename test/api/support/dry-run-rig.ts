@@ -27,6 +27,8 @@ export interface DryRunCall {
   raw?: string;
   /** The API without a cloud to plan against. */
   unplanned?: boolean;
+  /** Another API (a test's own) to send it to. */
+  url?: string;
 }
 
 export interface DryRunRig {
@@ -73,7 +75,7 @@ export const startDryRunRig = async (): Promise<DryRunRig> => {
     if (tok !== null) headers.authorization = `Bearer ${tok}`;
     const payload = o.raw ?? (o.body !== undefined ? JSON.stringify(o.body) : undefined);
     if (payload !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${(o.unplanned ? unplanned : api).url}${path}`, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
+    const response = await fetch(`${o.url ?? (o.unplanned ? unplanned : api).url}${path}`, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
     const text = await response.text();
     const body = text === '' ? undefined : (response.headers.get('content-type') ?? '').includes('json') ? (JSON.parse(text) as unknown) : text;
     const validate = responseValidator(validators, template, method, response.status);
