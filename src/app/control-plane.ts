@@ -56,6 +56,8 @@ import { applyFirstStartExamples } from './first-start-examples.js';
 import { openNovaRuntime } from './nova-runtime.js';
 import { checkKeptSimulatorPort, openStackTarget, type OpenStackTarget } from './openstack-target.js';
 import { ListenError, startHttpEndpoint, type HttpEndpoint, type Guard, type Route } from './http-server.js';
+import { plan, type PlanOptions } from '../plan/planner.js';
+import { PlanUnavailable, type AuditPlanner } from '../audit/web/plan-routes.js';
 
 export interface ControlPlaneOptions {
   storeUrl: string;
@@ -72,7 +74,8 @@ export interface ControlPlaneOptions {
   monitorIntervalMs?: number;
   /** Where the status runner keeps its checkpoint (default next to the sqlite store; memory for memory:). */
   checkpointPath?: string;
-  routes?: (deps: { store: EventStore; engine: Engine }) => readonly Route[];
+  /** The HTTP routes (the audit pages); `planner` plans over this process's stores and cloud (the plan view). */
+  routes?: (deps: { store: EventStore; engine: Engine; planner: AuditPlanner }) => readonly Route[];
   /**
    * Serve `routes` on a listener of their own, behind `guard` (src/cli/commands/listeners.ts decides when):
    * the operations listener then serves only /metrics, /healthz and /readyz.
@@ -189,7 +192,14 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     const reached: { openstack?: OpenStackTarget } = {};
     const listenError = (host: string, port: number, flag: string) => (error: NodeJS.ErrnoException) =>
       error.code === 'EADDRINUSE' ? new ListenError(`${host}:${port} is already in use (another Regent? pass ${flag})`) : new ListenError(`cannot listen on ${host}:${port}: ${error.code ?? error.message}`);
-    const routes = options.routes?.({ store, engine }) ?? [];
+    // The audit pages' plan view (issue 32): src/plan's plan() over this process's stores and cloud, once the cloud
+    // is reached below (the routes exist before: the listener is bound first); until then it answers 503.
+    const planCloud: { reached?: Pick<PlanOptions, 'connect' | 'processRegion' | 'secretNamespace'> } = {};
+    const planner: AuditPlanner = async (request) => {
+      if (!planCloud.reached) throw new PlanUnavailable('the control plane has not reached its cloud yet; try again in a moment');
+      return plan({ store, source, logger, ...planCloud.reached, ...request });
+    };
+    const routes = options.routes?.({ store, engine, planner }) ?? [];
     const http: HttpEndpoint = await startHttpEndpoint({
       onListenError: listenError(options.host ?? '127.0.0.1', options.port ?? 0, '--port'),
       host: options.host ?? '127.0.0.1',
@@ -227,6 +237,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     // exists. On Kubernetes Regent's Secrets live in its own namespace (its RBAC reaches secrets there only).
     const kubernetesSource = !(source instanceof EmbeddedResourceSource);
     const processRegionName = options.processRegionName ?? (target.simulator && !options.openstack ? 'region-one' : 'default');
+    planCloud.reached = { connect: (cloud) => connect(cloud, { logger }), processRegion: { name: processRegionName, cloud: target.cloud, session: os }, ...(kubernetesSource ? { secretNamespace: installNamespace } : {}) };
     const connections = new RegionConnections({
       source,
       connect: (cloud) => connect(cloud, { logger, cancel }),

@@ -18,6 +18,13 @@ import { connect } from '../../src/openstack/session.js';
 import { plan } from '../../src/plan/planner.js';
 import type { Plan } from '../../src/plan/report.js';
 import { IMAGES, serverManifest, startPlanRig, type PlanRig } from '../plan/support/rig.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSimulator, SEED } from '../../src/simulator/index.js';
+import { startControlPlane } from '../../src/app/control-plane.js';
+import { applyManifests } from '../../src/kube/cli/manifests.js';
+import { networkManifest, planeOptions, until } from '../e2e/support/plane.js';
 
 const SECRET_VALUE = 'hunter2-do-not-show';
 const SECRET = `apiVersion: v1
@@ -204,6 +211,32 @@ describe('audit web: the plan view over HTTP (POST /api/plan, /plan/view, GET /p
     expect(ready).to.match(/<textarea id="plan-manifests"[^>]*><\/textarea>/);
     expect(ready).to.match(/<input type="file" id="plan-files" name="files" multiple/);
     for (const asset of ['assets/plan.js', 'assets/plan.css']) expect((await fetch(new URL(asset, server.url))).status, asset).to.equal(200);
+  });
+
+  it('the control plane (regent serve) gives its audit pages a planner over its own stores and cloud: it plans, nothing is stored or sent', async () => {
+    const sim = await startSimulator({ clock: 'real', delays: { serverBuild: 100, rebuildStep: 100, serverDelete: 100, serverAction: 100 } });
+    const dir = mkdtempSync(join(tmpdir(), 'regent-plan-view-'));
+    const plane = await startControlPlane({ ...planeOptions(dir, sim), routes: ({ store, engine, planner: hosted }) => [createAuditRoutes({ store, registry: engine.registry, planner: hosted })] });
+    try {
+      await until('leadership', () => plane.isLeader());
+      await applyManifests(plane.source, networkManifest);
+      const manifest = serverManifest('web-1', SEED.images.cirros);
+      // once the Network is up, the Server's pass would create it in Nova: the plan says so
+      const planned = await until('a plan of the Nova create', async () => {
+        const res = await post(`${plane.url}/`, 'api/plan', { files: [{ name: 'web-1.yaml', text: manifest }] });
+        expect(res.status, await res.clone().text()).to.equal(200);
+        const answer = (await res.json()) as Plan;
+        return answer.resources[0]?.decisions.some((d) => d.rule?.id === 'L2') && answer;
+      });
+      expect(planned.resources[0]).to.include({ kind: 'Server', name: 'web-1', verdict: 'planned', apply: 'created', destructive: false });
+      expect((await plane.source.list('Server')).items).to.deep.equal([]);
+      expect(sim.calls().filter((c) => c.method === 'POST' && c.path.endsWith('/servers'))).to.deep.equal([]);
+      expect((await fetch(`${plane.url}/plan`)).status).to.equal(200);
+    } finally {
+      await plane.stop().catch(() => undefined);
+      await sim.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('mounted under a base path, as the control plane mounts the audit pages', async () => {

@@ -185,7 +185,7 @@ export const registerStart = (program: Command, globals: () => GlobalOptions) =>
         ...controlPlaneOptions(globals(), options),
         ...(api ? { api: api.options } : {}),
         logger,
-        routes: ({ store, engine }) => [createAuditRoutes({ store, registry: engine.registry, checkpoints: shelfForStoreUrl(storeUrlOf(globals())) }), notFound],
+        routes: ({ store, engine, planner }) => [createAuditRoutes({ store, registry: engine.registry, checkpoints: shelfForStoreUrl(storeUrlOf(globals())), planner }), notFound],
         ...(listeners.audit ? { app: { host: listeners.audit.host, port: listeners.audit.port, ...(guard ? { guard } : {}) } } : {}),
         auditLinks: options.auditBaseUrl !== undefined ? { baseUrl: options.auditBaseUrl } : {},
       });
