@@ -95,8 +95,16 @@ describe('plan: a Server', function () {
     const all = await cli(['-f', both]);
     expect(all.code).to.equal(2);
     expect(all.out).to.include('Network default/net-a');
-    expect(all.out).to.include('  plan is not built for Network yet');
-    expect(all.out).to.include('  plan is not built for Identity yet');
+    // the tenancy kinds are planned too (test/plan/tenancy-plan.test.ts): the Identity on the process's region stands on its project (U)
+    expect(all.out).to.not.include('plan is not built');
+    expect(all.out).to.match(/identityLifecycle\s+regionProject \(∅ → realized\)\s+U\s/);
+    // a kind whose plan is not built says so and claims nothing (here only the Server is planned: PlanOptions.kinds)
+    const narrowed = await rig.plan(`${NETWORK}---\n${serverManifest('web-2', IMAGES.B)}`, { kinds: ['Server'] });
+    expect(narrowed.resources.map((r) => [r.kind, r.verdict, r.message ?? '', r.decisions.length > 0])).to.deep.equal([
+      ['Identity', 'not-built', 'plan is not built for Identity yet', false],
+      ['Network', 'not-built', 'plan is not built for Network yet', false],
+      ['Server', 'planned', '', true],
+    ]);
     // a directory: its manifests in name order
     const dir = join(rig.dir, 'manifests');
     mkdirSync(dir);
@@ -109,7 +117,8 @@ describe('plan: a Server', function () {
     const network = await cli(['-f', both, '--resource', 'Network/default/net-a']);
     expect(network.code).to.equal(0);
     expect(network.out).to.not.include('Server default/web-2');
-    expect(network.out).to.include('plan is not built for Network yet');
+    expect(network.out).to.include('Network default/net-a');
+    expect(network.out).to.include('nothing to decide (done: present)');
   });
 
   it('a new Server: the create (L2) with the request Nova would get, its user data as a sha256: digest, never the value', async () => {
