@@ -98,14 +98,14 @@ class Records {
 
 // ─── what a record says ─────────────────────────────────────────────────────────────────────────
 
-/** The nova-manage and nova-status commands of a rendered script, one per line (continuations joined, the config-file argument left out). */
+/** The nova-manage and nova-status commands a rendered script runs, one per line (continuations joined, a `x=$(…)` capture and the config-file argument left out). */
 export const scriptCommands = (script: string): string[] =>
   script
-    .replace(/\\\n\s*/g, ' ')
+    .replace(/\s*\\\n\s*/g, ' ')
     .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => !line.startsWith('#') && /\bnova-(manage|status)\s/.test(line) && !line.startsWith('echo'))
-    .map((line) => line.replace(/^[a-z_]+=\$\(/, '').replace(/\)$/, '').replace(/\s--config-file\s+"[^"]*"/g, '').trim());
+    .map((line) => line.trim().replace(/^[a-z_]+=\$\(/, ''))
+    .filter((line) => /^nova-(manage|status)\s/.test(line))
+    .map((line) => line.replace(/\)$/, '').replace(/\s--config-file\s+"[^"]*"/g, '').trim());
 
 /** A container's env as a record shows it: a literal, or the Secret key it is read from (never a value of one). */
 const envOf = (env: readonly JobEnv[]): Record<string, string> =>

@@ -36,7 +36,7 @@ export const NOVA_UPGRADE_RULES: readonly RuleRow[] = [
   { outcome: 'blocked', rule: r('NU2', 'blocked: a database, credential or config prerequisite is missing; no Job runs') },
   { outcome: 'imageReleaseMismatch', rule: r('NU3', 'lockstep: the image names another release than spec.openStackRelease; no Job runs') },
   { outcome: 'upgradeRefused', rule: r('NU4', 'refuse the upgrade: unparsable version, a downgrade, or a path that skips a release') },
-  { outcome: 'upgradeStarted', from: ['steady'], rule: r('NU5', 'start the upgrade: target the new release, phase Expanding') },
+  { outcome: 'upgradeStarted', rule: r('NU5', 'start the upgrade: target the new release, phase Expanding') },
   { outcome: 'targetChanged', rule: r('NU6', 'a third release mid-upgrade: UpgradeTargetChanged, nothing else changes') },
   ...phaseJobRows('expand'),
   { outcome: 'expanded', from: ['expanding'], rule: r('NU7', 'the db-expand Job succeeded: phase Migrating') },
@@ -47,11 +47,11 @@ export const NOVA_UPGRADE_RULES: readonly RuleRow[] = [
   ...phaseJobRows('contract'),
   { outcome: 'contracted', from: ['contracting'], rule: r('NU9', 'the db-contract Job succeeded: installedRelease promoted, the non-API roles stamped') },
   { outcome: 'rolesStamped', rule: r('NU9', "the stamp's answer: the non-API roles carry the installed release") },
-  { outcome: 'syncJobCreated', from: ['steady'], rule: r('NU10', 'create the db-sync Job: none exists') },
-  { outcome: 'syncJobReplaced', from: ['steady'], rule: r('NU10', 'delete the db-sync Job rendered from an older spec (re-created on the next pass)') },
-  { outcome: 'synced', from: ['steady'], rule: r('NU10', 'synced: the db-sync Job completed; installedRelease promoted and the cells published (a pending stamp retried: NU9)') },
-  { outcome: 'syncFailed', from: ['steady'], rule: r('NU10', 'DBSyncFailed: the db-sync Job failed with this hash; not retried until the spec changes') },
-  { outcome: 'syncing', from: ['steady'], rule: r('NU10', 'wait: the db-sync Job is running') },
+  { outcome: 'syncJobCreated', rule: r('NU10', 'create the db-sync Job: none exists') },
+  { outcome: 'syncJobReplaced', rule: r('NU10', 'delete the db-sync Job rendered from an older spec (re-created on the next pass)') },
+  { outcome: 'synced', rule: r('NU10', 'synced: the db-sync Job completed; installedRelease promoted and the cells published (a pending stamp retried: NU9)') },
+  { outcome: 'syncFailed', rule: r('NU10', 'DBSyncFailed: the db-sync Job failed with this hash; not retried until the spec changes') },
+  { outcome: 'syncing', rule: r('NU10', 'wait: the db-sync Job is running') },
 ];
 
 /** machines/nova-db-archive.ts: A1–A4. */
