@@ -32,6 +32,8 @@ import { exportsPublisherFor } from '../../../src/workload/exports-publisher.js'
 import { workloadClusterDefinition, workloadClusterStream } from '../../../machines/workload-cluster.js';
 import { workloadMachineDefinition, workloadMachineStream } from '../../../machines/workload-machine.js';
 import { loadBalancerDefinition, loadBalancerStream } from '../../../machines/load-balancer.js';
+import { formatState } from '../../../src/events/state-text.js';
+import type { StateValue } from '../../../src/events/envelope.js';
 import { NETWORK } from './rig.js';
 
 export { IMAGES } from './rig.js';
@@ -81,9 +83,9 @@ export interface WorkloadRig {
   subnetId: string;
   /** One real pass of the kind's wiring (over the real store, source and cloud), its effects executed. */
   pass(kind: WorkloadKind, name: string): Promise<Disposition>;
-  /** The cluster's machine state and what it recorded; its API load balancer's state (undefined: never decided). */
+  /** The cluster's machine state (`∅`: nothing decided yet) and what it recorded; its API load balancer's state (undefined: never decided). */
   cluster(name: string): Promise<{ uid: string; state: string; partsReady: boolean; lb: string | undefined }>;
-  /** The machine's state and the Nova server it recorded. */
+  /** The machine's state (`∅`: nothing decided yet) and the Nova server it recorded. */
   machine(name: string): Promise<{ uid: string; state: string; serverId: string | null }>;
   /** Real passes (the simulator's clock moved between them) until the cluster's parts, endpoint and exports are there. */
   bringUpCluster(name: string, extra?: string): Promise<void>;
@@ -93,6 +95,8 @@ export interface WorkloadRig {
   plan(text: string, extra?: Partial<PlanOptions>): Promise<Plan>;
   close(): Promise<void>;
 }
+
+const stateText = (loaded: { revision?: unknown; value: unknown }): string => (loaded.revision === undefined ? '∅' : formatState(loaded.value as StateValue));
 
 const PASSED: readonly KindName[] = ['WorkloadCluster', 'WorkloadMachine', 'LoadBalancer', 'Server'];
 
@@ -134,12 +138,12 @@ export const startWorkloadRig = async (): Promise<WorkloadRig> => {
     const uid = await uidOf('WorkloadCluster', name);
     const loaded = await engine.load(workloadClusterDefinition, workloadClusterStream(uid));
     const lb = await engine.load(loadBalancerDefinition, loadBalancerStream(uid));
-    return { uid, state: loaded.state, partsReady: loaded.context.partsReady, lb: lb.revision === undefined ? undefined : lb.state };
+    return { uid, state: stateText(loaded), partsReady: loaded.context.partsReady, lb: lb.revision === undefined ? undefined : stateText(lb) };
   };
   const machine = async (name: string) => {
     const uid = await uidOf('WorkloadMachine', name);
     const loaded = await engine.load(workloadMachineDefinition, workloadMachineStream(uid));
-    return { uid, state: loaded.state, serverId: loaded.context.serverId };
+    return { uid, state: stateText(loaded), serverId: loaded.context.serverId };
   };
   const exports = exportsPublisherFor(source);
 
