@@ -265,8 +265,10 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
           // sshkey reads the Identity's Secret where Regent writes it (its own namespace on Kubernetes)
           secretNamespace: connections.secretNamespaceFor('default'),
           images: inventoryImageValidator({ source, inventoryFor: regionInventoryFor({ images: imageInventories, flavors: new FlavorInventory(connections) }) }),
-          // ?dryRun=All plans against the cloud the passes use (the planner puts each session behind its read-only guard)
-          plan: { connect: (cloud) => connect(cloud, { logger, cancel }), processRegion: { name: processRegionName, cloud: target.cloud, session: os }, logger, ...(kubernetesSource ? { secretNamespace: installNamespace } : {}) },
+          // ?dryRun=All plans against the cloud the passes use (the planner puts each session behind its read-only guard);
+          // like the plan view's, the sessions it connects are not cancelled with leadership (a plan only reads); the process
+          // Region's session is the passes' own `os`
+          plan: { connect: (cloud) => connect(cloud, { logger }), processRegion: { name: processRegionName, cloud: target.cloud, session: os }, logger, ...(kubernetesSource ? { secretNamespace: installNamespace } : {}) },
         }).catch((error: NodeJS.ErrnoException) => {
           throw error.code === 'EADDRINUSE' ? new ListenError(`${options.api?.host}:${options.api?.port} is already in use (another Regent? pass --api-port)`) : error;
         })
