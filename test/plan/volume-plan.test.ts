@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { applyManifestFiles } from '../../src/kube/cli/manifests.js';
 import { exitCodeOf, type Plan, type ResourcePlan } from '../../src/plan/report.js';
 import { planText } from '../../src/plan/text.js';
-import { RULE_TABLES } from '../../src/plan/rules.js';
+import { RULE_TABLES, ruleOf } from '../../src/plan/rules.js';
 import { isDestructive } from '../../src/plan/destructive.js';
 import { volumeAttachmentDefinition } from '../../machines/volume-attachment.js';
 import { volumeLifecycleDefinition } from '../../machines/volume-lifecycle.js';
@@ -215,6 +215,32 @@ describe('plan: a Volume and its attachments', function () {
   it("the destructive flags: cinder.deleteVolume and nova.detachVolume are destructive for their machines; create, extend and attach are not", () => {
     expect(['cinder.createVolume', 'cinder.extendVolume', 'cinder.deleteVolume'].map((t) => isDestructive(t, volumeLifecycleDefinition))).to.deep.equal([false, false, true]);
     expect(['nova.attachVolume', 'nova.readVolumeAttachment', 'nova.detachVolume'].map((t) => isDestructive(t, volumeAttachmentDefinition))).to.deep.equal([false, false, true]);
+  });
+});
+
+describe('plan: the volume rule tables where two transitions record one outcome', () => {
+  const rule = (machine: string, outcome: string, from: string, data: Record<string, unknown>) => ruleOf({ type: `${machine}.${outcome}`, data, metadata: { machine, from } as never })?.id;
+  const pass = (o: Record<string, unknown>) => ({ type: 'reconcile', deletionRequested: false, identity: { kind: 'realized', projectId: 'p' }, observed: { kind: 'absent' }, ...o });
+
+  it('volumeLifecycle: the transition the stimulus took (V11 or V12, V6 or V12, V5 or none)', () => {
+    // DELETION: an identity without a project proves nothing exists (V11); a realized one found nothing (V12)
+    expect(rule('volumeLifecycle', 'nothingToDelete', 'absent', pass({ deletionRequested: true, identity: { kind: 'unrealized' } }))).to.equal('V11');
+    expect(rule('volumeLifecycle', 'nothingToDelete', 'absent', pass({ deletionRequested: true }))).to.equal('V12');
+    // a create that may still land: outside a deletion V6 (creating); in one, an absence that is not yet proof (V12)
+    expect(rule('volumeLifecycle', 'awaitingCreate', 'creating', pass({}))).to.equal('V6');
+    expect(rule('volumeLifecycle', 'awaitingCreate', 'creating', pass({ deletionRequested: true }))).to.equal('V12');
+    expect(rule('volumeLifecycle', 'awaitingCreate', 'deleting.armed', pass({ deletionRequested: true }))).to.equal('V12');
+    // VANISHED (V5: the next pass decides) — not extending's other volume under the name, which the source leaves unlabelled
+    expect(rule('volumeLifecycle', 'vanished', 'available', pass({}))).to.equal('V5');
+    expect(rule('volumeLifecycle', 'vanished', 'extending', pass({ observed: { kind: 'present', id: 'other', status: 'available', size: 1, attachments: [] } }))).to.equal(undefined);
+  });
+
+  it('volumeAttachment: the transition the stimulus took (P4 or A6, D9 or D8)', () => {
+    expect(rule('volumeAttachment', 'conflictUnresolved', 'readingAfterConflict', { type: 'attach' })).to.equal('P4');
+    expect(rule('volumeAttachment', 'conflictUnresolved', 'readingAfterConflict', { type: 'read.notFound' })).to.equal('A6');
+    expect(rule('volumeAttachment', 'conflictUnresolved', 'readingAfterConflict', { type: 'read.failed' })).to.equal('A6');
+    expect(rule('volumeAttachment', 'detachInProgress', 'detaching.requested', { type: 'attach' })).to.equal('D9');
+    expect(rule('volumeAttachment', 'detachInProgress', 'detaching.requested', { type: 'detach' })).to.equal('D8');
   });
 });
 
