@@ -142,7 +142,7 @@ const decisionRow = (d: PlannedDecision, step: number): string => {
   const outcome = d.event.startsWith(`${d.machine}.`) ? d.event.slice(d.machine.length + 1) : d.event;
   const rule = d.rule ? `<b class="plan-rule-id">${esc(d.rule.id)}</b> <span class="plan-rule-says">${esc(d.rule.says)}</span>` : '<span class="muted" title="the machine gives this transition no rule label">—</span>';
   return `<tr class="plan-decision${d.destructive ? ' destructive' : ''}" data-step="${step}" data-machine="${esc(d.machine)}" data-stream="${esc(d.stream)}"${d.rule ? ` data-rule="${esc(d.rule.id)}"` : ''}>
-<td class="mono">${step}</td><td class="mono">${d.pass}</td><td>${esc(d.machine)}</td><td title="${esc(d.event)}"><b>${esc(outcome)}</b></td>
+<td class="mono">${step}</td><td class="mono">${d.pass}</td><td class="plan-machine">${esc(d.machine)}</td><td class="plan-event" title="${esc(d.event)}"><b>${esc(outcome)}</b></td>
 <td class="plan-from-to"><span class="state">${esc(d.from)}</span> → <span class="state">${esc(d.to)}</span></td><td class="plan-rule">${rule}</td>
 <td>${d.effects.length > 0 ? d.effects.map(effectHtml).join('') : '<span class="muted">—</span>'}</td>
 <td class="plan-then">${d.then ? esc(d.then) : ''}</td></tr>`;
@@ -155,13 +155,16 @@ export interface DrawnPlanChart {
   svg: string;
 }
 
+/** The DOM ids of states to mark (the root is the drawing itself, its node only the initial pseudo-state's point). */
+const drawnStates = (c: PlanChart, nodes: readonly string[]): string => nodes.filter((id) => id !== c.chart.root).map(nodeDomId).join(' ');
+
 const chartHtml = (o: PageOptions, drawn: DrawnPlanChart, id: string): string => {
   const { chart: c, svg } = drawn;
   const steps = c.steps
     .map((s) => {
       const d = s.decision;
       const outcome = d.event.startsWith(`${d.machine}.`) ? d.event.slice(d.machine.length + 1) : d.event;
-      return `<button type="button" class="plan-step${d.destructive ? ' destructive' : ''}" data-step="${s.step}" data-focus="${esc(s.focus)}" data-edges="${esc(s.edges.join(' '))}" data-from="${esc(s.from.map(nodeDomId).join(' '))}" data-to="${esc(s.to.map(nodeDomId).join(' '))}" title="${esc(`${d.from} → ${d.to}${s.edges.length > 1 ? ` (${s.edges.length} transitions fit: all drawn)` : s.edges.length === 0 ? ' (no transition of this machine version fits: the states are marked)' : ''}`)}"><b>${s.step}</b> ${esc(outcome)}${d.rule ? ` <span class="plan-rule-id">${esc(d.rule.id)}</span>` : ''}${d.destructive ? ' ⚠' : ''}</button>`;
+      return `<button type="button" class="plan-step${d.destructive ? ' destructive' : ''}" data-step="${s.step}" data-focus="${esc(s.focus)}" data-edges="${esc(s.edges.join(' '))}" data-from="${esc(drawnStates(c, s.from))}" data-to="${esc(drawnStates(c, s.to))}" title="${esc(`${d.from} → ${d.to}${s.edges.length > 1 ? ` (${s.edges.length} transitions fit: all drawn)` : s.edges.length === 0 ? ' (no transition of this machine version fits: the states are marked)' : ''}`)}"><b>${s.step}</b> ${esc(outcome)}${d.rule ? ` <span class="plan-rule-id">${esc(d.rule.id)}</span>` : ''}${d.destructive ? ' ⚠' : ''}</button>`;
     })
     .join('');
   return `<section class="plan-chart" id="${id}" data-machine="${esc(c.machine)}" data-stream="${esc(c.stream)}"><h3>${esc(c.machine)} <span class="muted">v${c.version} · <span class="mono">${esc(c.stream)}</span> · <a href="${machineHref(o, c.machine, c.version)}">the machine</a></span></h3>

@@ -91,6 +91,26 @@
       centre(focusBox);
     };
     steps.forEach(function (b) { b.addEventListener('click', function () { select(b); }); });
+    // As on the other pages: "N transitions ›" shows the whole machine there; a neighbour's box shows that state
+    // (its focus view when the plan visits it, else the whole machine around it). A transition's own link stays put.
+    box.addEventListener('click', function (event) {
+      var link = event.target.closest && event.target.closest('a');
+      var href = link && (link.getAttribute('href') || link.getAttribute('xlink:href'));
+      var neighbour = event.target.closest && event.target.closest('g.node.neighbour');
+      if (!href && !neighbour) return;
+      event.preventDefault();
+      if (href && href.indexOf('#more--') === 0) {
+        wholeChosen = true;
+        show(whole);
+        centre(byId(whole, href.slice('#more--'.length))[0] || byId(whole, 'a_' + href.slice('#more--'.length))[0]);
+      } else if (neighbour) {
+        var name = (neighbour.querySelector('title') || {}).textContent || '';
+        var state = name.slice(name.indexOf(':') + 1);
+        var v = focusView(state);
+        show(v || whole);
+        centre(v ? v.querySelector('g.node.focus') : byId(whole, 'n--' + state.replace(/[^A-Za-z0-9_.-]/g, '_'))[0]);
+      }
+    });
     if (wholeButton) wholeButton.addEventListener('click', function () { wholeChosen = !wholeChosen; if (selected) select(selected); else show(whole); });
     if (steps.length > 0) select(steps[0]); else show(whole);
   };
