@@ -5,7 +5,8 @@
  * - a Server gaining a volume: the attach (A4, nova.attachVolume); losing one: the write-ahead detach, its arm (D3)
  *   then the Nova delete (D4, nova.detachVolume, DESTRUCTIVE, exit 2);
  * - a Volume's deletion (`regent plan --delete`): the arm (V12), then cinder.deleteVolume (V12, DESTRUCTIVE); an
- *   attached Volume's deletion waits for its Server to detach it, naming it, and deletes nothing;
+ *   attached Volume's deletion waits for its Server to detach it, naming it, and deletes nothing; a Server's deletion
+ *   detaches its volumes first (D3, D4 DESTRUCTIVE);
  * - each plan read-only: only GETs (and Keystone token issue) at the simulator, the event store's head unchanged,
  *   the stored object unchanged;
  * - the rule table true to the source: each row's label is the one the machine's source comment gives a transition
@@ -177,6 +178,15 @@ describe('plan: a Volume and its attachments', function () {
     expect(server?.stops).to.equal("after Nova accepts the detach: waits for Cinder's attachment to be gone");
     expect(exitCodeOf(plan)).to.equal(2);
     expect(planText(plan)).to.include('nova.detachVolume on Server default/web-1');
+  });
+
+  it("a Server's deletion (--delete) with a volume attached: the detach first (D3, then D4 DESTRUCTIVE), before any Nova delete", async () => {
+    const plan = await readOnlyPlan(serverWithVolumes('web-1', ['data-1']), { deleting: true });
+    const [server] = plan.resources;
+    expect(server?.decisions.map(line)).to.deep.equal(['1 volumeAttachment.detachArmed attached → detaching.armed D3', '2 volumeAttachment.detachRequested detaching.armed → detaching.requested D4 DESTRUCTIVE']);
+    expect(server?.decisions[1]?.effects.map((e) => `${e.type} ${e.calls.map((c) => `${c.method} ${c.path}`).join('')}`)).to.deep.equal([`nova.detachVolume DELETE /servers/${web1}/os-volume_attachments/${data1}`]);
+    expect(server?.passes[0]).to.equal('next pass in 2 s: detaching 1 volume(s) before the Nova delete');
+    expect(exitCodeOf(plan)).to.equal(2);
   });
 
   it("a Volume's deletion (--delete): the arm (V12), then cinder.deleteVolume (V12), DESTRUCTIVE (exit 2); nothing deleted", async () => {
