@@ -48,7 +48,7 @@ import { localComputeCluster } from '../../../src/nova/compute/local.js';
 import type { ComputeLauncher } from '../../../src/nova/compute/compute-launcher.js';
 import type { ComputeApi } from '../../../src/nova/compute/compute-api.js';
 import type { BlockPlan, DatabaseProvisioner, DeprovisionOutcome, ProvisionOutcome, ProvisionedObject, SecretReader } from '../../../src/nova/database/port.js';
-import { novaDatabaseStream, novaUpgradeDefinition, type NovaUpgradeContext } from '../../../machines/nova-upgrade.js';
+import { NOVA_JOBS, novaDatabaseStream, novaJobName, novaUpgradeDefinition, type NovaUpgradeContext } from '../../../machines/nova-upgrade.js';
 import { novaPipelineDefinition, novaPipelineStream, type NovaPipelineContext } from '../../../machines/nova-pipeline.js';
 import { contextOf } from '../../../src/engine/engine.js';
 import { writeFakeNovaPython } from '../../nova/support/fake-nova-roles.js';
@@ -254,8 +254,14 @@ export interface NovaPlanRig {
   pass(name?: string): Promise<Disposition>;
   /** Real passes, a short pause between them, until `done` holds (bounded). */
   until(done: () => Promise<boolean>, what: string, maxPasses?: number): Promise<void>;
-  upgradeContext(): Promise<NovaUpgradeContext & { state: unknown }>;
-  pipelineContext(): Promise<NovaPipelineContext>;
+  upgradeContext(name?: string): Promise<NovaUpgradeContext & { state: unknown }>;
+  pipelineContext(name?: string): Promise<NovaPipelineContext>;
+  /** The scripted nova-manage fails every call from now on (true) or runs them (false). */
+  failJobs(on: boolean): void;
+  /** Waits until no Job of the Nova runs and its roles had time to become ready. */
+  settle(name?: string): Promise<void>;
+  /** Stops what runs for the Nova here (its roles, its Jobs): as the finalizer's release does. */
+  release(name: string): Promise<void>;
   /** A plan of manifest text over the rig's stores, with the guarded runtime. */
   plan(text: string, extra?: Partial<PlanOptions>): Promise<Plan>;
   snapshot(): Promise<WorldSnapshot>;
@@ -404,11 +410,25 @@ export const startNovaPlanRig = async (): Promise<NovaPlanRig> => {
       }
       throw new Error(`${what}: not reached after ${maxPasses} passes (${JSON.stringify((await rig.upgradeContext()).condition)})`);
     },
-    upgradeContext: async () => {
-      const loaded = await engine.load(novaUpgradeDefinition, novaDatabaseStream(await uidOf()));
+    upgradeContext: async (name = NOVA) => {
+      const loaded = await engine.load(novaUpgradeDefinition, novaDatabaseStream(await uidOf(name)));
       return { ...contextOf(novaUpgradeDefinition, loaded.snapshot), state: loaded.value };
     },
-    pipelineContext: async () => contextOf(novaPipelineDefinition, (await engine.load(novaPipelineDefinition, novaPipelineStream(await uidOf()))).snapshot),
+    pipelineContext: async (name = NOVA) => contextOf(novaPipelineDefinition, (await engine.load(novaPipelineDefinition, novaPipelineStream(await uidOf(name)))).snapshot),
+    failJobs: (on) => (on ? writeFileSync(join(state, 'fail'), '') : rmSync(join(state, 'fail'), { force: true })),
+    settle: async (name = NOVA) => {
+      for (let i = 0; i < 100; i++) {
+        const states = await Promise.all(NOVA_JOBS.map(async (job) => (await jobs.get('default', novaJobName(name, job)))?.state));
+        if (!states.includes('running')) break;
+        await sleep(50);
+      }
+      // a role (re)started by the last pass is ready after readyAfterMs and a probe
+      await sleep(350);
+    },
+    release: async (name) => {
+      await roles.removeAll('default', name);
+      await jobs.removeOwnedBy('default', name);
+    },
     plan: async (text, extra = {}) => {
       wires.arm();
       try {
