@@ -56,7 +56,8 @@ import { applyFirstStartExamples } from './first-start-examples.js';
 import { openNovaRuntime } from './nova-runtime.js';
 import { checkKeptSimulatorPort, openStackTarget, type OpenStackTarget } from './openstack-target.js';
 import { ListenError, startHttpEndpoint, type HttpEndpoint, type Guard, type Route } from './http-server.js';
-import { plan, type PlanOptions } from '../plan/planner.js';
+import { plan } from '../plan/planner.js';
+import type { CloudConfig } from '../openstack/keystone/clouds-config.js';
 import { PlanUnavailable, type AuditPlanner } from '../audit/web/plan-routes.js';
 
 export interface ControlPlaneOptions {
@@ -193,11 +194,18 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     const listenError = (host: string, port: number, flag: string) => (error: NodeJS.ErrnoException) =>
       error.code === 'EADDRINUSE' ? new ListenError(`${host}:${port} is already in use (another Regent? pass ${flag})`) : new ListenError(`cannot listen on ${host}:${port}: ${error.code ?? error.message}`);
     // The audit pages' plan view (issue 32): src/plan's plan() over this process's stores and cloud, once the cloud
-    // is reached below (the routes exist before: the listener is bound first); until then it answers 503.
-    const planCloud: { reached?: Pick<PlanOptions, 'connect' | 'processRegion' | 'secretNamespace'> } = {};
+    // is reached below (the routes exist before: the listener is bound first); until then it answers 503. Its
+    // sessions are its own, outside the leadership's cancel scope: a standby, or a leader just deposed, plans too.
+    const planCloud: { reached?: { region: string; cloud: CloudConfig; secretNamespace?: string }; session?: Promise<OpenStackSession> } = {};
     const planner: AuditPlanner = async (request) => {
-      if (!planCloud.reached) throw new PlanUnavailable('the control plane has not reached its cloud yet; try again in a moment');
-      return plan({ store, source, logger, ...planCloud.reached, ...request });
+      const reached = planCloud.reached;
+      if (!reached) throw new PlanUnavailable('the control plane has not reached its cloud yet; try again in a moment');
+      const session = await (planCloud.session ??= connect(reached.cloud, { logger })).catch((error: unknown) => {
+        planCloud.session = undefined;
+        throw error;
+      });
+      const processRegion = { name: reached.region, cloud: reached.cloud, session };
+      return plan({ store, source, logger, connect: (cloud) => connect(cloud, { logger }), processRegion, ...(reached.secretNamespace !== undefined ? { secretNamespace: reached.secretNamespace } : {}), ...request });
     };
     const routes = options.routes?.({ store, engine, planner }) ?? [];
     const http: HttpEndpoint = await startHttpEndpoint({
@@ -237,7 +245,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     // exists. On Kubernetes Regent's Secrets live in its own namespace (its RBAC reaches secrets there only).
     const kubernetesSource = !(source instanceof EmbeddedResourceSource);
     const processRegionName = options.processRegionName ?? (target.simulator && !options.openstack ? 'region-one' : 'default');
-    planCloud.reached = { connect: (cloud) => connect(cloud, { logger }), processRegion: { name: processRegionName, cloud: target.cloud, session: os }, ...(kubernetesSource ? { secretNamespace: installNamespace } : {}) };
+    planCloud.reached = { region: processRegionName, cloud: target.cloud, ...(kubernetesSource ? { secretNamespace: installNamespace } : {}) };
     const connections = new RegionConnections({
       source,
       connect: (cloud) => connect(cloud, { logger, cancel }),
