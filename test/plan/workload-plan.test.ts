@@ -22,6 +22,9 @@ import type { ResourceSource } from '../../src/kube/port.js';
 import { KIND_NAMES } from '../../src/resources/index.js';
 import { exitCodeOf, type Plan } from '../../src/plan/report.js';
 import { ReadOnlySource } from '../../src/plan/read-only-source.js';
+import { isDestructive } from '../../src/plan/destructive.js';
+import { workloadClusterDefinition } from '../../machines/workload-cluster.js';
+import { workloadMachineDefinition } from '../../machines/workload-machine.js';
 import { exportsPublisherFor, exportsConfigMapName } from '../../src/workload/exports-publisher.js';
 import { WRITE_AHEAD_OUTCOMES } from '../../machines/write-ahead-delete.js';
 import { WORKLOAD_CLUSTER_RULES, WORKLOAD_MACHINE_RULES, WORKLOAD } from '../../src/plan/coverage/workload.js';
@@ -273,6 +276,23 @@ describe('plan: the workload kinds', function () {
       { type: 'workloadCluster.deleteServerGroup', params: { subject: `wc-${uid}-control-plane`, id: group?.id }, destructive: true, calls: [{ service: 'compute', method: 'DELETE', path: `/os-server-groups/${group?.id}` }] },
     ]);
     expect(cluster?.stops).to.equal('after Nova (the server group) or Neutron (a security group) accepts the delete: waits for the part to be gone, then arms the next');
+  });
+
+  it("destructive: the deletes of a machine's server and of the cluster's groups; not the creates, nor a port's delete (WM13: nothing runs on it)", () => {
+    const flags = (definition: typeof workloadMachineDefinition | typeof workloadClusterDefinition) => Object.fromEntries(definition.effects.map((type) => [type, isDestructive(type, definition)]));
+    expect(flags(workloadMachineDefinition)).to.deep.equal({
+      'workloadMachine.createPort': false,
+      'workloadMachine.createServer': false,
+      'workloadMachine.deleteServer': true,
+      'workloadMachine.deletePort': false,
+    });
+    expect(flags(workloadClusterDefinition)).to.deep.equal({
+      'workloadCluster.createSecurityGroup': false,
+      'workloadCluster.createSecurityGroupRule': false,
+      'workloadCluster.createServerGroup': false,
+      'workloadCluster.deleteSecurityGroup': true,
+      'workloadCluster.deleteServerGroup': true,
+    });
   });
 
   describe('read-only', () => {

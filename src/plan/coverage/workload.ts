@@ -1,8 +1,9 @@
 /**
  * The plan of the workload-cluster kinds (issue 29): WorkloadCluster (machines/workload-cluster.ts, WC2–WC11 and the
  * write-ahead delete's W1, W2, W4) and WorkloadMachine (machines/workload-machine.ts, WM1–WM17). Each row's label is
- * the one its source's comments give the transition with that outcome (test/plan/workload-plan.test.ts checks it);
- * where a transition carries several, the stimulus picks the one that applies (the wait's reason, the problem's kind).
+ * one its source's comments give the transition with that outcome — on the transition, above its run or its block,
+ * or on its guard (test/plan/workload-plan.test.ts checks it); where a transition carries several, the stimulus picks
+ * the one that applies (the wait's reason, the problem's kind). Every decision of both machines has a row.
  *
  * A WorkloadCluster's pass also decides its API load balancer (the load-balancer machine, stream
  * `load-balancer-<cluster uid>`) and a WorkloadMachine's pass its server's rebuild (serverRebuild): those decisions
