@@ -211,6 +211,8 @@ describe('audit web: the plan view over HTTP (POST /api/plan, /plan/view, GET /p
     expect(ready).to.match(/<textarea id="plan-manifests"[^>]*><\/textarea>/);
     expect(ready).to.match(/<input type="file" id="plan-files" name="files" multiple/);
     for (const asset of ['assets/plan.js', 'assets/plan.css']) expect((await fetch(new URL(asset, server.url))).status, asset).to.equal(200);
+    // the index page links to it (the page is found, not only typed)
+    expect(await (await fetch(new URL('.', server.url))).text()).to.match(/<a id="plan-link" href="[^"]*\/plan">/);
   });
 
   it('the control plane (regent serve) gives its audit pages a planner over its own stores and cloud: it plans, nothing is stored or sent', async () => {

@@ -147,7 +147,7 @@ export const indexPage = (machines: readonly MachineDefinition[], streams: reado
       : '';
   return layout(
     'Regent audit',
-    `<h1>Regent audit</h1><div class="crumbs">machines, resources and their histories · <a id="incidents-link" href="${o.base}/incidents?from=1h">incident timeline: everything in the last hour</a></div>`,
+    `<h1>Regent audit</h1><div class="crumbs">machines, resources and their histories · <a id="incidents-link" href="${o.base}/incidents?from=1h">incident timeline: everything in the last hour</a> · <a id="plan-link" href="${o.base}/plan">plan manifests before applying them</a></div>`,
     `<h2>Machines</h2><table id="machines"><thead><tr><th>machine</th><th>version</th><th>streams</th><th>destructive effects</th><th>lifecycle</th></tr></thead><tbody>${machineRows}</tbody></table>
 <h2>Resources (${paging.total})</h2><p id="fleet-links">fleet view: ${kinds.map((k) => `<a href="${o.base}/fleet/${encodeURIComponent(k)}">${esc(k)}</a>`).join(' · ')}</p>${searchForm(o, search, kinds)}${pager}<table id="streams"><thead><tr><th>resource</th><th>stream</th><th>machine</th><th>current state</th><th>revision</th><th>updated</th></tr></thead><tbody>${streamRows || `<tr><td colspan="6" class="muted">${Object.values(search).some((v) => v) ? 'no stream matches the search' : 'no streams in the store'}</td></tr>`}</tbody></table>${pager}`,
     o,
