@@ -79,12 +79,30 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'release' as const }) },
 );
 
-type Final = { kind: 'apply'; spec: LoadBalancerSpecInput } | { kind: 'same' } | { kind: 'delete' };
+/** One change of a spec: a listener put (added, or its pool, members, monitor, CIDRs, timeouts changed), one removed, the floating IP toggled. */
+type Change = { kind: 'put'; listener: ListenerSpec } | { kind: 'remove'; at: number } | { kind: 'floatingIP' };
+const change: fc.Arbitrary<Change> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...NAMES).chain(listenerOf).map((listener) => ({ kind: 'put' as const, listener })) },
+  { weight: 2, arbitrary: fc.nat(3).map((at) => ({ kind: 'remove' as const, at })) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'floatingIP' as const }) },
+);
+const changed = (spec: LoadBalancerSpecInput, c: Change): LoadBalancerSpecInput => {
+  if (c.kind === 'floatingIP') return { ...spec, floatingIP: !spec.floatingIP };
+  if (c.kind === 'remove') return spec.listeners.length > 1 ? { ...spec, listeners: spec.listeners.filter((_, i) => i !== c.at % spec.listeners.length) } : spec;
+  const at = spec.listeners.findIndex((l) => l.name === c.listener.name);
+  return { ...spec, listeners: at < 0 ? [...spec.listeners, c.listener] : spec.listeners.map((l, i) => (i === at ? c.listener : l)) };
+};
+
+/** What the plan is made of: the spec last applied changed a little, another spec altogether, the same, or a deletion. */
+type Final = { kind: 'change'; changes: Change[] } | { kind: 'apply'; spec: LoadBalancerSpecInput } | { kind: 'same' } | { kind: 'delete' };
 const final: fc.Arbitrary<Final> = fc.oneof(
-  { weight: 6, arbitrary: spec.map((s) => ({ kind: 'apply' as const, spec: s })) },
+  { weight: 5, arbitrary: fc.array(change, { minLength: 1, maxLength: 2 }).map((changes) => ({ kind: 'change' as const, changes })) },
+  { weight: 2, arbitrary: spec.map((s) => ({ kind: 'apply' as const, spec: s })) },
   { weight: 2, arbitrary: fc.constant({ kind: 'same' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'delete' as const }) },
 );
+const finalSpec = (last: Final, applied: LoadBalancerSpecInput): LoadBalancerSpecInput =>
+  last.kind === 'apply' ? last.spec : last.kind === 'change' ? last.changes.reduce(changed, applied) : applied;
 
 // ─── what is compared ───────────────────────────────────────────────────────────────────────────────
 
@@ -176,7 +194,7 @@ describe('plan: faithful to the real pass (load balancer, property-based)', func
           }
           // quiet: Octavia has had time to settle what the last pass sent (else the plan may meet it PENDING_*)
           if (quiet) rig.sim.clock.advance(1_000);
-          const manifest = loadBalancerManifest(name, last.kind === 'apply' ? last.spec : applied);
+          const manifest = loadBalancerManifest(name, finalSpec(last, applied));
           const before = (await rig.machine(name))?.state ?? 'absent';
           const plan = await rig.plan(manifest, last.kind === 'delete' ? { deleting: true } : {});
           const resource = plan.resources[0];
