@@ -230,7 +230,7 @@ describe('plan: faithful to the real pass (the workload kinds, property-based)',
     try {
       return (await read()).state;
     } catch {
-      return 'gone';
+      return 'not stored';
     }
   };
 
