@@ -29,6 +29,8 @@ import { exportsPublisherFor, exportsConfigMapName } from '../../src/workload/ex
 import { WRITE_AHEAD_OUTCOMES } from '../../machines/write-ahead-delete.js';
 import { WORKLOAD_CLUSTER_RULES, WORKLOAD_MACHINE_RULES, WORKLOAD } from '../../src/plan/coverage/workload.js';
 import type { RuleRow } from '../../src/plan/rules.js';
+import { explore } from '../../src/audit/checks/explore.js';
+import { auditOf } from '../../src/audit/profile.js';
 import { IMAGES, clusterManifest, machineManifest, startWorkloadRig, type WorkloadRig } from './support/workload-rig.js';
 
 const USER_DATA = '#cloud-config\nbootstrap_token: s3cr3t-hunter2\n';
@@ -561,6 +563,20 @@ describe('plan: the workload rule tables are the sources\' labels', () => {
     const labels = sourceLabels('machines/workload-machine.ts', 'WM');
     expect([...(labels.get('portCreateDecided') ?? [])]).to.not.include('WM8');
     expect([...(labels.get('running') ?? [])]).to.deep.equal(['WM9']);
+  });
+
+  it('every decision that declares an effect (where a plan stops) says what the machine waits for after it', () => {
+    for (const definition of [workloadClusterDefinition, workloadMachineDefinition]) {
+      const audit = auditOf(definition);
+      if (!audit) throw new Error(`${definition.id} has no audit alphabet`);
+      const effectful = new Set<string>();
+      explore(definition, audit, (edge) => {
+        if (edge.step.effects.length > 0) effectful.add(edge.step.outcome ?? edge.event.type);
+      });
+      const waits = WORKLOAD.waits[definition.id] ?? {};
+      expect(effectful.size, definition.id).to.be.greaterThan(0);
+      expect([...effectful].filter((outcome) => waits[outcome] === undefined), definition.id).to.deep.equal([]);
+    }
   });
 
   it('the coverage names no unlabelled decision: every one of both machines carries its source\'s label', () => {
