@@ -10,6 +10,9 @@
  *   - an upgrade 2025.1 → 2025.2: NU5, then the db-expand Job (NU7);
  *   - a refused change: apply's own message;
  *   - a deletion: the cleanup armed then decided (NF2), destructive, what it would drop;
+ *   - a replica change (nothing restarts locally) and a config change (each role restart recorded, the db-sync Job
+ *     replaced, the archive CronJob ensured);
+ *   - a plan in the control plane's own process does not take the real pass's once-per-Job read of the db-sync report;
  *   - a NovaCompute: the node taken (NP1), its config and DaemonSet recorded, no process started.
  * Each proves nothing was written: the planted runtime pieces trip on any write while the plan runs, and the event
  * store's head, the resources, the Secrets, the files under the data directory, the Jobs, the role and compute
@@ -43,8 +46,9 @@ describe('plan: the Nova operator kinds', function () {
   const planUntouched = async (text: string, extra: Parameters<NovaPlanRig['plan']>[1] = {}): Promise<Plan> => {
     const untouched: WorldSnapshot = await rig.snapshot();
     const refusedBefore = rig.guardLog.refused.length;
+    const trippedBefore = rig.tripwires.tripped.length;
     const plan = await rig.plan(text, extra);
-    expect(rig.tripwires.tripped, 'no write reached a runtime piece').to.deep.equal([]);
+    expect(rig.tripwires.tripped.slice(trippedBefore), 'no write reached a runtime piece').to.deep.equal([]);
     expect(await rig.snapshot(), 'stores, files, Jobs, processes and statements unchanged').to.deep.equal(untouched);
     const shown = JSON.stringify({ plan, refused: rig.guardLog.refused.slice(refusedBefore) });
     for (const value of secretValues) expect(shown, 'no secret value in the plan').to.not.contain(value);
@@ -184,6 +188,25 @@ describe('plan: the Nova operator kinds', function () {
       expect((await rig.jobs.get('default', `${NOVA}-db-sync`))?.state, 'the Job is still there').to.equal('succeeded');
     });
 
+    it("a plan in the control plane's own process leaves the real pass its db-sync report: the plan reads it (NU10 synced) and the real pass after it still publishes the cells", async () => {
+      const name = 'nova-r';
+      await rig.apply(novaManifest({ release: '2025.1', name }));
+      await rig.pass(name);
+      await rig.pass(name);
+      await rig.settle(name);
+      try {
+        expect((await rig.jobs.get('default', `${name}-db-sync`))?.state).to.equal('succeeded');
+        const plan = await planUntouched(novaManifest({ release: '2025.1', name }));
+        expect(nova(plan, name).decisions.filter((d) => d.machine === 'novaUpgrade').map((d) => [d.event, d.rule?.id])).to.deep.equal([['novaUpgrade.synced', 'NU10']]);
+        await rig.pass(name);
+        const db = await rig.upgradeContext(name);
+        expect(db.condition?.reason).to.equal('DatabaseSynced');
+        expect(db.cells?.map((c) => c.name), 'the cells the report names').to.deep.equal(['cell0', 'cell1']);
+      } finally {
+        await rig.release(name);
+      }
+    });
+
     it("a refused change (an immutable schema name): apply's own message, exit 1, nothing run", async () => {
       const text = novaManifest({ release: '2025.1', apiDatabase: 'nova_api2' });
       const [document] = parseManifestFiles([{ file: 'nova.yaml', text }]);
@@ -267,10 +290,12 @@ spec: { novaRef: { name: ${NOVA} }, nodeSelector: { regent.dev/pool: kvm-a } }
      * The labels the source gives the transitions with `outcome`: each one's own trailing comment; else the comment
      * heading its group (a comment line above it in its block, at its indentation or less) or its block's opener's
      * comment; plus the doc comment of a helper it is built by (`phaseJob(`, `interrupts(`: called on its line, or
-     * enclosing it).
+     * enclosing it). A templated outcome (`${spec.job}JobCreated` in phaseJob) stands for each Job a phase spec names.
      */
     const sourceLabels = (file: string, pattern: RegExp) => {
       const lines = readFileSync(file, 'utf8').split('\n');
+      // a templated outcome (`${spec.job}JobCreated`) names the Jobs the file's phase specs give (`job: 'expand'`)
+      const jobs = new Set(lines.flatMap((line) => [...line.matchAll(/\bjob: '(\w+)'/g)].map((m) => m[1] as string)));
       const docOf = (index: number): string[] => {
         const labels: string[] = [];
         for (let j = index - 1; j >= 0 && isComment(lines[j] as string); j--) labels.push(...labelsIn(lines[j] as string, pattern));
@@ -316,7 +341,7 @@ spec: { novaRef: { name: ${NOVA} }, nodeSelector: { regent.dev/pool: kvm-a } }
         const labels: string[] = [];
         lines.forEach((line, index) => {
           const literal = line.includes(`outcome('${outcome}')`);
-          const templated = [...line.matchAll(/outcome\(`\$\{[^}]+\}(\w+)`\)/g)].some((m) => outcome.endsWith(m[1] as string) && /^[a-z]+$/.test(outcome.slice(0, -(m[1] as string).length)));
+          const templated = [...line.matchAll(/outcome\(`\$\{[^}]+\}(\w+)`\)/g)].some((m) => outcome.endsWith(m[1] as string) && jobs.has(outcome.slice(0, -(m[1] as string).length)));
           if (literal || templated) labels.push(...governing(index));
         });
         return [...new Set(labels)];
