@@ -12,9 +12,9 @@
  *     the resource's `writes` in the plan), answered as the write would have been where the answer can be known
  *     from a read, and the pass goes on — as the plan source does with a finalizer or a Secret;
  *   - a request an EFFECT would send (create or delete a Job, ensure the CronJob, stamp the roles, the finalizer's
- *     drops, the remote sweep), or a Job a pass would create (a pool's host-discovery Job): kept in the plan's
- *     GuardLog, as the cloud guard keeps a refused OpenStack request; the planner shows it as the effect's `calls`,
- *     and a pass that tried one stops its branch there. The pool's Nova and Placement writes (aggregates, traits,
+ *     drops, the remote sweep), or a Job a pass would create (a pool's host-discovery Job): kept in the GuardLog it
+ *     is given, as the cloud guard keeps a refused OpenStack request; given the planner's own, the planner shows it
+ *     as the effect's `calls`, and a pass that tried one stops its branch there. The pool's Nova and Placement writes (aggregates, traits,
  *     services) are refused the way the cloud guard refuses a request: recorded and thrown as `BranchStops`.
  *
  * Secrets in a record are `sha256:` digests (a database user's password, secret-shaped keys and values), never values.
