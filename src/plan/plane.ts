@@ -8,6 +8,8 @@
  * the passes itself), no status is rendered, and the Nova runtime (Databases, Jobs) is absent unless the caller hands
  * one (`nova`: a plan's is read-only, src/plan/nova-guards.ts).
  */
+import { serverLifecycleDefinition } from '../../machines/server-lifecycle.js';
+import { workloadMachineDefinition } from '../../machines/workload-machine.js';
 import type { Engine } from '../engine/engine.js';
 import type { EventStore } from '../store/port.js';
 import type { ResourceSource } from '../kube/port.js';
@@ -75,6 +77,9 @@ export const assemblePlane = async (parts: PlaneParts): Promise<AssembledPlane> 
     get: (kind, namespace, name) => (cached.get(kind) ?? []).find((o) => (o.metadata.namespace ?? 'default') === namespace && o.metadata.name === name),
   };
   const owners = streamOwnersOf(parts.table, (kind, uid) => lookups.list(kind).some((o) => o.metadata.uid === uid));
+  // which Server each Nova id is, as the control plane learns it at start (a Volume's pass names its attachments' servers)
+  await owners.warm(store, engine, serverLifecycleDefinition);
+  await owners.warmKind(store, engine, workloadMachineDefinition, 'WorkloadMachine', (context) => context.serverId);
   const connections = new RegionConnections({
     source,
     connect,

@@ -100,7 +100,7 @@ const describeDisposition = (d: Disposition): string => {
   }
 };
 
-export const describeCall = (call: RefusedCall): string => `${call.method} ${call.path}${call.body === undefined ? '' : ` ${JSON.stringify(call.body)}`}`;
+export const describeCall = (call: RefusedCall): string => `${call.method} ${call.path}${call.query ?? ''}${call.body === undefined ? '' : ` ${JSON.stringify(call.body)}`}`;
 
 const outcomeOf = (event: RecordedEvent): string => event.type.slice(event.metadata.machine.length + 1);
 
@@ -239,6 +239,7 @@ export const plan = async (options: PlanOptions): Promise<Plan> => {
     const runtimes = new Map<string, KindRuntime>();
     for (const wiring of table) if (planned.includes(wiring.kind) && wiring.build) runtimes.set(wiring.kind, wiring.build(plane.services));
     const maxPasses = options.maxPasses ?? MAX_PASSES;
+    const eventOf = new Map<PlannedDecision, RecordedEvent>();
 
     for (const entry of toRun) {
       if (entry.plan.verdict !== 'planned') continue;
@@ -264,7 +265,11 @@ export const plan = async (options: PlanOptions): Promise<Plan> => {
             thrown = error;
           }
           const events = fork.appended.slice(appendedBefore);
-          p.decisions.push(...events.map((e) => decisionOf(registry, e, pass)));
+          for (const e of events) {
+            const decision = decisionOf(registry, e, pass);
+            eventOf.set(decision, e);
+            p.decisions.push(decision);
+          }
           const tried = log.since(guardedBefore);
           if (tried.length > 0 || thrown instanceof BranchStops) {
             const call = tried[0] ?? (thrown as BranchStops).call;
@@ -280,7 +285,10 @@ export const plan = async (options: PlanOptions): Promise<Plan> => {
             break;
           }
           if (events.length === 0) {
-            p.stops = pass === 1 ? `nothing to decide (${describeDisposition(d)})` : `nothing more to decide until the cloud changes (${describeDisposition(d)})`;
+            // the last decision's own wait, when it is one ("waits for Octavia's PENDING_* to clear"), says more than "nothing more"
+            const last = p.decisions[p.decisions.length - 1]?.then;
+            const waits = last?.startsWith('waits') ? last : undefined;
+            p.stops = pass === 1 ? `nothing to decide (${describeDisposition(d)})` : waits ? `${waits} (${describeDisposition(d)})` : `nothing more to decide until the cloud changes (${describeDisposition(d)})`;
             break;
           }
           const previous = p.decisions.filter((x) => x.pass === pass - 1).map((x) => `${x.stream} ${x.event}`);
@@ -297,14 +305,15 @@ export const plan = async (options: PlanOptions): Promise<Plan> => {
         }
         // what each declared effect would send: the kind's own handler, against the guard
         for (const decision of p.decisions) {
-          for (const effect of decision.effects) {
-            const handler = runtime?.handlers?.[effect.type];
+          const event = eventOf.get(decision);
+          if (!event) continue;
+          for (const [index, effect] of decision.effects.entries()) {
+            // the kind's own handler, else the kind that registers it (the endpoint's Octavia handlers are the LoadBalancer kind's)
+            const handler = runtime?.handlers?.[effect.type] ?? [...runtimes.values()].find((r) => r.handlers?.[effect.type])?.handlers?.[effect.type];
             if (!handler) continue;
-            const event = fork.appended.find((e) => e.stream === decision.stream && e.type === decision.event && e.metadata.effects.some((x) => x.type === effect.type));
-            if (!event) continue;
             const mark = log.refused.length;
             const writes = source.writes.length;
-            const declared = event.metadata.effects.find((x) => x.type === effect.type) as RecordedEvent['metadata']['effects'][number];
+            const declared = event.metadata.effects[index] as RecordedEvent['metadata']['effects'][number];
             try {
               await handler(declared, { stream: event.stream, decidedBy: event, snapshot: (await engine.load(event.stream)).snapshot, correlationId: event.metadata.correlationId, logger: silentLogger() });
             } catch (error) {

@@ -6,12 +6,13 @@
  * and no raw `session.http(type)` call can send a mutation through it.
  *
  * What it does not stop: Keystone token issue (`POST /v3/auth/tokens`), which `connect` sends on its own identity
- * session before any client exists. It creates nothing in the cloud; a plan needs a token to read.
+ * session before any client exists, and which an Identity's pass sends through a guarded session to check its
+ * application credential. It creates nothing in the cloud; a plan needs a token to read.
  *
  * Every refused request is kept in the guard's log (service, method, path, body with secrets as `sha256:` digests),
  * also when the code that tried it catches the error: the planner reads the log, not only what was thrown.
  */
-import type { HttpSession, RequestSpec } from '../openstack/http.js';
+import { encodeQuery, type HttpSession, type RequestSpec } from '../openstack/http.js';
 import type { OpenStackSession } from '../openstack/session.js';
 import type { ServiceType } from '../openstack/keystone/catalog.js';
 import type { CloudConfig } from '../openstack/keystone/clouds-config.js';
@@ -31,6 +32,8 @@ export interface RefusedCall {
   method: string;
   /** The path relative to the service's endpoint, without the query. */
   path: string;
+  /** The query string it would carry (`?cascade=true`), when it has one. */
+  query?: string;
   /** The request body, secrets as `sha256:` digests; absent when there was none. */
   body?: unknown;
 }
@@ -45,13 +48,16 @@ export class BranchStops extends Error {
 }
 
 const READS = new Set(['GET', 'HEAD']);
+/** Keystone's token issue creates nothing: an Identity's pass checks its application credential with one. */
+const isTokenIssue = (service: string, spec: RequestSpec): boolean => spec.method === 'POST' && service === 'identity' && /(^|\/)auth\/tokens$/.test(spec.path);
 
 /** Every request a guard refused, in order. */
 export class GuardLog {
   readonly refused: RefusedCall[] = [];
 
   refuse(service: string, spec: RequestSpec): BranchStops {
-    const call: RefusedCall = { service, method: spec.method, path: spec.path, ...(spec.body === undefined ? {} : { body: digestSecrets(spec.body) }) };
+    const query = encodeQuery(spec.query);
+    const call: RefusedCall = { service, method: spec.method, path: spec.path, ...(query === '' ? {} : { query }), ...(spec.body === undefined ? {} : { body: digestSecrets(spec.body) }) };
     this.refused.push(call);
     return new BranchStops(call);
   }
@@ -70,7 +76,7 @@ export const readOnlyHttp = (http: HttpSession, log: GuardLog): HttpSession => {
   const proxy: HttpSession = new Proxy(http, {
     get(target, property) {
       if (property === 'request') {
-        return (spec: RequestSpec) => (READS.has(spec.method) ? target.request(spec) : Promise.reject(log.refuse(target.service, spec)));
+        return (spec: RequestSpec) => (READS.has(spec.method) || isTokenIssue(target.service, spec) ? target.request(spec) : Promise.reject(log.refuse(target.service, spec)));
       }
       if (property === 'withHeaders') return (headers: Readonly<Record<string, string>>) => readOnlyHttp(target.withHeaders(headers), log);
       const value: unknown = Reflect.get(target, property, target);

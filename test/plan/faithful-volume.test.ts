@@ -8,10 +8,9 @@
  * real pass appends — event, state before and after, rule, effects with their parameters, destructive flag — and the
  * plan's second pass with the real second pass when the first declared no effect.
  *
- * The plans are given test/plan/support/volume-rig.ts's `ownersWarmedTable()`: the control plane warms its
- * stream-owner map from the stored Server lifecycles at start, src/plan/plane.ts does not yet (reported); without it
- * a plan of an attached Volume names its Server "a server Regent does not manage" and decides a change the real
- * pass does not (test/plan/volume-plan.test.ts keeps that case as pending until plane.ts warms the map).
+ * The plan's plane warms its stream-owner map from the stored Server lifecycles, as the control plane does at start:
+ * without it a plan of an attached Volume named its Server "a server Regent does not manage" and decided a change the
+ * real pass does not (this test found it).
  *
  * Runs: PLAN_FAITHFUL_RUNS (default 100); PLAN_FAITHFUL_SEED replays a seed.
  */
@@ -25,7 +24,7 @@ import type { RecordedEvent } from '../../src/events/envelope.js';
 import { ruleOf, stateText } from '../../src/plan/rules.js';
 import { isDestructive } from '../../src/plan/destructive.js';
 import type { PlannedDecision } from '../../src/plan/report.js';
-import { ownersWarmedTable, serverWithVolumes, startVolumeRig, volumeManifest, type VolumeRig } from './support/volume-rig.js';
+import { serverWithVolumes, startVolumeRig, volumeManifest, type VolumeRig } from './support/volume-rig.js';
 
 type Fault = { method: 'POST' | 'DELETE'; path: string; what: string };
 const FAULTS: readonly Fault[] = [
@@ -97,7 +96,6 @@ describe('plan: faithful to the real pass (volumeLifecycle, volumeAttachment; pr
   after(async () => rig?.close());
 
   it("the plan's first pass is the real pass's appended events (rule, effects, destructive), for random volume states and changes", async () => {
-    const table = ownersWarmedTable();
     let cases = 0;
     let nothing = 0;
     let secondPasses = 0;
@@ -167,16 +165,16 @@ describe('plan: faithful to the real pass (volumeLifecycle, volumeAttachment; pr
           if (target === 'Server') {
             const attach = last.kind === 'server' && last.attach;
             const manifest = serverWithVolumes(server, attach ? [volume] : []);
-            plan = await rig.plan(manifest, { table });
+            plan = await rig.plan(manifest);
             await applyManifests(rig.source, manifest);
             real = await realPass('Server', server);
           } else if (last.kind === 'delete') {
-            plan = await rig.plan(volumeManifest(volume, size), { table, deleting: true });
+            plan = await rig.plan(volumeManifest(volume, size), { deleting: true });
             await deleteResource(rig.source, 'Volume', volume);
             real = await realPass('Volume', volume);
           } else {
             const manifest = volumeManifest(volume, size + (last.kind === 'size' ? last.grow : 0));
-            plan = await rig.plan(manifest, { table });
+            plan = await rig.plan(manifest);
             await applyManifests(rig.source, manifest);
             real = await realPass('Volume', volume);
           }

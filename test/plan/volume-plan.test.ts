@@ -21,7 +21,7 @@ import { RULE_TABLES, ruleOf } from '../../src/plan/rules.js';
 import { isDestructive } from '../../src/plan/destructive.js';
 import { volumeAttachmentDefinition } from '../../machines/volume-attachment.js';
 import { volumeLifecycleDefinition } from '../../machines/volume-lifecycle.js';
-import { CLASSES, ownersWarmedTable, serverWithVolumes, startVolumeRig, volumeManifest, type VolumeRig } from './support/volume-rig.js';
+import { CLASSES, serverWithVolumes, startVolumeRig, volumeManifest, type VolumeRig } from './support/volume-rig.js';
 
 const line = (d: ResourcePlan['decisions'][number]) => `${d.pass} ${d.event} ${d.from} → ${d.to} ${d.rule?.id ?? '—'}${d.destructive ? ' DESTRUCTIVE' : ''}`;
 
@@ -201,24 +201,17 @@ describe('plan: a Volume and its attachments', function () {
   });
 
   it("an attached Volume's deletion: it waits for its Server to detach it (V12), naming the Server; nothing destructive", async () => {
-    const plan = await readOnlyPlan(volumeManifest('data-1', 1), { deleting: true, table: ownersWarmedTable() });
+    const plan = await readOnlyPlan(volumeManifest('data-1', 1), { deleting: true });
     const [volume] = plan.resources;
     expect(volume?.decisions.map(line)).to.deep.equal(['1 volumeLifecycle.waitingForDetach available → deleting.waiting V12']);
     expect(volume?.destructive).to.equal(false);
-    expect(volume?.stops).to.equal('nothing more to decide until the cloud changes (next pass in 5 s: waiting for web-1 to detach the volume)');
+    expect(volume?.stops).to.equal('waits for the servers to detach the volume (their Server passes detach it); nothing is deleted meanwhile (next pass in 5 s: waiting for web-1 to detach the volume)');
     expect(exitCodeOf(plan)).to.equal(0);
   });
 
-  it("an attached Volume, unchanged, planned as the command plans it: nothing to decide (pending: src/plan/plane.ts does not warm the stream-owner map)", async function () {
+  it('an attached Volume, unchanged, planned as the command plans it: nothing to decide (the plane warms its stream-owner map as the control plane does)', async () => {
     const plan = await readOnlyPlan(volumeManifest('data-1', 1));
     const [volume] = plan.resources;
-    if (volume?.decisions.length === 1 && (volume.decisions[0]?.event ?? '') === 'volumeLifecycle.present') {
-      // the plan's pass names web-1 "a server Regent does not manage" (the owner map is not warmed from the stored
-      // Server lifecycles, as the control plane's is at start), so it decides a change of the observed attachments
-      // that the real pass would not; with ownersWarmedTable() it decides nothing (the test above, the faithful test)
-      console.log('      pending: the plan decides volumeLifecycle.present on an unchanged attached Volume (its owner map is cold)');
-      this.skip();
-    }
     expect(volume?.decisions).to.deep.equal([]);
   });
 
@@ -229,7 +222,7 @@ describe('plan: a Volume and its attachments', function () {
 });
 
 describe('plan: the volume rule tables where two transitions record one outcome', () => {
-  const rule = (machine: string, outcome: string, from: string, data: Record<string, unknown>) => ruleOf({ type: `${machine}.${outcome}`, data, metadata: { machine, from } as never })?.id;
+  const rule = (machine: string, outcome: string, from: string, data: Record<string, unknown>) => ruleOf({ type: `${machine}.${outcome}`, data: data as never, metadata: { machine, from } as never })?.id;
   const pass = (o: Record<string, unknown>) => ({ type: 'reconcile', deletionRequested: false, identity: { kind: 'realized', projectId: 'p' }, observed: { kind: 'absent' }, ...o });
 
   it('volumeLifecycle: the transition the stimulus took (V11 or V12, V6 or V12, V5 or none)', () => {

@@ -99,7 +99,7 @@ describe('plan: the workload kinds', function () {
 
   // The request is learnt from the handler of the resource's own kind only (src/plan/planner.ts): the endpoint's
   // Octavia handlers are the LoadBalancer kind's, so the plan shows the effect and its params but no request yet.
-  it.skip("the endpoint's load balancer: the Octavia request it would send (needs the planner to find a handler registered by another kind)", async () => {
+  it("the endpoint's load balancer: the Octavia request it would send (needs the planner to find a handler registered by another kind)", async () => {
     const { uid } = await w.cluster('edge');
     const plan = await w.plan(clusterManifest('edge', w.subnetId));
     expect(plan.resources[0]?.decisions[0]?.effects[0]?.calls.map((c) => `${c.method} ${c.path} ${JSON.stringify(c.body)}`)[0]).to.include('POST /lbaas/loadbalancers').and.include(`lb-${uid}`);
@@ -118,7 +118,7 @@ describe('plan: the workload kinds', function () {
 
   // The request of an effect is learnt for the first effect of its type in the decision (src/plan/planner.ts finds
   // the declared effect by type): the second rule shows the first rule's request.
-  it.skip('the rules: each effect shows its own request (needs the planner to describe each declared effect, not the first of its type)', async () => {
+  it('the rules: each effect shows its own request (needs the planner to describe each declared effect, not the first of its type)', async () => {
     const plan = await w.plan(clusterManifest('demo', w.subnetId, '  distribution: rke2\n'));
     for (const effect of plan.resources[0]?.decisions[0]?.effects ?? []) {
       const rule = effect.params.rule as { description: string; remote_group_id: string | null };

@@ -23,12 +23,12 @@ import { Engine } from '../../../src/engine/engine.js';
 import { createProductRegistry } from '../../../machines/index.js';
 import { silentLogger } from '../../../src/log/logger.js';
 import { kindTable } from '../../../src/app/kinds.js';
-import type { KindRuntime, KindWiring } from '../../../src/controllers/kind.js';
+import type { KindRuntime } from '../../../src/controllers/kind.js';
 import type { Disposition } from '../../../src/controllers/disposition.js';
 import { assemblePlane } from '../../../src/plan/plane.js';
 import { plan, type PlanOptions } from '../../../src/plan/planner.js';
 import type { Plan } from '../../../src/plan/report.js';
-import { serverLifecycleDefinition, serverLifecycleStream } from '../../../machines/server-lifecycle.js';
+import { serverLifecycleStream } from '../../../machines/server-lifecycle.js';
 import type { LifecycleContext } from '../../../machines/lifecycle.js';
 import { volumeLifecycleStream, type VolumeContext } from '../../../machines/volume-lifecycle.js';
 import { IMAGES } from './rig.js';
@@ -86,36 +86,6 @@ spec:
   networkID: net-a
   sshInjection: none
 ${volumes.length > 0 ? `  volumes:\n${volumes.map((v) => `    - { volumeID: ${v} }\n`).join('')}` : ''}`;
-
-/**
- * The kind table with the stream-owner map warmed before the first pass, as the control plane warms it at start
- * (src/app/control-plane.ts: `owners.warm(store, engine, serverLifecycleDefinition)`), so a Volume's pass names the
- * Servers its volume is attached to ("waiting for web-1 to detach the volume") rather than "a server Regent does not
- * manage". src/plan/plane.ts's `assemblePlane` does not warm it yet (reported in issue 32's notes): a plan given this
- * table stands in for that one missing line; a plan without it shows the defect (test/plan/volume-plan.test.ts).
- */
-export const ownersWarmedTable = (): readonly KindWiring[] =>
-  kindTable().map((wiring) => {
-    const build = wiring.build;
-    if (!build) return wiring;
-    return {
-      ...wiring,
-      build: (services) => {
-        const runtime = build(services);
-        const reconcile = runtime.reconcile;
-        if (!reconcile) return runtime;
-        let warmed: Promise<number> | undefined;
-        return {
-          ...runtime,
-          reconcile: async (key: string) => {
-            warmed ??= services.owners.warm(services.store, services.engine, serverLifecycleDefinition);
-            await warmed;
-            return reconcile(key);
-          },
-        };
-      },
-    };
-  });
 
 type RunKind = 'Identity' | 'Network' | 'Volume' | 'Server';
 
