@@ -361,7 +361,7 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       absent: {
         on: {
           reconcile: [
-            confirm({ guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass'] }, 'nothingToDelete'),
+            confirm({ guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass'] }, 'nothingToDelete'), // L4: nothing to delete
             arm({ guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt'] }),
             { guard: 'observedPresent', target: 'present', actions: ['notePass', 'adopt', outcome('adopted')] }, // L1
             { target: 'creating', actions: ['notePass', 'countAttempt', create, outcome('createSubmitted')] }, // L2
@@ -371,10 +371,10 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       creating: {
         on: {
           reconcile: [
-            confirm({ guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass'] }, 'nothingToDelete'),
+            confirm({ guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass'] }, 'nothingToDelete'), // L4: nothing to delete
             arm({ guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt'] }),
             { guard: 'observedPresent', target: 'present', actions: ['notePass', 'adopt', outcome('observedCreated')] }, // L1
-            { guard: 'attemptsExhausted', target: 'failed', actions: ['notePass', 'recordAttemptsExhausted', outcome('createExhausted')] },
+            { guard: 'attemptsExhausted', target: 'failed', actions: ['notePass', 'recordAttemptsExhausted', outcome('createExhausted')] }, // L2: the create attempts are spent
             // L2: a fresh observation of absence after a decided create: the create never landed
             { target: 'creating', reenter: true, actions: ['notePass', 'countAttempt', create, outcome('createResubmitted')] },
           ],
@@ -385,7 +385,7 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       present: {
         on: {
           reconcile: [
-            confirm({ guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', 'forget'] }, 'nothingToDelete'),
+            confirm({ guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', 'forget'] }, 'nothingToDelete'), // L4: nothing to delete
             arm({ guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt'] }), // L3: write-ahead
             { guard: 'observedAbsent', target: 'absent', actions: ['notePass', 'forget', 'resetAttempts', outcome('vanished')] },
             arm({ guard: 'erroredBeforeFirstBoot', target: 'recreateArmed', actions: ['notePass', 'adopt'] }, 'recreateArmed'), // L5: write-ahead
@@ -409,7 +409,7 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       recreateArmed: {
         on: {
           reconcile: [
-            confirm({ guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', 'forget'] }, 'nothingToDelete'),
+            confirm({ guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', 'forget'] }, 'nothingToDelete'), // L4: nothing to delete
             arm({ guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt'] }),
             { guard: 'observedAbsent', target: 'creating', actions: ['notePass', 'forget', 'countAttempt', create, outcome('recreateSubmitted')] },
             submit({ guard: 'erroredBeforeFirstBoot', target: 'recreating', actions: ['notePass', 'adopt', 'startDelete', remove] }, 'recreateDeleteSubmitted'),
@@ -421,7 +421,7 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       recreating: {
         on: {
           reconcile: [
-            confirm({ guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', 'forget'] }, 'nothingToDelete'),
+            confirm({ guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass', 'forget'] }, 'nothingToDelete'), // L4: nothing to delete
             // the delete already in flight serves the deletion too
             inProgress({ guard: 'deletionRequested', target: 'deleting', actions: ['notePass'] }),
             { guard: 'observedAbsent', target: 'creating', actions: ['notePass', 'forget', 'countAttempt', create, outcome('recreateSubmitted')] },
@@ -450,7 +450,7 @@ export const buildLifecycleMachine = (options: LifecycleOptions) => {
       failed: {
         on: {
           reconcile: [
-            confirm({ guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass'] }, 'nothingToDelete'),
+            confirm({ guard: 'deletionRequestedAndAbsent', target: 'deleted', actions: ['notePass'] }, 'nothingToDelete'), // L4: nothing to delete
             arm({ guard: 'deletionRequested', target: 'deleteArmed', actions: ['notePass', 'adopt'] }),
             // L7: a new generation deletes the errored server (write-ahead) and creates it from the current spec
             arm({ guard: 'newGenerationOnErroredBeforeFirstBoot', target: 'recreateArmed', actions: ['notePass', 'adopt', 'resetAttempts'] }, 'recreateArmed'),

@@ -190,7 +190,7 @@ export const resend = step(WRITE_AHEAD_OUTCOMES.resubmitted);
 export const inProgress = step(WRITE_AHEAD_OUTCOMES.inProgress);
 /** W3: absence confirms: the delete is over. */
 export const confirm = step(WRITE_AHEAD_OUTCOMES.deleted);
-/** A pass without the authority: the arm is dropped, nothing more is deleted. */
+/** W2 read back by a pass without the authority: the arm is dropped, nothing more is deleted. */
 export const withdraw = step(WRITE_AHEAD_OUTCOMES.withdrawn);
 
 /**
