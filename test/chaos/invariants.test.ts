@@ -41,6 +41,16 @@ describe('chaos invariants', () => {
     expect(names(input({ calls: sentTwice, events: [event('s-1', 0, 'x.deleteArmed', 'reconciler'), event('s-1', 1, 'x.deleteSubmitted', 'reconciler', ['nova.deleteServer']), event('s-1', 2, 'x.deleted', 'reconciler')] }))).to.include('destructive-after-arm');
   });
 
+  it("a machine's own destructive effects count too (its definition's destructiveEffects: an Octavia listener delete, a workload security group delete)", () => {
+    const withMachine = (e: RecordedEvent, machine: string): RecordedEvent => ({ ...e, metadata: { ...e.metadata, machine } }) as RecordedEvent;
+    const unarmedListener = [withMachine(event('load-balancer-1', 0, 'loadBalancer.listenerPruneSubmitted', 'reconciler', ['octavia.deleteListener']), 'loadBalancer')];
+    expect(names(input({ events: unarmedListener }))).to.include('destructive-after-arm');
+    const unarmedGroup = [withMachine(event('workload-cluster-1', 0, 'workloadCluster.deleteSubmitted', 'reconciler', ['neutron.deleteSecurityGroup']), 'workloadCluster')];
+    expect(names(input({ events: unarmedGroup }))).to.include('destructive-after-arm');
+    // the same effect in a machine that does not call it destructive is not checked
+    expect(names(input({ events: [event('x-1', 0, 'x.listenerPruneSubmitted', 'reconciler', ['octavia.deleteListener'])] }))).to.not.include('destructive-after-arm');
+  });
+
   it('a lost decision: a stream ending on an arm or an unanswered effect, a step that never settled, a plane that died of itself', () => {
     expect(names(input({ events: [event('s-1', 0, 'x.deleteArmed', 'reconciler')] }))).to.deep.equal(['no-lost-decision']);
     expect(names(input({ events: [event('s-1', 0, 'x.createSubmitted', 'reconciler', ['cinder.createVolume'])] }))).to.deep.equal(['no-lost-decision']);

@@ -5,9 +5,17 @@
  * And the ground truth: the simulator accepted no more rebuilds and deletes of a kind than were decided.
  */
 import type { RecordedEvent } from '../../../src/events/envelope.js';
+import { createProductRegistry } from '../../../machines/index.js';
 import { accepted, type Invariant, type Violation } from './types.js';
 
 export const DESTRUCTIVE_EFFECTS = ['nova.rebuild', 'nova.deleteServer', 'cinder.deleteVolume', 'octavia.deleteLoadBalancer', 'neutron.deleteSecurityGroup', 'neutron.deleteNetwork', 'keystone.deleteProject', 'nova.detachVolume'] as const;
+
+/** Every machine's own destructive effects too (machines/definition.ts `destructiveEffects`), as `regent plan` flags them. */
+const registry = createProductRegistry();
+const destructiveFor = (machine: string): readonly string[] => {
+  const own = registry.current().find((d) => d.id === machine)?.destructiveEffects ?? [];
+  return [...DESTRUCTIVE_EFFECTS, ...own];
+};
 
 const ARMED = /armed$/i;
 
@@ -17,7 +25,7 @@ const declares = (event: RecordedEvent, type: string): boolean => event.metadata
 export const unarmedDeclarations = (stream: RecordedEvent[]): Violation[] => {
   const violations: Violation[] = [];
   for (const [index, event] of stream.entries()) {
-    const destructive = event.metadata.effects.find((e) => (DESTRUCTIVE_EFFECTS as readonly string[]).includes(e.type));
+    const destructive = event.metadata.effects.find((e) => destructiveFor(event.metadata.machine).includes(e.type));
     if (!destructive) continue;
     if (event.metadata.source !== 'reconciler') {
       violations.push({ invariant: 'destructive-after-arm', detail: `${event.stream}@${event.revision} ${event.type} declares ${destructive.type} from source ${event.metadata.source}` });
