@@ -333,8 +333,8 @@ describe('plan: a LoadBalancer', function () {
     const cascade = lbDecisions(lb)[1]?.effects[0];
     expect(cascade).to.deep.include({ type: 'octavia.deleteLoadBalancer', destructive: true });
     expect(cascade?.params).to.deep.include({ loadBalancerId: lbId, cascade: true });
-    // the request line: the guard keeps no query, so `?cascade=true` shows only in the params (reported to the lead)
-    expect(cascade?.calls.map((c) => `${c.method} ${c.path}`)).to.deep.equal([`DELETE /lbaas/loadbalancers/${lbId}`]);
+    // the request line carries its query: the cascade is the request's, not only the params'
+    expect(cascade?.calls.map((c) => `${c.method} ${c.path}${c.query ?? ''}`)).to.deep.equal([`DELETE /lbaas/loadbalancers/${lbId}?cascade=true`]);
     expect(lb?.stops).to.equal('after Octavia accepts the cascade delete: waits for the load balancer to be gone (PENDING_DELETE to clear)');
     expect(exitCodeOf(plan)).to.equal(2);
     expect((await rig.os.octavia.getLoadBalancer(lbId)).provisioningStatus).to.deep.include({ value: 'ACTIVE' });
