@@ -57,6 +57,7 @@ import { openNovaRuntime } from './nova-runtime.js';
 import { checkKeptSimulatorPort, openStackTarget, type OpenStackTarget } from './openstack-target.js';
 import { ListenError, startHttpEndpoint, type HttpEndpoint, type Guard, type Route } from './http-server.js';
 import { plan } from '../plan/planner.js';
+import { exportsPublisherFor } from '../workload/exports-publisher.js';
 import type { CloudConfig } from '../openstack/keystone/clouds-config.js';
 import { PlanUnavailable, type AuditPlanner } from '../audit/web/plan-routes.js';
 
@@ -346,6 +347,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         imageInventories.forget(uid);
       },
       nova: novaRuntime,
+      exports: exportsPublisherFor(source),
     };
     const runtimes = new Map<KindName, KindRuntime>();
     for (const wiring of table) {

@@ -29,6 +29,7 @@ import type { OpenStackSession } from '../openstack/session.js';
 import type { UserLogin } from '../openstack/keystone/admin/user-session.js';
 import type { VolumeClassInventory } from '../provider/inventory/volume-classes.js';
 import type { NovaRuntime } from './nova/runtime.js';
+import type { ExportsPublisher } from '../workload/exports-publisher.js';
 
 /** What a change of a resource is, as far as waking others goes. */
 export type ChangeKind =
@@ -99,6 +100,17 @@ export interface PlaneServices {
   forgetRegion(regionUid: string): void;
   /** The Nova control plane's runtime (embedded: SQL and local Jobs; Kubernetes: CRs and Jobs). */
   nova: NovaRuntime;
+  /**
+   * Where a WorkloadCluster's exports are published and its machines read them: the control plane's is
+   * exportsPublisherFor(source) (the core API's ConfigMaps on Kubernetes, the embedded store's otherwise); a plan's
+   * records its publish and remove instead (src/plan/read-only-exports.ts).
+   */
+  exports: ExportsPublisher;
+  /**
+   * The passes' clock, for the `at` of the stimuli a pass decides on (the grace a create may still land in, a
+   * delete's backoff); absent: the wall clock. A plan hands its own, which moves by each yield.
+   */
+  now?: () => Date;
 }
 
 /** What a kind runs while this process leads. */

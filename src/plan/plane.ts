@@ -28,6 +28,7 @@ import { IdentitySessions } from '../provider/identity/sessions.js';
 import { RegionConnections } from '../provider/regions/connections.js';
 import { VolumeClassInventory } from '../provider/inventory/volume-classes.js';
 import { streamOwnersOf } from '../app/kinds.js';
+import { exportsPublisherFor, type ExportsPublisher } from '../workload/exports-publisher.js';
 
 export interface PlaneParts {
   engine: Engine;
@@ -42,12 +43,18 @@ export interface PlaneParts {
   processRegion?: { name: string; cloud: CloudConfig; session: OpenStackSession };
   /** Where Regent's Secrets live on Kubernetes (its own namespace); unset on the embedded store. */
   secretNamespace?: string;
+  /** The passes' clock (PlaneServices `now`, and the scope-reachability records'); absent: the wall clock. */
   clock?: () => Date;
   /**
    * The Nova runtime the Nova and NovaCompute passes run with (for a plan: behind src/plan/nova-guards.ts
    * `readOnlyNovaRuntime`); absent: none, and a pass that reaches for it fails saying so.
    */
   nova?: NovaRuntime;
+  /**
+   * Where the workload kinds publish and read a WorkloadCluster's exports (for a plan: src/plan/read-only-exports.ts,
+   * which records a publish or remove); absent: exportsPublisherFor(source), as the control plane's.
+   */
+  exports?: ExportsPublisher;
 }
 
 export interface AssembledPlane {
@@ -116,6 +123,8 @@ export const assemblePlane = async (parts: PlaneParts): Promise<AssembledPlane> 
       volumeClasses.forget(uid);
     },
     nova: parts.nova ?? noNovaRuntime(),
+    exports: parts.exports ?? exportsPublisherFor(source),
+    ...(parts.clock ? { now: parts.clock } : {}),
   };
   return { services, refresh };
 };

@@ -8,8 +8,9 @@ import type { ApplyResult, DeleteResult, EventType, ObjectList, RecordedEvent, R
 import type { SecretPutResult, SecretStore, StoredSecret } from '../kube/secrets.js';
 import type { MergePatch } from '../kube/merge-patch.js';
 import { applyMergePatch } from '../kube/merge-patch.js';
-import { storedNamespace } from '../kube/kinds.js';
-import { withFinalizers, withStatus } from '../kube/mutations.js';
+import { definitionOf, storedNamespace } from '../kube/kinds.js';
+import { Invalid } from '../kube/errors.js';
+import { sameObject, updated, withFinalizers, withStatus } from '../kube/mutations.js';
 import type { InputOf, KindName, ObjectOf, StatusOf } from '../resources/index.js';
 
 /** A write a pass would have made, recorded instead (secret values never: their keys only). */
@@ -105,11 +106,27 @@ export class ReadOnlySource implements ResourceSource {
     return object as unknown as ObjectOf<K>;
   }
 
+  /**
+   * Recorded only when the store would write: an apply that leaves the object as it is (the same spec, labels,
+   * annotations and fields such as a ConfigMap's data, as the store's own no-op check compares them) is no write. A
+   * change is kept in the overlay, so the next pass reads the applied object.
+   */
   async apply<K extends KindName>(object: InputOf<K>): Promise<ApplyResult<K>> {
     const meta = object.metadata as { namespace?: string; name: string };
-    this.record({ op: 'apply', kind: object.kind, namespace: meta.namespace ?? 'default', name: meta.name });
-    const existing = await this.get(object.kind as K, meta.namespace ?? 'default', meta.name);
-    return { object: existing ?? (object as unknown as ObjectOf<K>), action: existing ? 'configured' : 'created', warnings: [] };
+    const namespace = meta.namespace ?? 'default';
+    const existing = await this.get(object.kind as K, namespace, meta.name);
+    if (existing) {
+      // as the store applies it: validated (defaults filled in) against the object it changes
+      const checked = definitionOf(object.kind).validate({ ...(object as object), status: undefined }, existing as unknown as Parameters<typeof updated>[1]);
+      if (!checked.ok) throw new Invalid(checked.message, checked.errors);
+      const next = updated(existing, checked.value as unknown as Parameters<typeof updated>[1], 'apply');
+      if (sameObject(next, existing)) return { object: existing, action: 'unchanged', warnings: [] };
+      this.record({ op: 'apply', kind: object.kind, namespace, name: meta.name });
+      this.assume(next);
+      return { object: next, action: 'configured', warnings: [] };
+    }
+    this.record({ op: 'apply', kind: object.kind, namespace, name: meta.name });
+    return { object: object as unknown as ObjectOf<K>, action: 'created', warnings: [] };
   }
 
   async update<K extends KindName>(object: InputOf<K>): Promise<ObjectOf<K>> {

@@ -29,6 +29,7 @@ import { renderTags } from '../../../machines/workload-cluster/tags.js';
 import { observeTopology, type TopologyClients } from '../../provider/load-balancers.js';
 import { observeCluster } from '../../provider/workload/cluster.js';
 import type { ExportsPublisher } from '../../workload/exports-publisher.js';
+import { canonicalJson } from '../../resources/codec/transitions.js';
 import { clusterExports } from '../../../projections/workload-cluster-exports.js';
 import { done, park, yieldFor, type Disposition } from '../disposition.js';
 import { recordDecisionEvents } from '../kube-events.js';
@@ -199,7 +200,8 @@ export const reconcileWorkloadCluster = async (deps: WorkloadClusterControllerDe
     });
     if (exports) {
       const published = await deps.exports.read(namespace, name);
-      if (JSON.stringify(published) !== JSON.stringify(exports)) {
+      // equal exports in another key order are the same exports: no publish, no status render
+      if (published === undefined || canonicalJson(published) !== canonicalJson(exports)) {
         await deps.exports.publish(namespace, name, exports, { owner: { uid } });
         await deps.onPublished?.(object);
       }

@@ -17,7 +17,6 @@ import { keyOf, keyParts, type KindWiring, type PlaneServices } from '../kind.js
 import { reconcileWorkloadCluster } from './reconcile.js';
 import { resolveWorkloadScope } from './scope.js';
 import { workloadClusterStatus } from './status.js';
-import { exportsPublisherFor } from '../../workload/exports-publisher.js';
 
 const ns = (o: { metadata: { namespace?: string } }): string => o.metadata.namespace ?? 'default';
 
@@ -57,8 +56,7 @@ export const workloadClusterWiring: KindWiring = {
     },
   ],
   build: (services) => {
-    const { engine, source, logger, scopes, lookups } = services;
-    const exports = exportsPublisherFor(source);
+    const { engine, source, logger, scopes, lookups, exports, now } = services;
     const handlers: Record<string, EffectHandler> = {};
     for (const type of Object.values(WORKLOAD_CLUSTER_EFFECTS)) {
       handlers[type] = async (effect, context) => (workloadClusterHandlers((await scopes.forStream(context.stream)).session)[type] as EffectHandler)(effect, context);
@@ -74,6 +72,7 @@ export const workloadClusterWiring: KindWiring = {
               source,
               logger,
               exports,
+              ...(now ? { now } : {}),
               onPublished: (cluster) => services.renderStatus(cluster),
               machinesOf: (namespace, cluster) => machinesOfCluster(services, namespace, cluster),
               scope: async (cluster) => {

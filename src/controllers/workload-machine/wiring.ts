@@ -11,7 +11,6 @@ import { WORKLOAD_MACHINE_EFFECTS } from '../../../machines/workload-machine/obs
 import { workloadMachineHandlers } from '../../provider/workload/machine.js';
 import type { WorkloadMachine } from '../../resources/index.js';
 import { keyOf, keyParts, type KindWiring } from '../kind.js';
-import { exportsPublisherFor } from '../../workload/exports-publisher.js';
 import { reconcileWorkloadMachine } from './reconcile.js';
 import { resolveWorkloadScope } from '../workload-cluster/scope.js';
 import { workloadMachineStatus } from './status.js';
@@ -37,8 +36,7 @@ export const workloadMachineWiring: KindWiring = {
     },
   ],
   build: (services) => {
-    const { engine, source, logger, scopes, lookups, owners } = services;
-    const exports = exportsPublisherFor(source);
+    const { engine, source, logger, scopes, lookups, owners, exports, now } = services;
     const userDataOf = (uid: string): string | undefined =>
       (lookups.list('WorkloadMachine').find((m) => m.metadata.uid === uid) as WorkloadMachine | undefined)?.spec.userData;
     const handlers: Record<string, EffectHandler> = {};
@@ -56,6 +54,7 @@ export const workloadMachineWiring: KindWiring = {
               source,
               logger,
               exports,
+              ...(now ? { now } : {}),
               onServerId: (serverId, machine) => owners.noteNovaServer(serverId, machine.metadata.uid, 'WorkloadMachine'),
               scope: async (cluster) => {
                 const r = await resolveWorkloadScope(scopes, note, cluster);

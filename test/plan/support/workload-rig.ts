@@ -7,6 +7,9 @@
  * of theirs registered (the API load balancer's Octavia handlers are the LoadBalancer kind's, a running machine's
  * `nova.rebuild` the Server kind's; one plane, so the stream-owner map that scopes them is the passes' own). Its passes
  * bring clusters and machines up and are the real pass a plan is compared with.
+ *
+ * Its plans run the kinds with the exports publisher the planner hands the plan's plane (src/plan/read-only-exports.ts:
+ * reads from the stored source, a publish or remove recorded): `planTable`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +25,13 @@ import { Engine } from '../../../src/engine/engine.js';
 import { createProductRegistry } from '../../../machines/index.js';
 import { silentLogger } from '../../../src/log/logger.js';
 import { kindTable } from '../../../src/app/kinds.js';
-import type { KindRuntime } from '../../../src/controllers/kind.js';
+import type { KindRuntime, KindWiring, PlaneServices } from '../../../src/controllers/kind.js';
+import type { ResourceSource } from '../../../src/kube/port.js';
+import { BadRequest } from '../../../src/kube/errors.js';
+import { definitionOf } from '../../../src/kube/kinds.js';
+import { readOnlyExports } from '../../../src/plan/read-only-exports.js';
+import type { ReadOnlySource } from '../../../src/plan/read-only-source.js';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Disposition } from '../../../src/controllers/disposition.js';
 import type { KindName } from '../../../src/resources/index.js';
 import { assemblePlane } from '../../../src/plan/plane.js';
@@ -71,6 +80,33 @@ spec:
   flavorName: ${spec.flavor ?? 'm1.small'}
 ${spec.userData === undefined ? '' : `  userData: ${JSON.stringify(spec.userData)}\n`}${spec.tags === undefined ? '' : `  additionalTags: ${JSON.stringify(spec.tags)}\n`}`;
 
+/**
+ * The kind table a plan over `stored` runs, its workload kinds given the plan's exports publisher as the planner hands
+ * it to the plane (`exports: readOnlyExports(options.source, source)`; with that in the planner, this is the same).
+ */
+export const planTable = (stored: ResourceSource): KindWiring[] =>
+  kindTable().map((wiring) =>
+    (wiring.kind === 'WorkloadCluster' || wiring.kind === 'WorkloadMachine') && wiring.build
+      ? { ...wiring, build: (services: PlaneServices) => wiring.build!({ ...services, exports: readOnlyExports(stored, services.source as ReadOnlySource) }) }
+      : wiring,
+  );
+
+/**
+ * A Kubernetes resource source as a plan meets it: Regent's kinds read from `embedded`, a core kind (a ConfigMap)
+ * refused as src/kube/kubernetes/source.ts refuses it, and the kubeConfig of the cluster whose core API holds the
+ * exports ConfigMaps (exportsPublisherFor reads them there).
+ */
+export const kubernetesLike = (embedded: ResourceSource, kubeConfig: KubeConfig): ResourceSource => {
+  const served = (kind: KindName) => {
+    if (definitionOf(kind).apiVersion !== 'regent.dev/v1alpha1') throw new BadRequest(`${kind} is not a Regent custom resource: the Kubernetes resource source serves regent.dev kinds only (read ${kind}s through the core API)`);
+  };
+  return Object.assign(Object.create(embedded) as ResourceSource, {
+    kubeConfig,
+    get: (kind: KindName, namespace: string, name: string) => (served(kind), embedded.get(kind, namespace, name)),
+    list: (kind: KindName, namespace?: string) => (served(kind), embedded.list(kind, namespace)),
+  });
+};
+
 export interface WorkloadRig {
   dir: string;
   sim: RunningSimulator;
@@ -79,6 +115,8 @@ export interface WorkloadRig {
   store: EventStore;
   source: EmbeddedResourceSource;
   engine: Engine;
+  /** The real plane's services (the real store, source and cloud) the rig's wirings are built from. */
+  services: PlaneServices;
   networkId: string;
   subnetId: string;
   /** One real pass of the kind's wiring (over the real store, source and cloud), its effects executed. */
@@ -91,7 +129,7 @@ export interface WorkloadRig {
   bringUpCluster(name: string, extra?: string): Promise<void>;
   /** Real passes of the machine and of its cluster (which puts a control plane's address in the API pools) until it runs. */
   bringUpMachine(name: string, cluster: string, spec: MachineSpec): Promise<string>;
-  /** A plan of manifest text over the rig's stores and cloud. */
+  /** A plan of manifest text over the rig's stores and cloud (the kinds of `planTable` unless `extra.table`). */
   plan(text: string, extra?: Partial<PlanOptions>): Promise<Plan>;
   close(): Promise<void>;
 }
@@ -155,6 +193,7 @@ export const startWorkloadRig = async (): Promise<WorkloadRig> => {
     store,
     source,
     engine,
+    services: plane.services,
     networkId: network.id,
     subnetId: subnet.id,
     pass,
@@ -188,6 +227,7 @@ export const startWorkloadRig = async (): Promise<WorkloadRig> => {
         documents: parseManifestFiles([{ file: 'plan.yaml', text }]),
         connect: (c) => connect(c, connectOptions),
         processRegion: { name: 'default', cloud, session: os },
+        table: planTable(extra.source ?? source),
         ...extra,
       }),
     close: async () => {
