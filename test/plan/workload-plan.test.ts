@@ -6,7 +6,11 @@
  * refuses is shown with apply's message; a machine removed arms (WM11) and then deletes its server (WM12,
  * DESTRUCTIVE), a cluster removed waits for its machines (WC10), then its load balancer goes (LB14, DESTRUCTIVE), then
  * its own parts (W1, W2, DESTRUCTIVE). A plan only reads: the simulator sees GETs (and Keystone token issues), no
- * store moves, the exports ConfigMap a pass would publish is recorded, never written (on Kubernetes too).
+ * store moves, the exports ConfigMap a pass would publish is recorded, never written — on Kubernetes too, where the
+ * exports are read from the cluster's core API (a GET) and the later passes, a machine's included, read what was
+ * recorded; an unchanged cluster records no ConfigMap write, and its real pass does not publish exports it finds
+ * published in another key order. The plan's clock is the passes' (a create's 30 s or 60 s grace passes between two
+ * passes).
  *
  * And the coverage's labels are the sources': each row's label is one that machines/workload-cluster.ts or
  * machines/workload-machine.ts gives a transition with that outcome (in its comments, or its guard's).
@@ -14,24 +18,26 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { KubeConfig } from '@kubernetes/client-node';
 import { applyManifestFiles, applyManifests } from '../../src/kube/cli/manifests.js';
 import { HttpSession, type RequestSpec } from '../../src/openstack/http.js';
 import type { EventStore } from '../../src/store/port.js';
 import type { ResourceSource } from '../../src/kube/port.js';
-import { KIND_NAMES } from '../../src/resources/index.js';
+import { KIND_NAMES, type ClusterExports } from '../../src/resources/index.js';
 import { exitCodeOf, type Plan } from '../../src/plan/report.js';
-import { ReadOnlySource } from '../../src/plan/read-only-source.js';
 import { isDestructive } from '../../src/plan/destructive.js';
-import { workloadClusterDefinition } from '../../machines/workload-cluster.js';
-import { workloadMachineDefinition } from '../../machines/workload-machine.js';
-import { exportsPublisherFor, exportsConfigMapName } from '../../src/workload/exports-publisher.js';
+import { workloadClusterDefinition, workloadClusterStream } from '../../machines/workload-cluster.js';
+import { workloadMachineDefinition, workloadMachineStream } from '../../machines/workload-machine.js';
+import { exportsPublisherFor, exportsConfigMapName, kubernetesExportsPublisher, type ExportsPublisher } from '../../src/workload/exports-publisher.js';
+import { workloadClusterWiring } from '../../src/controllers/workload-cluster/wiring.js';
+import type { Disposition } from '../../src/controllers/disposition.js';
+import { kindTable } from '../../src/app/kinds.js';
+import { FakeApiServer } from '../kube/support/fake-apiserver.js';
 import { WRITE_AHEAD_OUTCOMES } from '../../machines/write-ahead-delete.js';
 import { WORKLOAD_CLUSTER_RULES, WORKLOAD_MACHINE_RULES, WORKLOAD } from '../../src/plan/coverage/workload.js';
 import type { RuleRow } from '../../src/plan/rules.js';
 import { explore } from '../../src/audit/checks/explore.js';
 import { auditOf } from '../../src/audit/profile.js';
-import { IMAGES, clusterManifest, machineManifest, startWorkloadRig, type WorkloadRig } from './support/workload-rig.js';
+import { IMAGES, clusterManifest, kubernetesLike, machineManifest, startWorkloadRig, type WorkloadRig } from './support/workload-rig.js';
 
 const USER_DATA = '#cloud-config\nbootstrap_token: s3cr3t-hunter2\n';
 const base64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
@@ -189,6 +195,68 @@ describe('plan: the workload kinds', function () {
     expect(cluster.resources[0]?.decisions).to.deep.equal([]);
     expect(cluster.resources[0]?.stops).to.equal('nothing to decide (next pass in 60 s: ready)');
     expect([exitCodeOf(machine), exitCodeOf(cluster)]).to.deep.equal([0, 0]);
+    // the exports it would publish are those published: no ConfigMap write (nor with the kind table's own wirings,
+    // whose publisher is the plane's default, over the plan's read-only source)
+    const configMapWrites = (p: Plan) => (p.resources[0]?.writes ?? []).filter((x) => x.kind === 'ConfigMap');
+    expect(configMapWrites(cluster)).to.deep.equal([]);
+    expect(configMapWrites(await w.plan(clusterManifest('demo', w.subnetId), { table: kindTable() }))).to.deep.equal([]);
+  });
+
+  it("a ready cluster's real pass: exports found published (in another key order, or as published) are not published again, nor its status rendered", async () => {
+    const reordered = <T>(value: T): T =>
+      (Array.isArray(value) ? value.map(reordered) : typeof value === 'object' && value !== null ? Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reordered(v)])) : value) as T;
+    for (const order of [reordered, <T>(value: T) => value]) {
+      const calls: string[] = [];
+      const stored = w.services.exports;
+      const exports: ExportsPublisher = {
+        read: async (namespace, name) => order(await stored.read(namespace, name)),
+        publish: async (namespace, name, value: ClusterExports, options) => (calls.push(`publish ${name}`), stored.publish(namespace, name, value, options)),
+        remove: async (namespace, name) => (calls.push(`remove ${name}`), stored.remove(namespace, name)),
+      };
+      const runtime = workloadClusterWiring.build!({ ...w.services, exports, renderStatus: async (o) => void calls.push(`render ${o.metadata.name}`) });
+      const disposition = (await runtime.reconcile!('default/demo')) as Disposition & { why?: string };
+      expect(disposition.why).to.equal('ready');
+      expect(calls, order === reordered ? 'in another key order' : 'as published').to.deep.equal([]);
+    }
+  });
+
+  it("the plan's clock is the passes': a create whose answer never came waits out its 30 s grace, and the pass after it creates again (WC9, then WC5)", async () => {
+    // the node group's create is answered 503: its outcome unknown, it may still land for 30 s from its decision
+    await applyManifests(w.source, clusterManifest('late', w.subnetId));
+    w.sim.control.addFault({ method: 'POST', path: '/v2.0/security-groups$', status: 503, count: 1 });
+    await w.pass('WorkloadCluster', 'late');
+    const { uid } = await w.cluster('late');
+    const [pending] = (await w.engine.load(workloadClusterDefinition, workloadClusterStream(uid))).context.pending;
+    expect(pending).to.include({ effect: 'workloadCluster.createSecurityGroup', answer: 'unknown' });
+    const decidedAt = Date.parse(pending?.decidedAt ?? '');
+    // 29.5 s after it: the first pass waits; it yields 1 s, and the plan's next pass, 30.5 s after, creates again
+    const plan = await w.plan(clusterManifest('late', w.subnetId), { now: () => new Date(decidedAt + 29_500) });
+    expect(decided(plan)).to.deep.equal([
+      [1, 'workloadCluster.createMayStillLand', 'WC9', false],
+      [2, 'workloadCluster.securityGroupCreateDecided', 'WC5', false],
+    ]);
+    expect(plan.resources[0]?.passes[0]).to.equal('next pass in 1 s: createMayStillLand: the next pass observes the result');
+    // 31 s after it: the first pass creates again
+    const later = await w.plan(clusterManifest('late', w.subnetId), { now: () => new Date(decidedAt + 31_000) });
+    expect(decided(later)).to.deep.equal([[1, 'workloadCluster.securityGroupCreateDecided', 'WC5', false]]);
+  });
+
+  it("the plan's clock is a machine's passes' too: a port create whose answer never came is created again once its 60 s grace has passed", async () => {
+    // the port's create is answered 503: it may still land for 60 s from its decision
+    await applyManifests(w.source, machineManifest('w-late', 'demo', { image: IMAGES.A }));
+    w.sim.control.addFault({ method: 'POST', path: '/v2.0/ports$', status: 503, count: 1 });
+    await w.pass('WorkloadMachine', 'w-late');
+    const { uid } = await w.machine('w-late');
+    const { create } = (await w.engine.load(workloadMachineDefinition, workloadMachineStream(uid))).context;
+    expect(create).to.include({ effect: 'workloadMachine.createPort' });
+    const decidedAt = Date.parse(create?.decidedAt ?? '');
+    const plan = async (afterMs: number) => decided(await w.plan(machineManifest('w-late', 'demo', { image: IMAGES.A }), { now: () => new Date(decidedAt + afterMs) }));
+    // 59 s after it: the first pass waits (WM8); its yield takes the plan's clock past the grace, and the next creates
+    expect(await plan(59_000)).to.deep.equal([
+      [1, 'workloadMachine.waiting', 'WM8', false],
+      [2, 'workloadMachine.portCreateDecided', 'WM6', false],
+    ]);
+    expect(await plan(61_000)).to.deep.equal([[1, 'workloadMachine.portCreateDecided', 'WM6', false]]);
   });
 
   it("changes apply refuses (an immutable role, cluster, Identity; a supplied endpoint added) are shown with apply's own message; exit 1", async () => {
@@ -379,24 +447,42 @@ describe('plan: the workload kinds', function () {
       expect(JSON.stringify([applied, deleted])).to.not.include(base64(USER_DATA)).and.not.include('s3cr3t-hunter2');
     });
 
-    it("on a Kubernetes source the passes' exports publisher is still the plan's recording one, never the cluster's ConfigMap API", async () => {
-      // exportsPublisherFor picks the Kubernetes publisher when the source carries a kubeConfig; the plan's source
-      // never does, so a publish or remove is the read-only source's recorded apply or delete
-      const kubeConfig = new KubeConfig();
-      // a cluster nothing listens for: a request to it would fail the test, none is made
-      kubeConfig.loadFromOptions({ clusters: [{ name: 'c', server: 'https://127.0.0.1:9' }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
-      const cluster = Object.assign(Object.create(w.source) as ResourceSource, { kubeConfig });
-      expect(exportsPublisherFor(cluster).constructor.name).to.equal('KubernetesExportsPublisher');
-      const planSource = new ReadOnlySource(cluster);
-      const publisher = exportsPublisherFor(planSource);
-      const exports = await exportsPublisherFor(w.source).read('default', 'demo');
-      if (!exports) throw new Error('no exports');
-      const firstCall = w.sim.calls().length;
-      await publisher.publish('default', 'demo', exports, { owner: { uid: 'x' } });
-      await publisher.remove('default', 'demo');
-      expect(planSource.writes.map((x) => `${x.op} ${x.kind} ${x.name}`)).to.deep.equal([`apply ConfigMap ${exportsConfigMapName('demo')}`, `delete ConfigMap ${exportsConfigMapName('demo')}`]);
-      expect(await exportsPublisherFor(w.source).read('default', 'demo')).to.deep.equal(exports);
-      expect(w.sim.calls().length).to.equal(firstCall);
+    it("on Kubernetes: the exports are read from the cluster's core API (GETs only), the passes plan, a publish is recorded and the machine's pass reads it; published, no write", async () => {
+      // the Kubernetes resource source refuses a ConfigMap: the exports are the core API's (the fake API server)
+      const fake = await FakeApiServer.start();
+      try {
+        const cluster = kubernetesLike(w.source, fake.kubeConfig());
+        const documents = [clusterManifest('demo', w.subnetId), machineManifest('w-kube', 'demo', { image: IMAGES.B })].join('---\n');
+        // none published in the cluster yet: the cluster's pass would publish them, the machine's reads them
+        const first = await w.plan(documents, { source: cluster });
+        expect(first.resources.map((r) => [r.name, r.verdict, r.message])).to.deep.equal([
+          ['demo', 'planned', undefined],
+          ['w-kube', 'planned', undefined],
+        ]);
+        expect(first.resources[0]?.writes.map((x) => `${x.op} ${x.kind} ${x.name}`)).to.deep.equal([`apply ConfigMap ${exportsConfigMapName('demo')}`]);
+        expect(decided(first, 1)).to.deep.equal([
+          [1, 'workloadMachine.portCreateDecided', 'WM6', false],
+          [1, 'scopeReachability.reachable', 'R1', false],
+        ]);
+        const read = fake.requests.map((r) => `${r.method} ${r.path}`);
+        expect(read).to.include(`GET /api/v1/namespaces/default/configmaps/${exportsConfigMapName('demo')}`);
+        expect(read.filter((r) => !r.startsWith('GET '))).to.deep.equal([]);
+        expect(fake.objects.get(fake.objects.path('configmaps', 'default', exportsConfigMapName('demo')))).to.equal(undefined);
+
+        // published as the control plane publishes them: the same plan writes nothing, and still plans the port
+        const published = await exportsPublisherFor(w.source).read('default', 'demo');
+        await kubernetesExportsPublisher(fake.kubeConfig()).publish('default', 'demo', published as ClusterExports, { owner: { uid: (await w.cluster('demo')).uid } });
+        fake.clearRequests();
+        const second = await w.plan(documents, { source: cluster });
+        expect(second.resources.map((r) => [r.name, r.verdict, r.writes.filter((x) => x.kind === 'ConfigMap')])).to.deep.equal([
+          ['demo', 'planned', []],
+          ['w-kube', 'planned', []],
+        ]);
+        expect(decided(second, 1)).to.deep.equal(decided(first, 1));
+        expect(fake.requests.filter((r) => r.method !== 'GET')).to.deep.equal([]);
+      } finally {
+        await fake.close();
+      }
     });
   });
 });

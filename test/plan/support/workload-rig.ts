@@ -37,7 +37,7 @@ import type { KindName } from '../../../src/resources/index.js';
 import { assemblePlane } from '../../../src/plan/plane.js';
 import { plan, type PlanOptions } from '../../../src/plan/planner.js';
 import type { Plan } from '../../../src/plan/report.js';
-import { exportsPublisherFor } from '../../../src/workload/exports-publisher.js';
+import { exportsPublisherFor, type ExportsPublisher } from '../../../src/workload/exports-publisher.js';
 import { workloadClusterDefinition, workloadClusterStream } from '../../../machines/workload-cluster.js';
 import { workloadMachineDefinition, workloadMachineStream } from '../../../machines/workload-machine.js';
 import { loadBalancerDefinition, loadBalancerStream } from '../../../machines/load-balancer.js';
@@ -84,12 +84,22 @@ ${spec.userData === undefined ? '' : `  userData: ${JSON.stringify(spec.userData
  * The kind table a plan over `stored` runs, its workload kinds given the plan's exports publisher as the planner hands
  * it to the plane (`exports: readOnlyExports(options.source, source)`; with that in the planner, this is the same).
  */
-export const planTable = (stored: ResourceSource): KindWiring[] =>
-  kindTable().map((wiring) =>
+export const planTable = (stored: ResourceSource): KindWiring[] => {
+  // one publisher per plan (its plane's source), shared by both kinds as the plane's one `exports` is
+  const publishers = new WeakMap<ResourceSource, ExportsPublisher>();
+  const exportsOf = (services: PlaneServices): ExportsPublisher => {
+    const known = publishers.get(services.source);
+    if (known) return known;
+    const made = readOnlyExports(stored, services.source as ReadOnlySource);
+    publishers.set(services.source, made);
+    return made;
+  };
+  return kindTable().map((wiring) =>
     (wiring.kind === 'WorkloadCluster' || wiring.kind === 'WorkloadMachine') && wiring.build
-      ? { ...wiring, build: (services: PlaneServices) => wiring.build!({ ...services, exports: readOnlyExports(stored, services.source as ReadOnlySource) }) }
+      ? { ...wiring, build: (services: PlaneServices) => wiring.build!({ ...services, exports: exportsOf(services) }) }
       : wiring,
   );
+};
 
 /**
  * A Kubernetes resource source as a plan meets it: Regent's kinds read from `embedded`, a core kind (a ConfigMap)
