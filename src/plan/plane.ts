@@ -6,7 +6,8 @@
  *
  * What a plan does not have, its services do not pretend to have: nothing is enqueued or re-rendered (the plan runs
  * the passes itself), no status is rendered, and the Nova runtime (Databases, Jobs) is absent unless the caller hands
- * one (`nova`: a plan's is read-only, src/plan/nova-guards.ts).
+ * one (`nova`: a plan's is read-only, src/plan/nova-guards.ts). The workload kinds' exports publisher is a part too
+ * (`exports`: a plan's records what it would publish, src/plan/read-only-exports.ts), and so is the passes' clock.
  */
 import { serverLifecycleDefinition } from '../../machines/server-lifecycle.js';
 import { workloadMachineDefinition } from '../../machines/workload-machine.js';

@@ -1,8 +1,9 @@
 /**
  * The resource source a plan's passes read: the real one (embedded store or Kubernetes) underneath, the desired
  * objects of the manifests on top, and every write a pass would make (a finalizer, a status, a Kubernetes event, a
- * Secret) recorded instead of written. A recorded finalizer or status is kept in the overlay, so the plan's next pass
- * sees what the real one would have; the source underneath is only ever read.
+ * Secret) recorded instead of written. A recorded finalizer, status or applied change is kept in the overlay, so the
+ * plan's next pass sees what the real one would have; a write the store would not make (an apply that changes
+ * nothing) is not recorded; the source underneath is only ever read.
  */
 import type { ApplyResult, DeleteResult, EventType, ObjectList, RecordedEvent, ResourceSource, WatchHandle } from '../kube/port.js';
 import type { SecretPutResult, SecretStore, StoredSecret } from '../kube/secrets.js';
