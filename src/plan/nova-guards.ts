@@ -55,7 +55,7 @@ import type { ConfigPort } from '../nova/config/port.js';
 import type { GroupObjects } from '../nova/group/port.js';
 import type { ComputeCluster, PoolWorkloads } from '../nova/compute/port.js';
 import type { PoolVPA } from '../controllers/nova-compute/deps.js';
-import type { ComputeApi, ComputeApiLogin } from '../nova/compute/compute-api.js';
+import { openComputeApi, type ComputeApi, type ComputeApiLogin } from '../nova/compute/compute-api.js';
 import type { SecretStore, StoredSecret } from '../kube/secrets.js';
 import type { RemoteChildren } from '../nova/remote-children.js';
 import { digestSecrets, sha256Of } from '../resource-history/digest-secrets.js';
@@ -67,12 +67,6 @@ export interface NovaPlanRecords {
   log: GuardLog;
   source: Pick<ReadOnlySource, 'writes'>;
 }
-
-/** A NovaCompute pool's compute client opener, as the runtime may carry it (the guard sets it). */
-export type ComputeApiOpener = (login: ComputeApiLogin) => Promise<ComputeApi>;
-
-/** The runtime a plan runs the Nova kinds with: the NovaCompute wiring opens the pool's client with `compute.openComputeApi` when set. */
-export type PlanNovaRuntime = NovaRuntime & { compute?: NonNullable<NovaRuntime['compute']> & { openComputeApi?: ComputeApiOpener } };
 
 /** Keeps a request a runtime port (or the pool's compute client) was not sent in the plan's GuardLog, its body's secrets as digests. */
 const keepRefused = (log: GuardLog, service: string, method: string, path: string, body?: unknown): RefusedCall => {
@@ -373,10 +367,11 @@ export const readOnlyComputeApi = (api: ComputeApi, log: GuardLog): ComputeApi =
 
 /**
  * The runtime a plan's Nova and NovaCompute passes run with: `runtime`'s reads, every write refused and recorded in
- * `plan` (the header says where). `openComputeApi` is how the pool's client is opened (default: none is set and the
- * NovaCompute wiring opens its own); its writes are refused too.
+ * `plan` (the header says where). The pools' client is opened as the runtime opens it (its `compute.openComputeApi`,
+ * else the real `openComputeApi`) and put behind `readOnlyComputeApi`; the NovaCompute wiring opens its client with
+ * the runtime's opener, so no pool write of a plan reaches Nova or Placement.
  */
-export const readOnlyNovaRuntime = (runtime: NovaRuntime, plan: NovaPlanRecords, openComputeApi?: ComputeApiOpener): PlanNovaRuntime => {
+export const readOnlyNovaRuntime = (runtime: NovaRuntime, plan: NovaPlanRecords): NovaRuntime => {
   const records = new Records(plan);
   const compute = runtime.compute;
   return {
@@ -400,7 +395,7 @@ export const readOnlyNovaRuntime = (runtime: NovaRuntime, plan: NovaPlanRecords,
           compute: {
             cluster: guardCluster(compute.cluster, records),
             ...(compute.vpa ? { vpa: guardVPA(compute.vpa, records) } : {}),
-            ...(openComputeApi ? { openComputeApi: async (login: ComputeApiLogin) => readOnlyComputeApi(await openComputeApi(login), plan.log) } : {}),
+            openComputeApi: async (login: ComputeApiLogin) => readOnlyComputeApi(await (compute.openComputeApi ?? openComputeApi)(login), plan.log),
           },
         }
       : {}),

@@ -10,7 +10,14 @@
  *   - an engine whose effect handlers never execute: they record nothing but that the effect was declared, and
  *     answer nothing, so a branch whose next decision needs an effect's result stops there.
  * Passes are repeated while the last one decided something, declared no effect and would yield (the next pass reads a
- * write-ahead intent back: the rebuild's arm, then its submission); the plan's clock moves by each yield.
+ * write-ahead intent back: the rebuild's arm, then its submission), or decided nothing but put the resource's own
+ * finalizer on (a Nova's and a NovaCompute's first pass; their pipeline runs on the next); the plan's clock moves by
+ * each yield.
+ *
+ * The Nova and NovaCompute passes run on the control plane's Nova runtime (`nova`), behind its read-only guard
+ * (src/plan/nova-guards.ts): a write a pass makes through it is recorded with the source's writes; a request an effect
+ * would send (a Job, a drop) lands in the same guard log as the cloud's, so it shows as the effect's `calls`. Without
+ * the runtime those kinds are not planned and say why.
  *
  * What each declared effect would send is learnt by running the kind's own handler against the guard, which stops the
  * request before it leaves and keeps it (method, path, body with secrets as digests).
@@ -37,9 +44,11 @@ import type { Disposition } from '../controllers/disposition.js';
 import { kindTable } from '../app/kinds.js';
 import { digestSecrets } from '../resource-history/digest-secrets.js';
 import { BranchStops, GuardLog, readOnlyConnect, readOnlySession, type RefusedCall } from './read-only-cloud.js';
-import { ReadOnlySource } from './read-only-source.js';
+import { ReadOnlySource, type RecordedWrite } from './read-only-source.js';
 import { ForkedEventStore } from './fork-store.js';
 import { assemblePlane } from './plane.js';
+import { readOnlyNovaRuntime } from './nova-guards.js';
+import type { NovaRuntime } from '../controllers/nova/runtime.js';
 import { ruleOf, stateText } from './rules.js';
 import { waitAfter } from './waits.js';
 import { isDestructive } from './destructive.js';
@@ -51,6 +60,13 @@ export const PLANNED_KINDS: readonly KindName[] = COVERED_KINDS;
 
 /** How many passes of one resource a plan runs at most (an arm, its read-back, and room for a kind's next step). */
 export const MAX_PASSES = 4;
+
+/** The kinds whose passes run on the control plane's Nova runtime (`PlanOptions.nova`): without it they are not planned. */
+export const NOVA_RUNTIME_KINDS: readonly KindName[] = ['Nova', 'NovaCompute'];
+
+/** What a plan without the Nova runtime says for a kind that needs it (verdict not-built: nothing is claimed). */
+export const needsNovaRuntime = (kind: string): string =>
+  `plan of ${kind} needs the control plane's Nova runtime (its database provisioner, Jobs and role workloads), which this plan was not given: \`regent plan\` and the audit pages' plan view give it theirs`;
 
 export interface PlanOptions {
   /** The stored events: only read. */
@@ -75,6 +91,12 @@ export interface PlanOptions {
   logger?: Logger;
   now?: () => Date;
   maxPasses?: number;
+  /**
+   * The Nova runtime the control plane runs the Nova and NovaCompute passes with (src/app/nova-runtime.ts
+   * `openNovaRuntime`): the planner puts it behind its read-only guard (src/plan/nova-guards.ts), never starts or
+   * closes it. Absent: those kinds are not planned (`needsNovaRuntime`), and no pass of theirs is built.
+   */
+  nova?: NovaRuntime;
   /** The kinds (default: the control plane's table) and which of them are planned (default PLANNED_KINDS). */
   table?: readonly KindWiring[];
   kinds?: readonly KindName[];
@@ -172,6 +194,10 @@ const controllerRefusal = (events: readonly RecordedEvent[]): string | undefined
   return undefined;
 };
 
+/** The pass put the resource's own finalizer on (recorded by the plan's source, which the next pass reads). */
+const addedOwnFinalizer = (writes: readonly RecordedWrite[], r: ResourcePlan): boolean =>
+  writes.some((w) => w.op === 'addFinalizer' && w.kind === r.kind && w.namespace === r.namespace && w.name === r.name);
+
 const matches = (only: PlanOptions['only'], kind: string, namespace: string, name: string): boolean =>
   only === undefined || (only.kind === kind && storedNamespace(only.kind, only.namespace) === namespace && only.name === name);
 
@@ -231,13 +257,17 @@ export const plan = async (options: PlanOptions): Promise<Plan> => {
   const toRun = shown.filter((e) => e.plan.verdict === 'planned' && e.object !== undefined);
   for (const entry of toRun) {
     if (!planned.includes(entry.plan.kind as KindName)) Object.assign(entry.plan, { verdict: 'not-built', message: `plan is not built for ${entry.plan.kind} yet` });
+    else if (!options.nova && NOVA_RUNTIME_KINDS.includes(entry.plan.kind as KindName)) Object.assign(entry.plan, { verdict: 'not-built', message: needsNovaRuntime(entry.plan.kind) });
   }
 
   if (toRun.some((e) => e.plan.verdict === 'planned')) {
     const processRegion = options.processRegion ? { ...options.processRegion, session: readOnlySession(options.processRegion.session, log) } : undefined;
-    const plane = await assemblePlane({ engine, store: fork, source, logger, connect, table, clock, ...(processRegion ? { processRegion } : {}), ...(options.secretNamespace !== undefined ? { secretNamespace: options.secretNamespace } : {}) });
+    const nova = options.nova ? { nova: readOnlyNovaRuntime(options.nova, { log, source }) } : {};
+    const plane = await assemblePlane({ engine, store: fork, source, logger, connect, table, clock, ...nova, ...(processRegion ? { processRegion } : {}), ...(options.secretNamespace !== undefined ? { secretNamespace: options.secretNamespace } : {}) });
+    // a kind on the Nova runtime is built only with one (its wiring reads the runtime as it builds)
+    const builds = (kind: KindName) => planned.includes(kind) && (options.nova !== undefined || !NOVA_RUNTIME_KINDS.includes(kind));
     const runtimes = new Map<string, KindRuntime>();
-    for (const wiring of table) if (planned.includes(wiring.kind) && wiring.build) runtimes.set(wiring.kind, wiring.build(plane.services));
+    for (const wiring of table) if (builds(wiring.kind) && wiring.build) runtimes.set(wiring.kind, wiring.build(plane.services));
     const maxPasses = options.maxPasses ?? MAX_PASSES;
     const eventOf = new Map<PlannedDecision, RecordedEvent>();
 
@@ -257,6 +287,7 @@ export const plan = async (options: PlanOptions): Promise<Plan> => {
           for (const object of plane.services.lookups.list(p.kind as KindName)) runtime?.onObject?.(object);
           const appendedBefore = fork.appended.length;
           const guardedBefore = log.refused.length;
+          const writtenBefore = source.writes.length;
           let disposition: Disposition | undefined;
           let thrown: unknown;
           try {
@@ -284,11 +315,16 @@ export const plan = async (options: PlanOptions): Promise<Plan> => {
             p.stops = effectful.then ?? `after ${effectful.effects.map((e) => e.type).join(', ')} is answered: the next decision depends on the answer`;
             break;
           }
+          if (events.length === 0 && d.kind === 'yield' && addedOwnFinalizer(source.writes.slice(writtenBefore), p)) {
+            // a first pass that only puts the resource's finalizer on (Nova, NovaCompute): its pipeline runs on the next
+            elapsed += d.afterMs;
+            continue;
+          }
           if (events.length === 0) {
             // the last decision's own wait, when it is one ("waits for Octavia's PENDING_* to clear"), says more than "nothing more"
             const last = p.decisions[p.decisions.length - 1]?.then;
             const waits = last?.startsWith('waits') ? last : undefined;
-            p.stops = pass === 1 ? `nothing to decide (${describeDisposition(d)})` : waits ? `${waits} (${describeDisposition(d)})` : `nothing more to decide until the cloud changes (${describeDisposition(d)})`;
+            p.stops = p.decisions.length === 0 ? `nothing to decide (${describeDisposition(d)})` : waits ? `${waits} (${describeDisposition(d)})` : `nothing more to decide until the cloud changes (${describeDisposition(d)})`;
             break;
           }
           const previous = p.decisions.filter((x) => x.pass === pass - 1).map((x) => `${x.stream} ${x.event}`);

@@ -45,16 +45,14 @@ describe('plan: the Nova operator kinds', function () {
   /** Plans `text` and proves the world is as it was: nothing tripped, nothing written, nothing started, no secret in the plan. */
   const planUntouched = async (text: string, extra: Parameters<NovaPlanRig['plan']>[1] = {}): Promise<Plan> => {
     const untouched: WorldSnapshot = await rig.snapshot();
-    const refusedBefore = rig.guardLog.refused.length;
     const trippedBefore = rig.tripwires.tripped.length;
     const plan = await rig.plan(text, extra);
     expect(rig.tripwires.tripped.slice(trippedBefore), 'no write reached a runtime piece').to.deep.equal([]);
     expect(await rig.snapshot(), 'stores, files, Jobs, processes and statements unchanged').to.deep.equal(untouched);
-    const shown = JSON.stringify({ plan, refused: rig.guardLog.refused.slice(refusedBefore) });
+    const shown = JSON.stringify(plan);
     for (const value of secretValues) expect(shown, 'no secret value in the plan').to.not.contain(value);
     return plan;
   };
-  const refusedSince = (mark: number) => rig.guardLog.refused.slice(mark);
 
   before(async () => {
     rig = await startNovaPlanRig();
@@ -65,8 +63,7 @@ describe('plan: the Nova operator kinds', function () {
   });
   after(async () => rig?.close());
 
-  it('the install (the Secrets and the Nova applied): the claims (NF1), what provisioning would create, the db-sync Job (NU10) and its commands; nothing provisioned, no Job, no role', async () => {
-    const mark = rig.guardLog.refused.length;
+  it("the install (the Secrets and the Nova applied), through the planner's own `nova` option: the claims (NF1), what provisioning would create, the db-sync Job (NU10) with its request as the effect's calls; nothing provisioned, no Job, no role", async () => {
     const plan = await planUntouched(`${secretsManifest()}---\n${novaManifest({ release: '2025.1' })}`);
     expect(plan.resources.filter((r) => r.kind === 'Secret').map((r) => r.verdict)).to.deep.equal(['secret', 'secret', 'secret', 'secret']);
     const n = nova(plan);
@@ -88,8 +85,9 @@ describe('plan: the Nova operator kinds', function () {
     expect(n.writes.filter((w) => w.op === 'putSecret').map((w) => w.name)).to.deep.equal(['nova-api-db-connection', 'nova-db-connection', 'nova-transport-url', 'nova-compute-config']);
     expect(n.writes.filter((w) => w.kind === 'Nova config')).to.have.length(1);
     // the Job the effect would create, as the planner learns it by running the effect's handler against the guard
-    const [job] = refusedSince(mark);
+    const [job] = plan.guarded;
     expect(job).to.deep.include({ service: 'jobs', method: 'create', path: `Job default/${NOVA}-db-sync` });
+    expect(n.decisions[2]?.effects[0]?.calls, "the effect's calls: the request the guarded runtime refused").to.deep.equal([job]);
     const body = job?.body as { image: string; commands: string[]; env: Record<string, string>; templateHash: string };
     expect(body.image).to.equal('ghcr.io/c5c3/nova:2025.1');
     expect(body.templateHash).to.equal(n.decisions[2]?.effects[0]?.params.hash);
@@ -100,14 +98,29 @@ describe('plan: the Nova operator kinds', function () {
     expect(rig.novaManageCalls()).to.deep.equal([]);
   });
 
-  it('a brand-new Nova: its first pass only puts the finalizer on (recorded, not written) and decides nothing; the plan says where it stops', async () => {
-    const plan = await planUntouched(novaManifest({ release: '2025.1', name: 'nova-new' }));
+  it("a brand-new Nova: its first pass only puts the finalizer on (recorded, not written); the plan goes on to the pass that runs the pipeline (the install's decisions, on pass 2)", async () => {
+    const plan = await planUntouched(`${secretsManifest()}---\n${novaManifest({ release: '2025.1', name: 'nova-new' })}`);
     const n = nova(plan, 'nova-new');
     expect(n).to.include({ verdict: 'planned', apply: 'created' });
-    expect(n.decisions).to.deep.equal([]);
-    expect(n.writes).to.deep.equal([{ op: 'addFinalizer', kind: 'Nova', namespace: 'default', name: 'nova-new', detail: NOVA_FINALIZER }]);
-    expect(n.stops).to.equal(`nothing to decide (next pass in 1 s: the finalizer ${NOVA_FINALIZER} was added; the pipeline runs on the next pass)`);
+    expect(n.writes[0]).to.deep.equal({ op: 'addFinalizer', kind: 'Nova', namespace: 'default', name: 'nova-new', detail: NOVA_FINALIZER });
+    expect(n.passes[0]).to.equal(`next pass in 1 s: the finalizer ${NOVA_FINALIZER} was added; the pipeline runs on the next pass`);
+    expect(n.decisions.map((d) => [d.pass, d.event, d.rule?.id ?? '—'])).to.deep.equal([
+      [2, 'novaFinalizer.claimed', 'NF1'],
+      [2, 'novaFinalizer.claimed', 'NF1'],
+      [2, 'novaUpgrade.syncJobCreated', 'NU10'],
+      [2, 'novaPipeline.recorded', 'NP1'],
+    ]);
+    expect(n.decisions[2]?.effects[0]?.calls.map((c) => `${c.service} ${c.method} ${c.path}`)).to.deep.equal(['jobs create Job default/nova-new-db-sync']);
+    expect(n.stops).to.equal('after the db-sync Job succeeds: installedRelease is promoted and the cells published from its report (30 s polls)');
     expect(await rig.source.get('Nova', 'default', 'nova-new')).to.equal(undefined);
+  });
+
+  it('a brand-new Nova whose Secrets are not there yet: the finalizer pass, then the pipeline records that it waits for them (NP1); nothing more to decide', async () => {
+    const plan = await planUntouched(novaManifest({ release: '2025.1', name: 'nova-new' }));
+    const n = nova(plan, 'nova-new');
+    expect(n.writes).to.deep.equal([{ op: 'addFinalizer', kind: 'Nova', namespace: 'default', name: 'nova-new', detail: NOVA_FINALIZER }]);
+    expect(n.decisions.map((d) => [d.pass, d.event, d.rule?.id ?? '—'])).to.deep.equal([[2, 'novaPipeline.recorded', 'NP1']]);
+    expect(n.stops).to.equal('nothing more to decide until the cloud changes (next pass in 15 s: Secrets: SecretsReady WaitingForDBCredentials: waiting for the nova_api database credentials: no Secret nova-api-db)');
   });
 
   describe('once installed (real passes: the db-sync Job ran, the roles are up)', () => {
@@ -116,8 +129,8 @@ describe('plan: the Nova operator kinds', function () {
       await rig.until(async () => {
         const db = await rig.upgradeContext();
         const lane = await rig.pipelineContext();
-        return db.condition?.reason === 'DatabaseSynced' && lane.conditions.DeploymentReady?.status === 'True' && lane.conditions.ConductorReady?.status === 'True';
-      }, 'synced at 2025.1 with every role rolled out');
+        return db.condition?.reason === 'DatabaseSynced' && lane.conditions.DeploymentReady?.status === 'True' && lane.conditions.ConductorReady?.status === 'True' && lane.conditions.NovaAPIReady?.status === 'True';
+      }, 'synced at 2025.1 with every role rolled out and the API answering');
       // one more pass so that what the roles say has settled into the record
       await rig.pass();
     });
@@ -133,8 +146,7 @@ describe('plan: the Nova operator kinds', function () {
     });
 
     it('an upgrade 2025.1 → 2025.2: NU5 starts it, the next pass creates the db-expand Job (NU7) with its commands; no Job, no role touched', async () => {
-      const mark = rig.guardLog.refused.length;
-      const plan = await planUntouched(novaManifest({ release: '2025.2' }));
+        const plan = await planUntouched(novaManifest({ release: '2025.2' }));
       const n = nova(plan);
       expect(n).to.include({ verdict: 'planned', apply: 'configured', destructive: false });
       const upgrade = n.decisions.filter((d) => d.machine === 'novaUpgrade');
@@ -144,7 +156,7 @@ describe('plan: the Nova operator kinds', function () {
       ]);
       expect(upgrade.map((d) => `${d.from} → ${d.to}`)).to.deep.equal(['steady → expanding', 'expanding → expanding']);
       expect(n.stops).to.equal('after the db-expand Job succeeds: the schemas are expanded and the db-migrate Job comes next');
-      const jobs = refusedSince(mark).filter((c) => c.service === 'jobs');
+      const jobs = plan.guarded.filter((c) => c.service === 'jobs');
       expect(jobs.map((c) => `${c.method} ${c.path}`)).to.deep.equal([`create Job default/${NOVA}-db-expand`]);
       expect((jobs[0]?.body as { image: string }).image).to.equal('ghcr.io/c5c3/nova:2025.2');
       expect((jobs[0]?.body as { commands: string[] }).commands.length).to.be.greaterThan(0);
@@ -164,8 +176,7 @@ describe('plan: the Nova operator kinds', function () {
     });
 
     it('a config change: the new config and each role restart recorded (not restarted), the db-sync Job of the older spec replaced (NU10) and the archive CronJob ensured (A1), their requests recorded', async () => {
-      const mark = rig.guardLog.refused.length;
-      const plan = await planUntouched(novaManifest({ release: '2025.1', debug: true }));
+        const plan = await planUntouched(novaManifest({ release: '2025.1', debug: true }));
       const n = nova(plan);
       expect(n.decisions.map((d) => [d.event, d.rule?.id, d.effects.map((e) => e.type).join()])).to.deep.equal([
         ['novaUpgrade.syncJobReplaced', 'NU10', 'nova.deleteJobs'],
@@ -183,8 +194,8 @@ describe('plan: the Nova operator kinds', function () {
       ]);
       const config = n.writes[0]?.name ?? '';
       expect(n.writes[1]?.detail).to.match(new RegExp(`^restart on image ghcr.io/c5c3/nova:2025.1, config ${config}, .* \\(runs template [0-9a-f]+\\)$`));
-      expect(refusedSince(mark).map((c) => `${c.service} ${c.method} ${c.path}`)).to.deep.equal([`jobs delete Job default/${NOVA}-db-sync`, `jobs ensureCronJob CronJob default/${NOVA}-db-archive`]);
-      expect((refusedSince(mark)[1]?.body as { commands: string[] }).commands).to.deep.equal(['nova-manage db archive_deleted_rows --all-cells --max_rows "$MAX_ROWS" $before || rc=$?']);
+      expect(plan.guarded.map((c) => `${c.service} ${c.method} ${c.path}`)).to.deep.equal([`jobs delete Job default/${NOVA}-db-sync`, `jobs ensureCronJob CronJob default/${NOVA}-db-archive`]);
+      expect((plan.guarded[1]?.body as { commands: string[] }).commands).to.deep.equal(['nova-manage db archive_deleted_rows --all-cells --max_rows "$MAX_ROWS" $before || rc=$?']);
       expect((await rig.jobs.get('default', `${NOVA}-db-sync`))?.state, 'the Job is still there').to.equal('succeeded');
     });
 
@@ -223,8 +234,7 @@ describe('plan: the Nova operator kinds', function () {
     });
 
     it('a deletion: the cleanup armed then decided (NF2), DESTRUCTIVE, naming what it would drop; nothing dropped', async () => {
-      const mark = rig.guardLog.refused.length;
-      const plan = await planUntouched(novaManifest({ release: '2025.1' }), { deleting: true });
+        const plan = await planUntouched(novaManifest({ release: '2025.1' }), { deleting: true });
       const n = nova(plan);
       expect(n).to.include({ apply: 'deleted', destructive: true });
       expect(n.decisions.filter((d) => d.machine === 'novaFinalizer').map((d) => [d.event, d.rule?.id, d.destructive])).to.deep.equal([
@@ -233,7 +243,7 @@ describe('plan: the Nova operator kinds', function () {
       ]);
       expect(n.stops).to.equal('after the cleanup answers: the finalizer is released when nothing was live, else held one more pass (30 s)');
       expect(exitCodeOf(plan)).to.equal(2);
-      const drops = refusedSince(mark).filter((c) => c.service === 'database');
+      const drops = plan.guarded.filter((c) => c.service === 'database');
       expect(drops.map((c) => [c.path, (c.body as { drop: string[] }).drop])).to.deep.equal([
         ['default/nova-api', ['database nova_api', 'user nova_api']],
         ['default/nova', ['database nova', 'database nova_cell0', 'user nova']],

@@ -6,6 +6,13 @@
  * the Regent running on the same ./data (its lock names it); a plan never starts a simulator of its own. That cloud
  * stands for the Region `region-one` (the built-in simulator) or `default` (OS_CLOUD), as it does for `regent serve`.
  *
+ * A Nova or NovaCompute document is planned on the Nova runtime `regent serve` runs those kinds with, opened here as
+ * the control plane opens it (src/app/nova-runtime.ts: on the embedded store the local Jobs, roles and configs under
+ * the store's folder, on Kubernetes the cluster's), never started (no scheduler, no sweep, no watch), closed after;
+ * the planner puts it behind its read-only guard. It is opened only when such a document is planned. Caveat, embedded
+ * store: a role's rollout is known only to the process that runs it, so this process sees every local role as not
+ * running (the audit pages' plan view, in the serving Regent, sees them).
+ *
  * Exit 0: no destructive decision; 2: at least one; 1: an error, a document `apply` would refuse, or a resource whose
  * plan failed. A usage error of the command line itself also exits 1 (not commander's 2: 2 means destructive here).
  */
@@ -13,6 +20,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../context.js';
+import type { ResourceSource } from '../../kube/port.js';
+import type { Logger } from '../../log/logger.js';
 import { UsageError } from '../errors.js';
 import { withSource } from './with-source.js';
 
@@ -46,6 +55,21 @@ const parseResource = async (text: string) => {
     throw new UsageError(`--resource ${text}: ${error instanceof Error ? error.message : String(error)}`);
   }
   return parts.length === 3 ? { kind, namespace: parts[1] as string, name: parts[2] as string } : { kind, namespace: 'default', name: parts[1] as string };
+};
+
+/** Whether a document the plan shows is of a kind that runs on the Nova runtime (then the command opens it). */
+const plansNovaKinds = (documents: ReadonlyArray<{ input?: { kind: string } }>, kinds: readonly string[], only?: { kind: string }): boolean =>
+  only ? kinds.includes(only.kind) : documents.some((d) => d.input !== undefined && kinds.includes(d.input.kind));
+
+/**
+ * The Nova runtime `regent serve` on the same stores runs the Nova kinds with (src/app/control-plane.ts): its folder
+ * next to the sqlite event store, its namespace POD_NAMESPACE. Not started: nothing of it runs in the background.
+ */
+const openPlanNovaRuntime = async (source: ResourceSource, storeUrl: string, logger: Logger) => {
+  const [{ openNovaRuntime }, { parseStoreUrl }, { tmpdir }] = await Promise.all([import('../../app/nova-runtime.js'), import('../../store/open.js'), import('node:os')]);
+  const location = parseStoreUrl(storeUrl);
+  const dataDir = location.kind === 'sqlite' ? dirname(location.path) : join(tmpdir(), `regent-${process.pid}`);
+  return openNovaRuntime(source, { dataDir, env: process.env, logger, installNamespace: process.env.POD_NAMESPACE ?? 'default' });
 };
 
 /** The cloud to observe: the environment's, or the running Regent's built-in simulator; never a new simulator. */
@@ -83,7 +107,7 @@ export const registerPlan = (program: Command, globals: () => GlobalOptions) => 
         if (!['table', 'json'].includes(options.output)) throw new UsageError(`-o ${options.output}: expected table or json`);
         const files = readManifests(options.filename);
         const only = options.resource === undefined ? undefined : await parseResource(options.resource);
-        const [{ parseManifestFiles }, { plan }, { exitCodeOf }, { planText }, { openExistingStore, storeUrlOf }, { connect }, { createLogger }, { EmbeddedResourceSource }] = await Promise.all([
+        const [{ parseManifestFiles }, { plan, NOVA_RUNTIME_KINDS }, { exitCodeOf }, { planText }, { openExistingStore, storeUrlOf }, { connect }, { createLogger }, { EmbeddedResourceSource }] = await Promise.all([
           import('../../kube/cli/manifests.js'),
           import('../../plan/planner.js'),
           import('../../plan/report.js'),
@@ -100,19 +124,25 @@ export const registerPlan = (program: Command, globals: () => GlobalOptions) => 
         try {
           await withSource(options, { create: false }, async (source) => {
             const session = await connect(cloud, { logger });
-            const result = await plan({
-              store,
-              source,
-              documents,
-              connect: (c) => connect(c, { logger }),
-              processRegion: { name: regionName, cloud, session },
-              ...(source instanceof EmbeddedResourceSource ? {} : { secretNamespace: process.env.POD_NAMESPACE ?? 'default' }),
-              ...(only ? { only } : {}),
-              ...(options.delete ? { deleting: true } : {}),
-              logger,
-            });
-            console.log(options.output === 'json' ? JSON.stringify(result, null, 2) : planText(result));
-            process.exitCode = exitCodeOf(result);
+            const nova = plansNovaKinds(documents as ReadonlyArray<{ input?: { kind: string } }>, NOVA_RUNTIME_KINDS, only) ? await openPlanNovaRuntime(source, storeUrlOf(globals()), logger) : undefined;
+            try {
+              const result = await plan({
+                store,
+                source,
+                documents,
+                connect: (c) => connect(c, { logger }),
+                processRegion: { name: regionName, cloud, session },
+                ...(source instanceof EmbeddedResourceSource ? {} : { secretNamespace: process.env.POD_NAMESPACE ?? 'default' }),
+                ...(only ? { only } : {}),
+                ...(options.delete ? { deleting: true } : {}),
+                ...(nova ? { nova } : {}),
+                logger,
+              });
+              console.log(options.output === 'json' ? JSON.stringify(result, null, 2) : planText(result));
+              process.exitCode = exitCodeOf(result);
+            } finally {
+              await nova?.close();
+            }
           });
         } finally {
           await store.close();

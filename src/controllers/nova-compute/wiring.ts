@@ -82,7 +82,8 @@ export const novaComputeWiring: KindWiring = {
       logger: services.logger,
       cluster: compute.cluster,
       ...(compute.vpa ? { vpa: compute.vpa } : {}),
-      openComputeApi: (login: Parameters<typeof openComputeApi>[0]) => openComputeApi(login),
+      // the runtime's own opener when it has one (a plan's: read-only), else the real client
+      openComputeApi: compute.openComputeApi ?? ((login: Parameters<typeof openComputeApi>[0]) => openComputeApi(login)),
       jobs: services.nova.jobs,
       ...(services.nova.configs ? { configs: services.nova.configs } : {}),
       ...(services.nova.namespaceRefused ? { namespaceRefused: services.nova.namespaceRefused } : {}),

@@ -10,6 +10,10 @@ import type { TargetCluster } from '../../nova/target-clusters.js';
 import type { ComputeCluster } from '../../nova/compute/port.js';
 import type { PoolVPA } from '../nova-compute/deps.js';
 import type { NovaCompute } from '../../resources/nova-compute.js';
+import type { ComputeApi, ComputeApiLogin } from '../../nova/compute/compute-api.js';
+
+/** How a NovaCompute pool's client to Keystone, Nova and Placement is opened (src/nova/compute/compute-api.ts `openComputeApi`). */
+export type ComputeApiOpener = (login: ComputeApiLogin) => Promise<ComputeApi>;
 
 export type NovaRuntime = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndpoint' | 'jobs' | 'workloads' | 'jobsUnavailable' | 'namespaceRefused' | 'configs' | 'secretStoreGate' | 'healthProbe' | 'released' | 'group' | 'targetClusters' | 'forTarget' | 'childrenWatched'> & {
   description: string;
@@ -40,6 +44,11 @@ export type NovaRuntime = Pick<NovaControllerDeps, 'provisioner' | 'databaseEndp
      * change (src/nova/compute/watches.ts), while this process leads; the embedded default has none (its polls stay).
      */
     startWatches?(enqueue: (key: string) => void, pools: () => readonly NovaCompute[]): { stop(): Promise<void> };
+    /**
+     * How the pools' client is opened; absent: `openComputeApi` itself. A plan's read-only runtime sets it (its writes
+     * are refused, src/plan/nova-guards.ts), and a test may plant one.
+     */
+    openComputeApi?: ComputeApiOpener;
   };
   close(): Promise<void>;
 };

@@ -14,9 +14,11 @@
  * test/plan/nova-plan.test.ts checks each row against the source; test/plan/rules.test.ts checks that every decision
  * of each machine's explored graph has a row or is named below as unlabelled.
  *
- * `kinds` stays empty until the planner hands a Nova runtime to the plane (src/plan/plane.ts `nova`, wrapped by
- * nova-guards.ts `readOnlyNovaRuntime`): without it the kinds' passes have no database, Job or workload port, so the
- * plan says "plan is not built for Nova yet" rather than a plan it cannot make.
+ * Both kinds are planned when the plan is given the control plane's Nova runtime (src/plan/planner.ts `nova`, which
+ * it hands the plane behind nova-guards.ts `readOnlyNovaRuntime`; the NovaCompute wiring opens its pool client with
+ * the guarded runtime's `compute.openComputeApi`, so its Nova and Placement writes are refused too). Without the
+ * runtime the kinds' passes have no database, Job or workload port: the plan says so (`needsNovaRuntime`) rather than
+ * a plan it cannot make.
  */
 import { r, type RuleRow } from './rule-row.js';
 import type { PlanCoverage } from './coverage.js';
@@ -114,7 +116,7 @@ const JOB_WAITS = (job: 'expand' | 'migrate' | 'contract', next: string): Record
 });
 
 export const NOVA: PlanCoverage = {
-  kinds: [],
+  kinds: ['Nova', 'NovaCompute'],
   rules: {
     novaUpgrade: NOVA_UPGRADE_RULES,
     novaDBArchive: NOVA_DB_ARCHIVE_RULES,

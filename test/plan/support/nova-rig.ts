@@ -11,11 +11,10 @@
  * DaemonSet, config or removal, a compute client write) throws and is recorded in `tripwires.tripped`.
  *
  * The real passes are the control plane's (the Nova wiring built from src/plan/plane.ts's services over the REAL
- * store, source and runtime, its effect handlers on the real engine). A plan runs the planner with a kind table in
- * which the Nova and NovaCompute wirings get the runtime behind src/plan/nova-guards.ts — standing for the two
- * changes it needs outside src/plan/nova-guards.ts: the planner handing the plane `nova: readOnlyNovaRuntime(…)`
- * (src/plan/plane.ts takes it), and the NovaCompute wiring opening the pool's client with the runtime's
- * `compute.openComputeApi` when set (this rig's `poolWiring` builds the pool's deps as the wiring does, with it).
+ * store, source and runtime, its effect handlers on the real engine). A plan is the planner's own, as the command
+ * and the control plane run it: the control plane's kind table, and this rig's runtime as `nova` (the planner puts
+ * it behind src/plan/nova-guards.ts; the pools' client is the runtime's planted `compute.openComputeApi`, which the
+ * NovaCompute wiring opens as it opens the real one).
  */
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,18 +27,12 @@ import { Engine } from '../../../src/engine/engine.js';
 import { createProductRegistry } from '../../../machines/index.js';
 import { silentLogger } from '../../../src/log/logger.js';
 import { kindTable } from '../../../src/app/kinds.js';
-import { keyParts, type KindRuntime, type KindWiring, type PlaneServices } from '../../../src/controllers/kind.js';
 import type { Disposition } from '../../../src/controllers/disposition.js';
 import { novaWiring } from '../../../src/controllers/nova/wiring.js';
-import { reconcileNovaCompute } from '../../../src/controllers/nova-compute/reconcile.js';
-import { novaComputeEffectHandlers } from '../../../src/controllers/nova-compute/effects.js';
-import type { NovaRuntime } from '../../../src/controllers/nova/runtime.js';
+import type { ComputeApiOpener, NovaRuntime } from '../../../src/controllers/nova/runtime.js';
 import { assemblePlane } from '../../../src/plan/plane.js';
 import { plan, type PlanOptions } from '../../../src/plan/planner.js';
 import type { Plan } from '../../../src/plan/report.js';
-import { GuardLog } from '../../../src/plan/read-only-cloud.js';
-import type { ReadOnlySource } from '../../../src/plan/read-only-source.js';
-import { readOnlyNovaRuntime, type ComputeApiOpener, type PlanNovaRuntime } from '../../../src/plan/nova-guards.js';
 import { LocalJobRunner } from '../../../src/nova/jobs/local.js';
 import { LocalWorkloads } from '../../../src/nova/workloads/local.js';
 import { novaLauncher } from '../../../src/nova/workloads/nova-launcher.js';
@@ -245,8 +238,6 @@ export interface NovaPlanRig {
   roles: LocalWorkloads;
   runtime: NovaRuntime;
   tripwires: Tripwires;
-  /** The plan's stand-in for the planner's GuardLog (what the guarded runtime refused; the planner's own stays empty of it). */
-  guardLog: GuardLog;
   /** The compute client the pools open (reads answer empty; writes trip while armed). */
   computeWrites: string[];
   apply(text: string): Promise<void>;
@@ -262,7 +253,7 @@ export interface NovaPlanRig {
   settle(name?: string): Promise<void>;
   /** Stops what runs for the Nova here (its roles, its Jobs): as the finalizer's release does. */
   release(name: string): Promise<void>;
-  /** A plan of manifest text over the rig's stores, with the guarded runtime. */
+  /** A plan of manifest text over the rig's stores, the rig's runtime handed to the planner as `nova` (tripwires armed). */
   plan(text: string, extra?: Partial<PlanOptions>): Promise<Plan>;
   snapshot(): Promise<WorldSnapshot>;
   /** The nova-manage calls the Jobs made. */
@@ -289,24 +280,6 @@ const filesUnder = (dir: string): string[] => {
   return out.sort();
 };
 
-/** The pool runtime as src/controllers/nova-compute/wiring.ts builds it, opening the pool's client with the runtime's `compute.openComputeApi`. */
-export const poolWiring = (services: PlaneServices, open: ComputeApiOpener): KindRuntime => {
-  const compute = (services.nova as PlanNovaRuntime).compute;
-  if (!compute) return {};
-  const deps = {
-    engine: services.engine,
-    source: services.source,
-    secrets: services.source.secrets,
-    logger: services.logger,
-    cluster: compute.cluster,
-    ...(compute.vpa ? { vpa: compute.vpa } : {}),
-    openComputeApi: compute.openComputeApi ?? open,
-    jobs: services.nova.jobs,
-    ...(services.nova.configs ? { configs: services.nova.configs } : {}),
-  };
-  return { reconcile: (key) => reconcileNovaCompute(deps, ...keyParts(key)), handlers: novaComputeEffectHandlers(deps) };
-};
-
 export const startNovaPlanRig = async (): Promise<NovaPlanRig> => {
   const dir = mkdtempSync(join(tmpdir(), 'regent-nova-plan-'));
   const source = openEmbeddedSource({ path: join(dir, 'resources.db') });
@@ -324,30 +297,6 @@ export const startNovaPlanRig = async (): Promise<NovaPlanRig> => {
   const configs = new LocalConfigStore({ dir: join(dir, 'nova'), settings: { keystoneURL: 'http://127.0.0.1:5000/v3', regionName: 'RegionOne' }, liveConfig: (ns, name) => roles.liveConfig(ns, name) });
   const computeStarts = join(dir, 'starts-compute');
   const cluster = localComputeCluster({ dir: join(dir, 'nova-compute'), readSecret, listNodes: async () => (await source.list('Node')).items, launcher: computeStandIn(computeStarts), readyAfterMs: 200, probeIntervalMs: 100, graceMs: 2_000 });
-  const runtime: NovaRuntime = {
-    description: 'the Nova plan rig: a planted provisioner, local Jobs, local roles',
-    provisioner: wired(provisioner, 'provisioner', [], wires),
-    databaseEndpoint: async () => ({ host: '10.0.0.4', port: 3306 }),
-    jobs: wired(jobs, 'jobs', ['create', 'delete', 'ensureCronJob', 'removeOwnedBy', 'tick'], wires),
-    workloads: wired(roles, 'workloads', ['ensure', 'remove', 'stampInstalledRelease', 'removeAll'], wires),
-    configs: wired(configs, 'configs', ['publish'], wires),
-    released: async (namespace, name) => {
-      wires.trip('released');
-      await roles.removeAll(namespace, name);
-      await jobs.removeOwnedBy(namespace, name);
-    },
-    jobsUnavailable: () => null,
-    compute: {
-      cluster: {
-        nodes: cluster.nodes,
-        workloads: wired(cluster.workloads, 'pool workloads', ['ensureDaemonSet', 'deleteDaemonSet', 'publishConfig', 'removeAll'], wires),
-        hypervisors: wired(cluster.hypervisors, 'hypervisors', ['setCustomTraits'], wires),
-      },
-    },
-    start: () => undefined,
-    stop: () => undefined,
-    close: async () => undefined,
-  };
   const computeWrites: string[] = [];
   const write = (what: string) => async (): Promise<never> => {
     computeWrites.push(what);
@@ -370,6 +319,31 @@ export const startNovaPlanRig = async (): Promise<NovaPlanRig> => {
     deleteTrait: write('deleteTrait'),
   };
   const opener: ComputeApiOpener = async () => plantedApi;
+  const runtime: NovaRuntime = {
+    description: 'the Nova plan rig: a planted provisioner, local Jobs, local roles',
+    provisioner: wired(provisioner, 'provisioner', [], wires),
+    databaseEndpoint: async () => ({ host: '10.0.0.4', port: 3306 }),
+    jobs: wired(jobs, 'jobs', ['create', 'delete', 'ensureCronJob', 'removeOwnedBy', 'tick'], wires),
+    workloads: wired(roles, 'workloads', ['ensure', 'remove', 'stampInstalledRelease', 'removeAll'], wires),
+    configs: wired(configs, 'configs', ['publish'], wires),
+    released: async (namespace, name) => {
+      wires.trip('released');
+      await roles.removeAll(namespace, name);
+      await jobs.removeOwnedBy(namespace, name);
+    },
+    jobsUnavailable: () => null,
+    compute: {
+      cluster: {
+        nodes: cluster.nodes,
+        workloads: wired(cluster.workloads, 'pool workloads', ['ensureDaemonSet', 'deleteDaemonSet', 'publishConfig', 'removeAll'], wires),
+        hypervisors: wired(cluster.hypervisors, 'hypervisors', ['setCustomTraits'], wires),
+      },
+      openComputeApi: opener,
+    },
+    start: () => undefined,
+    stop: () => undefined,
+    close: async () => undefined,
+  };
 
   // the real passes: the control plane's wirings over the real store, source and runtime
   const table = kindTable();
@@ -382,12 +356,6 @@ export const startNovaPlanRig = async (): Promise<NovaPlanRig> => {
   };
   const uidOf = async (name = NOVA) => (await source.get('Nova', 'default', name))?.metadata.uid ?? '';
 
-  const guardLog = new GuardLog();
-  const guarded = (services: PlaneServices): PlanNovaRuntime => readOnlyNovaRuntime(runtime, { log: guardLog, source: services.source as ReadOnlySource }, opener);
-  const planTable: KindWiring[] = table.map((w) =>
-    w.kind === 'Nova' ? { ...w, build: (services: PlaneServices) => novaWiring.build!({ ...services, nova: guarded(services) }) } : w.kind === 'NovaCompute' ? { ...w, build: (services: PlaneServices) => poolWiring({ ...services, nova: guarded(services) }, opener) } : w,
-  );
-
   const rig: NovaPlanRig = {
     dir,
     store,
@@ -398,7 +366,6 @@ export const startNovaPlanRig = async (): Promise<NovaPlanRig> => {
     roles,
     runtime,
     tripwires: wires,
-    guardLog,
     computeWrites,
     apply: async (text) => void (await applyManifests(source, text)),
     pass: (name = NOVA) => run(name),
@@ -437,8 +404,7 @@ export const startNovaPlanRig = async (): Promise<NovaPlanRig> => {
           source,
           documents: parseManifestFiles([{ file: 'nova.yaml', text }]),
           connect: async () => Promise.reject(new Error('the Nova kinds call no cloud')),
-          table: planTable,
-          kinds: ['Nova', 'NovaCompute'],
+          nova: runtime,
           ...extra,
         });
       } finally {
