@@ -53,7 +53,7 @@ import { kindTable, statusRenderers, streamOwnersOf } from './kinds.js';
 import { Leadership } from './leadership.js';
 import { streamSubjects } from './stream-subjects.js';
 import { applyFirstStartExamples } from './first-start-examples.js';
-import { openNovaRuntime } from './nova-runtime.js';
+import { openNovaRuntime, type NovaRuntime } from './nova-runtime.js';
 import { checkKeptSimulatorPort, openStackTarget, type OpenStackTarget } from './openstack-target.js';
 import { ListenError, startHttpEndpoint, type HttpEndpoint, type Guard, type Route } from './http-server.js';
 import { plan } from '../plan/planner.js';
@@ -197,7 +197,8 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     // The audit pages' plan view (issue 32): src/plan's plan() over this process's stores and cloud, once the cloud
     // is reached below (the routes exist before: the listener is bound first); until then it answers 503. Its
     // sessions are its own, outside the leadership's cancel scope: a standby, or a leader just deposed, plans too.
-    const planCloud: { reached?: { region: string; cloud: CloudConfig; secretNamespace?: string }; session?: Promise<OpenStackSession> } = {};
+    // The Nova runtime (opened below) is handed to each plan once open: the planner puts it behind its read-only guard.
+    const planCloud: { reached?: { region: string; cloud: CloudConfig; secretNamespace?: string }; session?: Promise<OpenStackSession>; nova?: NovaRuntime } = {};
     const planner: AuditPlanner = async (request) => {
       const reached = planCloud.reached;
       if (!reached) throw new PlanUnavailable('the control plane has not reached its cloud yet; try again in a moment');
@@ -206,7 +207,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         throw error;
       });
       const processRegion = { name: reached.region, cloud: reached.cloud, session };
-      return plan({ store, source, logger, connect: (cloud) => connect(cloud, { logger }), processRegion, ...(reached.secretNamespace !== undefined ? { secretNamespace: reached.secretNamespace } : {}), ...request });
+      return plan({ store, source, logger, connect: (cloud) => connect(cloud, { logger }), processRegion, ...(reached.secretNamespace !== undefined ? { secretNamespace: reached.secretNamespace } : {}), ...(planCloud.nova ? { nova: planCloud.nova } : {}), ...request });
     };
     const routes = options.routes?.({ store, engine, planner }) ?? [];
     const http: HttpEndpoint = await startHttpEndpoint({
@@ -297,6 +298,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     // The Nova control plane's Database step (issue 14): SQL and local Jobs embedded, CRs and Jobs on Kubernetes.
     const novaRuntime = await openNovaRuntime(source, { dataDir: sqlitePath !== undefined ? dirname(sqlitePath) : join(tmpdir(), `regent-${process.pid}`), env: options.env ?? process.env, logger, installNamespace });
     opened.push(() => novaRuntime.close());
+    planCloud.nova = novaRuntime;
     logger.info('nova runtime', { runtime: novaRuntime.description });
 
     // A store that keeps checkpoints (PostgreSQL) holds the status runner's, so the replica that takes over

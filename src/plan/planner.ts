@@ -211,7 +211,10 @@ export const plan = async (options: PlanOptions): Promise<Plan> => {
   const fork = new ForkedEventStore(options.store);
   const source = new ReadOnlySource(options.source);
   const registry = createProductRegistry();
-  const engine = new Engine({ store: fork, registry, handlers: declaredOnly(registry), logger, now: clock });
+  // how many requests the guards had refused when each decision was taken (a pass that goes on after a refusal)
+  const refusedAtDecision = new Map<string, number>();
+  const observer = { decided: (decision: { event: RecordedEvent | undefined }) => void (decision.event && refusedAtDecision.set(decision.event.id, log.refused.length)) };
+  const engine = new Engine({ store: fork, registry, handlers: declaredOnly(registry), logger, now: clock, observer });
   const table = options.table ?? kindTable();
   const planned = options.kinds ?? PLANNED_KINDS;
 
@@ -295,13 +298,15 @@ export const plan = async (options: PlanOptions): Promise<Plan> => {
           } catch (error) {
             thrown = error;
           }
-          const events = fork.appended.slice(appendedBefore);
+          const tried = log.since(guardedBefore);
+          // what the pass decided after a refused request (it caught the refusal and went on) is not what the real
+          // pass would decide, which had the request's answer: the branch stops at the request, and so does the plan
+          const events = fork.appended.slice(appendedBefore).filter((e) => (refusedAtDecision.get(e.id) ?? guardedBefore) === guardedBefore);
           for (const e of events) {
             const decision = decisionOf(registry, e, pass);
             eventOf.set(decision, e);
             p.decisions.push(decision);
           }
-          const tried = log.since(guardedBefore);
           if (tried.length > 0 || thrown instanceof BranchStops) {
             const call = tried[0] ?? (thrown as BranchStops).call;
             p.stops = `the pass itself would send ${describeCall(call)} to ${call.service}: the plan stops before it`;

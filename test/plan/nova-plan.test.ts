@@ -30,6 +30,7 @@ import type { RuleRow } from '../../src/plan/coverage/rule-row.js';
 import { scriptCommands } from '../../src/plan/nova-guards.js';
 import { NOVA_FINALIZER } from '../../src/controllers/nova/finalizer.js';
 import { COMPUTE_DRAIN_FINALIZER } from '../../src/controllers/nova-compute/reconcile.js';
+import { TENANT_FILTER_AGGREGATE } from '../../src/controllers/nova-compute/steps/aggregates.js';
 import type { NovaCompute } from '../../src/resources/nova-compute.js';
 import type { Nova } from '../../src/resources/nova.js';
 import { NOVA, SECRETS, novaManifest, secretsManifest, startNovaPlanRig, type NovaPlanRig, type WorldSnapshot } from './support/nova-rig.js';
@@ -273,14 +274,21 @@ metadata: { name: kvm-a }
 spec: { novaRef: { name: ${NOVA} }, nodeSelector: { regent.dev/pool: kvm-a } }
 `;
 
-    it('takes the selected nodes (NP1) and records its config and DaemonSet; no nova-compute process started, no Nova or Placement write', async () => {
+    it("takes the selected nodes (NP1) and records its config and DaemonSet; its pass's Nova write (the tenant-filter aggregate) is refused before it reaches the pool's client, recorded, and the plan stops there; no nova-compute process started", async () => {
       expect(((await rig.source.get('Nova', 'default', NOVA)) as Nova).status?.installedRelease).to.equal('2025.1');
+      const readsBefore = rig.computeReads.length;
       const plan = await planUntouched(poolManifest);
       const pool = plan.resources.find((r) => r.kind === 'NovaCompute') as ResourcePlan;
       expect(pool).to.include({ verdict: 'planned', apply: 'unchanged', destructive: false });
-      expect(pool.decisions.filter((d) => d.machine === 'novaComputePool').map((d) => [d.pass, d.event, d.rule?.id])).to.deep.equal([[1, 'novaComputePool.nodeTaken', 'NP1']]);
-      expect(pool.writes.map((w) => `${w.op} ${w.kind}`)).to.include.members(['create ConfigMap', 'create DaemonSet']);
+      // the pool machine's decision before the refused request; what the pass recorded after catching the refusal is not shown
+      expect(pool.decisions.map((d) => [d.pass, d.event, d.rule?.id])).to.deep.equal([[1, 'novaComputePool.nodeTaken', 'NP1']]);
+      expect(pool.writes.map((w) => `${w.op} ${w.kind}`)).to.deep.equal(['create ConfigMap', 'create DaemonSet']);
       expect(pool.writes.find((w) => w.kind === 'DaemonSet')?.detail).to.contain('nodes compute-1, compute-2');
+      // the Aggregates step read the aggregates through the pool's client, then would create the tenant-filter one
+      expect(rig.computeReads.slice(readsBefore)).to.deep.equal(['listAggregates']);
+      expect(plan.guarded).to.deep.equal([{ service: 'compute', method: 'POST', path: '/os-aggregates', body: { aggregate: { name: TENANT_FILTER_AGGREGATE } } }]);
+      expect(pool.stops).to.equal(`the pass itself would send POST /os-aggregates {"aggregate":{"name":"${TENANT_FILTER_AGGREGATE}"}} to compute: the plan stops before it`);
+      // the planted client's writes trip while the plan runs (planUntouched checks no tripwire tripped): none reached it
       expect(rig.computeWrites).to.deep.equal([]);
       expect(((await rig.source.get('NovaCompute', 'default', 'kvm-a')) as NovaCompute).status?.nodes).to.equal(undefined);
     });

@@ -238,8 +238,10 @@ export interface NovaPlanRig {
   roles: LocalWorkloads;
   runtime: NovaRuntime;
   tripwires: Tripwires;
-  /** The compute client the pools open (reads answer empty; writes trip while armed). */
+  /** The compute client the pools open (reads answer empty; writes trip while armed): the writes it was asked for. */
   computeWrites: string[];
+  /** The reads it answered. */
+  computeReads: string[];
   apply(text: string): Promise<void>;
   /** The real Nova pass (the control plane's wiring over the real stores and runtime); its effects run. */
   pass(name?: string): Promise<Disposition>;
@@ -303,13 +305,21 @@ export const startNovaPlanRig = async (): Promise<NovaPlanRig> => {
     wires.trip(`compute ${what}`);
     throw new Error(`the rig's compute client does not ${what}`);
   };
+  const computeReads: string[] = [];
+  const read = <T>(what: string, answer: T) => async (): Promise<T> => {
+    computeReads.push(what);
+    return answer;
+  };
   const plantedApi: ComputeApi = {
     calls: [],
-    listComputeServices: async () => [],
-    mappedHosts: async () => new Set(),
-    serversOnHost: async () => 0,
-    listAggregates: async () => [],
-    traitExists: async () => false,
+    listComputeServices: read('listComputeServices', []),
+    mappedHosts: async () => {
+      computeReads.push('mappedHosts');
+      return new Set();
+    },
+    serversOnHost: read('serversOnHost', 0),
+    listAggregates: read('listAggregates', []),
+    traitExists: read('traitExists', false),
     disableService: write('disableService'),
     deleteService: write('deleteService'),
     createAggregate: write('createAggregate'),
@@ -367,6 +377,7 @@ export const startNovaPlanRig = async (): Promise<NovaPlanRig> => {
     runtime,
     tripwires: wires,
     computeWrites,
+    computeReads,
     apply: async (text) => void (await applyManifests(source, text)),
     pass: (name = NOVA) => run(name),
     until: async (done, what, maxPasses = 80) => {
