@@ -6,10 +6,13 @@
  *     claimed), rather than failing every plan because the Nova wiring cannot be built;
  *   - the command opens the runtime `regent serve` would (the local Jobs, roles and configs next to the sqlite store),
  *     only when it plans a Nova kind: a Server's plan leaves no folder of it behind; a Nova's plan is the real pass's
- *     (the finalizer's pass, then the pipeline's), and the data folder, the stores and the resources are as they were.
+ *     (the finalizer's pass, then the pipeline's), and the data folder, the stores and the resources are as they were;
+ *   - the control plane's own planner (the audit pages' plan view) hands its plans the runtime it runs the Nova kinds
+ *     with: a Nova pasted there is planned.
  */
 import { expect } from 'chai';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { exitCodeOf, type Plan } from '../../src/plan/report.js';
 import { planText } from '../../src/plan/text.js';
@@ -18,6 +21,10 @@ import { openNovaRuntime } from '../../src/app/nova-runtime.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { NOVA_FINALIZER } from '../../src/controllers/nova/finalizer.js';
 import { runRegent } from '../cli/support/run-regent.js';
+import { startSimulator } from '../../src/simulator/index.js';
+import { startControlPlane } from '../../src/app/control-plane.js';
+import { createAuditRoutes } from '../../src/audit/web/routes.js';
+import { planeOptions, until } from '../e2e/support/plane.js';
 import { IMAGES, serverManifest, startPlanRig, type PlanRig } from './support/rig.js';
 import { novaManifest, secretsManifest } from './support/nova-rig.js';
 
@@ -114,5 +121,28 @@ describe('plan: the Nova kinds and the Nova runtime a plan is given', function (
     const table = await cli(['-f', manifest]);
     expect(table.code).to.equal(0);
     expect(table.out).to.include('Nova default/nova').and.not.include('needs the control plane');
+  });
+
+  it("the control plane's plan view plans a Nova on the control plane's own Nova runtime (not: the plan needs it)", async () => {
+    const sim = await startSimulator({ clock: 'manual' });
+    const dir = mkdtempSync(join(tmpdir(), 'regent-nova-plan-view-'));
+    const plane = await startControlPlane({ ...planeOptions(dir, sim), routes: ({ store, engine, planner }) => [createAuditRoutes({ store, registry: engine.registry, planner })] });
+    try {
+      const answer = await until('the plan view, once the cloud and the Nova runtime are reached', async () => {
+        const res = await fetch(new URL('api/plan', `${plane.url}/`), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ files: [{ name: 'nova.yaml', text: novaManifest({ release: '2025.1' }) }] }) });
+        if (res.status !== 200) return false;
+        const plan = (await res.json()) as Plan;
+        return plan.resources[0]?.verdict === 'planned' && plan;
+      });
+      const [nova] = answer.resources;
+      expect(nova).to.include({ kind: 'Nova', apply: 'created' });
+      expect(nova?.passes[0]).to.equal(`next pass in 1 s: the finalizer ${NOVA_FINALIZER} was added; the pipeline runs on the next pass`);
+      expect(nova?.decisions.map((d) => [d.pass, d.event])).to.deep.equal([[2, 'novaPipeline.recorded']]);
+      expect(await plane.source.get('Nova', 'default', 'nova')).to.equal(undefined);
+    } finally {
+      await plane.stop().catch(() => undefined);
+      await sim.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

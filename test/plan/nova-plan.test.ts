@@ -1,11 +1,14 @@
 /**
  * `regent plan` of the Nova operator kinds (issue 32), on the embedded default's runtime pieces: the local Job runner
  * running the rendered scripts against a scripted nova-manage, the local role workloads running stand-in roles, the
- * local config store, the local pool cluster, and a planted database provisioner (test/plan/support/nova-rig.ts).
+ * local config store, the local pool cluster, and a planted database provisioner (test/plan/support/nova-rig.ts),
+ * handed to the planner as its `nova` option (the planner guards it itself).
  *
  *   - the install: the claims (NF1), what the provisioning would create (schemas, users with their passwords as
- *     sha256 digests, grants), the db-sync Job (NU10) and the Job's commands, and where the plan stops;
- *   - a brand-new Nova: the pass that adds the finalizer decides nothing, and the plan says so;
+ *     sha256 digests, grants), the db-sync Job (NU10) with the Job's request as the effect's `calls`, and where the
+ *     plan stops;
+ *   - a brand-new Nova: the pass that adds the finalizer decides nothing; the plan goes on to the next pass (the
+ *     install's decisions, or, without its Secrets, the record that it waits for them);
  *   - unchanged: nothing to decide, nothing written;
  *   - an upgrade 2025.1 → 2025.2: NU5, then the db-expand Job (NU7);
  *   - a refused change: apply's own message;
@@ -13,7 +16,9 @@
  *   - a replica change (nothing restarts locally) and a config change (each role restart recorded, the db-sync Job
  *     replaced, the archive CronJob ensured);
  *   - a plan in the control plane's own process does not take the real pass's once-per-Job read of the db-sync report;
- *   - a NovaCompute: the node taken (NP1), its config and DaemonSet recorded, no process started.
+ *   - a NovaCompute: the node taken (NP1), its config and DaemonSet recorded, no process started; its pass's Nova
+ *     write (the tenant-filter aggregate) refused before the pool's client, recorded, and the plan stops there (what
+ *     the pass recorded after catching the refusal is not shown).
  * Each proves nothing was written: the planted runtime pieces trip on any write while the plan runs, and the event
  * store's head, the resources, the Secrets, the files under the data directory, the Jobs, the role and compute
  * processes and the provisioner's statements are as they were.
