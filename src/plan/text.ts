@@ -71,7 +71,7 @@ export const planText = (plan: Plan): string => {
     destructive.length === 0 ? 'no destructive decision' : `${destructive.length} destructive decision(s): ${destructive.join('; ')}`,
     ...(refused > 0 ? [`${refused} refused by apply`] : []),
     ...(refusedByPass > 0 ? [`${refusedByPass} refused by their pass`] : []),
-    ...(notBuilt > 0 ? [`${notBuilt} not planned (plan is not built for their kind yet)`] : []),
+    ...(notBuilt > 0 ? [`${notBuilt} not planned (see each)`] : []),
     ...(plan.failed ? ['some plans failed'] : []),
   ];
   out.push(`Plan: ${summary.join(', ')}.`);
