@@ -19,7 +19,7 @@ import type { Logger } from '../log/logger.js';
 import { AlreadyExists, Conflict, Invalid, NotFound } from '../kube/errors.js';
 import { created, sameObject, updated } from '../kube/mutations.js';
 import { storedNamespace } from '../kube/kinds.js';
-import type { ManifestDocument } from '../kube/cli/manifests.js';
+import type { ManifestDocument } from '../kube/cli/manifest-documents.js';
 import { ServerKind, type Server } from '../resources/server.js';
 import type { InputOf } from '../resources/index.js';
 import { plan, type PlanOptions } from '../plan/planner.js';

@@ -34,7 +34,7 @@ import { Engine, type EffectHandler } from '../engine/engine.js';
 import { createProductRegistry } from '../../machines/index.js';
 import { effectTypeOf } from '../../machines/definition.js';
 import type { MachineRegistry } from '../../machines/registry.js';
-import { applyCheck, type ManifestDocument } from '../kube/cli/manifests.js';
+import { applyCheck, type ManifestDocument } from '../kube/cli/manifest-documents.js';
 import { created, markedForDeletion, sameObject, updated } from '../kube/mutations.js';
 import { NotFound } from '../kube/errors.js';
 import { storedNamespace } from '../kube/kinds.js';
@@ -45,6 +45,7 @@ import { kindTable } from '../app/kinds.js';
 import { digestSecrets } from '../resource-history/digest-secrets.js';
 import { BranchStops, GuardLog, readOnlyConnect, readOnlySession, type RefusedCall } from './read-only-cloud.js';
 import { ReadOnlySource, type RecordedWrite } from './read-only-source.js';
+import { readOnlyExports } from './read-only-exports.js';
 import { ForkedEventStore } from './fork-store.js';
 import { assemblePlane } from './plane.js';
 import { readOnlyNovaRuntime } from './nova-guards.js';
@@ -266,7 +267,7 @@ export const plan = async (options: PlanOptions): Promise<Plan> => {
   if (toRun.some((e) => e.plan.verdict === 'planned')) {
     const processRegion = options.processRegion ? { ...options.processRegion, session: readOnlySession(options.processRegion.session, log) } : undefined;
     const nova = options.nova ? { nova: readOnlyNovaRuntime(options.nova, { log, source }) } : {};
-    const plane = await assemblePlane({ engine, store: fork, source, logger, connect, table, clock, ...nova, ...(processRegion ? { processRegion } : {}), ...(options.secretNamespace !== undefined ? { secretNamespace: options.secretNamespace } : {}) });
+    const plane = await assemblePlane({ engine, store: fork, source, logger, connect, table, clock, exports: readOnlyExports(options.source, source), ...nova, ...(processRegion ? { processRegion } : {}), ...(options.secretNamespace !== undefined ? { secretNamespace: options.secretNamespace } : {}) });
     // a kind on the Nova runtime is built only with one (its wiring reads the runtime as it builds)
     const builds = (kind: KindName) => planned.includes(kind) && (options.nova !== undefined || !NOVA_RUNTIME_KINDS.includes(kind));
     const runtimes = new Map<string, KindRuntime>();

@@ -54,7 +54,10 @@ export class ReadOnlySource implements ResourceSource {
         this.secretOverlay.set(`${namespace}/${name}`, null);
         return existed;
       },
-      list: (namespace, labelSelector) => base.secrets.list(namespace, labelSelector),
+      // no pass lists Secrets (Regent knows its Secrets by name; RBAC grants no list): a plan never lists them either
+      list: async () => {
+        throw new Error('a plan never lists Secrets: Regent reads its Secrets by name');
+      },
     };
   }
 

@@ -24,7 +24,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { MachineRegistry } from '../../../machines/registry.js';
 import type { Plan } from '../../plan/report.js';
-import { parseManifestFiles, type ManifestDocument } from '../../kube/cli/manifests.js';
+import { parseManifestFiles, type ManifestDocument } from '../../kube/cli/manifest-documents.js';
 import { resolveKind } from '../../kube/kinds.js';
 import type { KindName } from '../../resources/index.js';
 import { renderChartViews } from '../graph/render.js';
