@@ -13,12 +13,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { applyManifests, deleteResource } from '../../src/kube/cli/manifests.js';
-import { createProductRegistry } from '../../machines/index.js';
-import type { RecordedEvent } from '../../src/events/envelope.js';
-import { ruleOf, stateText } from '../../src/plan/rules.js';
-import { isDestructive } from '../../src/plan/destructive.js';
-import type { PlannedDecision } from '../../src/plan/report.js';
 import { loadBalancerManifest, startLoadBalancerRig, type ListenerSpec, type LoadBalancerRig, type LoadBalancerSpecInput } from './support/load-balancer-rig.js';
+import { shapeOfPlanned, shapeOfStored } from './support/decision-shape.js';
 
 // ─── specs ──────────────────────────────────────────────────────────────────────────────────────────
 
@@ -106,24 +102,7 @@ const finalSpec = (last: Final, applied: LoadBalancerSpecInput): LoadBalancerSpe
 
 // ─── what is compared ───────────────────────────────────────────────────────────────────────────────
 
-/** The decision as stored, its rule, its effects and the flag. */
-const shapeOfPlanned = (d: PlannedDecision | undefined) =>
-  d && { stream: d.stream, event: d.event, from: d.from, to: d.to, rule: d.rule?.id ?? null, effects: d.effects.map((e) => ({ type: e.type, ...e.params })), destructive: d.destructive };
 
-const registry = createProductRegistry();
-const shapeOfStored = (e: RecordedEvent | undefined) => {
-  if (!e) return undefined;
-  const definition = registry.get(e.metadata.machine);
-  return {
-    stream: e.stream,
-    event: e.type,
-    from: stateText(e.metadata.from),
-    to: stateText(e.metadata.to),
-    rule: ruleOf(e)?.id ?? null,
-    effects: e.metadata.effects.map((x) => ({ ...x })),
-    destructive: e.metadata.effects.some((x) => isDestructive(x.type, definition)),
-  };
-};
 
 describe('plan: faithful to the real pass (load balancer, property-based)', function () {
   this.timeout(900_000);

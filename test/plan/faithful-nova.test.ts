@@ -13,13 +13,8 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { createProductRegistry } from '../../machines/index.js';
-import type { RecordedEvent } from '../../src/events/envelope.js';
-import { ruleOf, stateText } from '../../src/plan/rules.js';
-import { isDestructive } from '../../src/plan/destructive.js';
-import { digestSecrets } from '../../src/resource-history/digest-secrets.js';
-import type { PlannedDecision } from '../../src/plan/report.js';
 import { novaManifest, secretsManifest, startNovaPlanRig, type NovaPlanRig, type NovaShape } from './support/nova-rig.js';
+import { shapeOfPlanned, shapeOfStored } from './support/decision-shape.js';
 
 type Action = { kind: 'passes'; count: number } | { kind: 'apply'; shape: Omit<NovaShape, 'name'> } | { kind: 'failJobs'; on: boolean };
 
@@ -43,22 +38,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 1, arbitrary: fc.boolean().map((on) => ({ kind: 'failJobs' as const, on })) },
 );
 
-/** What is compared: the decision as stored, its rule, its effects and the flag. */
-const shapeOfPlanned = (d: PlannedDecision) => ({ stream: d.stream, event: d.event, from: d.from, to: d.to, rule: d.rule?.id ?? null, effects: d.effects.map((e) => ({ type: e.type, ...e.params })), destructive: d.destructive });
 
-const registry = createProductRegistry();
-const shapeOfStored = (e: RecordedEvent) => {
-  const definition = registry.get(e.metadata.machine);
-  return {
-    stream: e.stream,
-    event: e.type,
-    from: stateText(e.metadata.from),
-    to: stateText(e.metadata.to),
-    rule: ruleOf(e)?.id ?? null,
-    effects: e.metadata.effects.map(({ type, ...params }) => ({ type, ...digestSecrets(params) })),
-    destructive: e.metadata.effects.some((x) => isDestructive(x.type, definition)),
-  };
-};
 
 describe('plan: faithful to the real pass (Nova, property-based)', function () {
   this.timeout(1_800_000);

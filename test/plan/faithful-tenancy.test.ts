@@ -17,11 +17,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { deleteResource } from '../../src/kube/cli/manifests.js';
 import { canonicalJson } from '../../src/resources/codec/transitions.js';
-import { createProductRegistry } from '../../machines/index.js';
 import type { RecordedEvent } from '../../src/events/envelope.js';
-import { ruleOf, stateText } from '../../src/plan/rules.js';
-import { isDestructive } from '../../src/plan/destructive.js';
-import { digestSecrets } from '../../src/resource-history/digest-secrets.js';
 import type { PlannedDecision } from '../../src/plan/report.js';
 import { identityLifecycleStream, type IdentityContext } from '../../machines/identity-lifecycle.js';
 import { networkLifecycleStream } from '../../machines/network-lifecycle.js';
@@ -41,6 +37,7 @@ import {
   type TenancyKind,
   type TenancyRig,
 } from './support/tenancy-rig.js';
+import { shapeOfPlanned, shapeOfStored } from './support/decision-shape.js';
 
 type Fault = { method: string; path: string };
 const FAULTS: Record<'Identity' | 'Network' | 'SecurityGroup', readonly Fault[]> = {
@@ -137,26 +134,7 @@ const RULES: readonly (readonly Rule[])[] = [
 ];
 const DNS: readonly (readonly string[])[] = [[], ['192.0.2.53'], ['192.0.2.53', '198.51.100.53'], ['203.0.113.53']];
 
-/** What is compared: the decision as stored, its rule, its effects and the flag. */
-const shapeOfPlanned = (d: PlannedDecision | undefined) =>
-  d && { stream: d.stream, event: d.event, from: d.from, to: d.to, rule: d.rule?.id ?? null, effects: d.effects.map((e) => ({ type: e.type, ...e.params })), destructive: d.destructive };
 
-const registry = createProductRegistry();
-const shapeOfStored = (e: RecordedEvent | undefined) => {
-  if (!e) return undefined;
-  const definition = registry.get(e.metadata.machine);
-  return {
-    stream: e.stream,
-    event: e.type,
-    from: stateText(e.metadata.from),
-    to: stateText(e.metadata.to),
-    rule: ruleOf(e)?.id ?? null,
-    // as the plan shows a decision's parameters: secret-shaped members as digests (an Identity step's `secret` is the
-    // reference of the identity's Secret, `namespace/name`, which the plan shows digested too)
-    effects: e.metadata.effects.map(({ type, ...params }) => ({ type, ...digestSecrets(params) })),
-    destructive: e.metadata.effects.some((x) => isDestructive(x.type, definition)),
-  };
-};
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 

@@ -17,14 +17,12 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { applyManifests, deleteResource } from '../../src/kube/cli/manifests.js';
-import { createProductRegistry } from '../../machines/index.js';
 import { volumeLifecycleStream, volumeCloudName } from '../../machines/volume-lifecycle.js';
 import { volumeAttachmentStream } from '../../machines/volume-attachment.js';
 import type { RecordedEvent } from '../../src/events/envelope.js';
-import { ruleOf, stateText } from '../../src/plan/rules.js';
-import { isDestructive } from '../../src/plan/destructive.js';
-import type { PlannedDecision } from '../../src/plan/report.js';
+import { stateText } from '../../src/plan/rules.js';
 import { serverWithVolumes, startVolumeRig, volumeManifest, type VolumeRig } from './support/volume-rig.js';
+import { shapeOfPlanned, shapeOfStored } from './support/decision-shape.js';
 
 type Fault = { method: 'POST' | 'DELETE'; path: string; what: string };
 const FAULTS: readonly Fault[] = [
@@ -70,22 +68,7 @@ const final: fc.Arbitrary<Final> = fc.oneof(
   { weight: 2, arbitrary: fc.boolean().map((attach) => ({ kind: 'server' as const, attach })) },
 );
 
-/** What is compared: the decision as stored, its rule, its effects and the flag. */
-const shapeOfPlanned = (d: PlannedDecision) => ({ stream: d.stream, event: d.event, from: d.from, to: d.to, rule: d.rule?.id ?? null, effects: d.effects.map((e) => ({ type: e.type, ...e.params })), destructive: d.destructive });
 
-const registry = createProductRegistry();
-const shapeOfStored = (e: RecordedEvent) => {
-  const definition = registry.get(e.metadata.machine);
-  return {
-    stream: e.stream,
-    event: e.type,
-    from: stateText(e.metadata.from),
-    to: stateText(e.metadata.to),
-    rule: ruleOf(e)?.id ?? null,
-    effects: e.metadata.effects.map((x) => ({ ...x })),
-    destructive: e.metadata.effects.some((x) => isDestructive(x.type, definition)),
-  };
-};
 
 describe('plan: faithful to the real pass (volumeLifecycle, volumeAttachment; property-based)', function () {
   this.timeout(1_200_000);

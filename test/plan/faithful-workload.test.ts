@@ -14,30 +14,16 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { applyManifestFiles } from '../../src/kube/cli/manifests.js';
-import { createProductRegistry } from '../../machines/index.js';
-import type { RecordedEvent } from '../../src/events/envelope.js';
-import { ruleOf, stateText } from '../../src/plan/rules.js';
-import { isDestructive } from '../../src/plan/destructive.js';
 import type { Plan, PlannedDecision } from '../../src/plan/report.js';
 import { IMAGES, clusterManifest, machineManifest, startWorkloadRig, type MachineSpec, type Role, type WorkloadKind, type WorkloadRig } from './support/workload-rig.js';
+import { shapeOfPlanned, shapeOfStored } from './support/decision-shape.js';
 
 const TOTAL = Number(process.env.PLAN_FAITHFUL_RUNS ?? 100);
 const SEED = process.env.PLAN_FAITHFUL_SEED ? { seed: Number(process.env.PLAN_FAITHFUL_SEED) } : {};
 
 // ─── what is compared ───────────────────────────────────────────────────────────────────────────────
 
-const shapeOfPlanned = (d: PlannedDecision) => ({ stream: d.stream, event: d.event, from: d.from, to: d.to, rule: d.rule?.id ?? null, effects: d.effects.map((e) => ({ type: e.type, ...e.params })), destructive: d.destructive });
 
-const registry = createProductRegistry();
-const shapeOfStored = (e: RecordedEvent) => ({
-  stream: e.stream,
-  event: e.type,
-  from: stateText(e.metadata.from),
-  to: stateText(e.metadata.to),
-  rule: ruleOf(e)?.id ?? null,
-  effects: e.metadata.effects.map((x) => ({ ...x })),
-  destructive: e.metadata.effects.some((x) => isDestructive(x.type, registry.get(e.metadata.machine))),
-});
 
 type Final<V> = { kind: 'apply'; variant: V } | { kind: 'same' } | { kind: 'delete' };
 

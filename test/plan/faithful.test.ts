@@ -11,13 +11,9 @@ import fc from 'fast-check';
 import { applyManifests } from '../../src/kube/cli/manifests.js';
 import { ServerMonitor } from '../../src/controllers/server-monitor/monitor.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { createProductRegistry } from '../../machines/index.js';
 import { serverRebuildStream, type ServerRebuildContext } from '../../machines/server-rebuild.js';
-import type { RecordedEvent } from '../../src/events/envelope.js';
-import { ruleOf, stateText } from '../../src/plan/rules.js';
-import { isDestructive } from '../../src/plan/destructive.js';
-import type { PlannedDecision } from '../../src/plan/report.js';
 import { IMAGES, serverManifest, startPlanRig, type PlanRig } from './support/rig.js';
+import { shapeOfPlanned, shapeOfStored } from './support/decision-shape.js';
 
 type Image = keyof typeof IMAGES;
 type Action =
@@ -44,24 +40,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ kind: 'settle' as const }) },
 );
 
-/** What is compared: the decision as stored, its rule, its effects and the flag. */
-const shapeOfPlanned = (d: PlannedDecision | undefined) =>
-  d && { stream: d.stream, event: d.event, from: d.from, to: d.to, rule: d.rule?.id ?? null, effects: d.effects.map((e) => ({ type: e.type, ...e.params })), destructive: d.destructive };
 
-const registry = createProductRegistry();
-const shapeOfStored = (e: RecordedEvent | undefined) => {
-  if (!e) return undefined;
-  const definition = registry.get(e.metadata.machine);
-  return {
-    stream: e.stream,
-    event: e.type,
-    from: stateText(e.metadata.from),
-    to: stateText(e.metadata.to),
-    rule: ruleOf(e)?.id ?? null,
-    effects: e.metadata.effects.map((x) => ({ ...x })),
-    destructive: e.metadata.effects.some((x) => isDestructive(x.type, definition)),
-  };
-};
 
 describe('plan: faithful to the real pass (server-rebuild, property-based)', function () {
   this.timeout(600_000);
