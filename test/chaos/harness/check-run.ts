@@ -1,12 +1,14 @@
 /**
  * One run, checked: plan → execute → every invariant over the evidence. A clean run's data directory is removed;
- * a failing one's is kept and named, with its seed, for reproduction (docs/chaos.md).
+ * a failing one's is kept and named, with its seed, for reproduction, and the plane's log and the run's plan are
+ * written beside it (./kept-evidence.ts; docs/chaos.md).
  */
 import { checkInvariants } from '../invariants/index.js';
 import type { Violation } from '../invariants/types.js';
 import type { InjectedFault } from './faults.js';
 import { executeRun, planRun, removeRunDir, type CrashPoint, type Kill, type PauseKind, type RunOptions } from './run-one.js';
 import { rngFrom } from './rng.js';
+import { keepEvidence } from './kept-evidence.js';
 import type { Scenario } from './scenarios/scenario.js';
 import type { SimulatorProcess } from './simulator-process.js';
 
@@ -36,6 +38,7 @@ export const checkRun = async (sim: SimulatorProcess, scenario: Scenario, seed: 
   const faults = evidence.faults.filter((f) => f.landed);
   const violations = checkInvariants({ ...evidence, madeUpIds: evidence.faults.flatMap((f) => f.madeUpIds) });
   if (violations.length === 0 && !process.env.CHAOS_KEEP) removeRunDir(evidence);
+  else keepEvidence(evidence, violations);
   return {
     machine: scenario.machine, seed, crashesPlanned: plan.crashes.map((c) => c.point), kills: evidence.kills, pauses: evidence.pauses, faults, allFaults: evidence.faults, violations,
     durationMs: evidence.durationMs, dir: violations.length > 0 || process.env.CHAOS_KEEP ? evidence.dir : undefined,
