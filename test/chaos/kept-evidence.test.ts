@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keepEvidence, PLANE_LOG, RUN_JSON } from './harness/kept-evidence.js';
 import { scenarioNamed } from './harness/scenarios/index.js';
+import { evidenceWindows } from './harness/run-one.js';
 
 describe('chaos: the evidence a failing run keeps', () => {
   it('writes every plane log line in order, and the plan, what happened and the violations with the command that reproduces it', () => {
@@ -35,5 +36,12 @@ describe('chaos: the evidence a failing run keeps', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("a step's deadline counts a window for each kill, 5xx, timeout and duplicate name (volume:2000137: a duplicate's 60 s recheck, then a killed extend's 120 s window)", () => {
+    const fault = (cls: string) => ({ cls }) as never;
+    expect(evidenceWindows({ crashes: [], faults: [] })).to.equal(1);
+    expect(evidenceWindows({ crashes: [{ point: 'appended-before-effect', nth: 1 }] as never, faults: [fault('latency'), fault('duplicate')] })).to.equal(2);
+    expect(evidenceWindows({ crashes: [], faults: [fault('5xx'), fault('timeout'), fault('409'), fault('unknown-status')] })).to.equal(2);
   });
 });

@@ -89,6 +89,12 @@ export interface RunEvidence extends Omit<InvariantInput, 'madeUpIds'> {
  */
 const STEP_TIMEOUT_MS = Number(process.env.CHAOS_STEP_TIMEOUT_MS ?? 160_000);
 
+/** The fault classes that each lengthen a step's deadline by one more step timeout (see executeRun). */
+export const WINDOW_FAULTS: readonly string[] = ['5xx', 'timeout', 'duplicate'];
+
+/** How many step timeouts a step of this run may take: one per kill and per fault of WINDOW_FAULTS, at least one. */
+export const evidenceWindows = (plan: Pick<RunPlan, 'crashes' | 'faults'>): number => Math.max(1, plan.crashes.length + plan.faults.filter((f) => WINDOW_FAULTS.includes(f.cls)).length);
+
 /** The control plane under supervision: restarted (without failpoints) whenever it dies, each death recorded. */
 class Supervisor {
   readonly planes: PlaneProcess[] = [];
@@ -179,8 +185,10 @@ export const executeRun = async (sim: SimulatorProcess, plan: RunPlan): Promise<
   const supervisor = new Supervisor(clouds, dir, failpointLives(plan), env);
   const stepTimeout = plan.scenario.stepTimeoutMs ?? STEP_TIMEOUT_MS;
   // each kill, and each 5xx or timeout (an answer that never came: the request may have landed), can open one 120 s
-  // evidence window before the machine decides again (volume:1100029: two kills and a 502 on one extend)
-  const windows = Math.max(1, plan.crashes.length + plan.faults.filter((f) => f.cls === '5xx' || f.cls === 'timeout').length);
+  // evidence window before the machine decides again (volume:1100029: two kills and a 502 on one extend); a duplicate
+  // exact name parks the machine until its inconsistent recheck (60 s for a volume) before the step's own decision
+  // even starts (volume:2000137: the duplicate, then the extend killed after its append, waited out its 120 s window)
+  const windows = evidenceWindows(plan);
   const first = supervisor.start();
   const pauses: PauseKind[] = [];
   const claims: SettleClaim[] = [];
