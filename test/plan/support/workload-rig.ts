@@ -9,7 +9,7 @@
  * bring clusters and machines up and are the real pass a plan is compared with.
  *
  * Its plans run the kinds with the exports publisher the planner hands the plan's plane (src/plan/read-only-exports.ts:
- * reads from the stored source, a publish or remove recorded): `planTable`.
+ * reads from the stored source, a publish or remove recorded).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,19 +25,17 @@ import { Engine } from '../../../src/engine/engine.js';
 import { createProductRegistry } from '../../../machines/index.js';
 import { silentLogger } from '../../../src/log/logger.js';
 import { kindTable } from '../../../src/app/kinds.js';
-import type { KindRuntime, KindWiring, PlaneServices } from '../../../src/controllers/kind.js';
+import type { KindRuntime, PlaneServices } from '../../../src/controllers/kind.js';
 import type { ResourceSource } from '../../../src/kube/port.js';
 import { BadRequest } from '../../../src/kube/errors.js';
 import { definitionOf } from '../../../src/kube/kinds.js';
-import { readOnlyExports } from '../../../src/plan/read-only-exports.js';
-import type { ReadOnlySource } from '../../../src/plan/read-only-source.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Disposition } from '../../../src/controllers/disposition.js';
 import type { KindName } from '../../../src/resources/index.js';
 import { assemblePlane } from '../../../src/plan/plane.js';
 import { plan, type PlanOptions } from '../../../src/plan/planner.js';
 import type { Plan } from '../../../src/plan/report.js';
-import { exportsPublisherFor, type ExportsPublisher } from '../../../src/workload/exports-publisher.js';
+import { exportsPublisherFor } from '../../../src/workload/exports-publisher.js';
 import { workloadClusterDefinition, workloadClusterStream } from '../../../machines/workload-cluster.js';
 import { workloadMachineDefinition, workloadMachineStream } from '../../../machines/workload-machine.js';
 import { loadBalancerDefinition, loadBalancerStream } from '../../../machines/load-balancer.js';
@@ -81,27 +79,6 @@ spec:
 ${spec.userData === undefined ? '' : `  userData: ${JSON.stringify(spec.userData)}\n`}${spec.tags === undefined ? '' : `  additionalTags: ${JSON.stringify(spec.tags)}\n`}`;
 
 /**
- * The kind table a plan over `stored` runs, its workload kinds given the plan's exports publisher as the planner hands
- * it to the plane (`exports: readOnlyExports(options.source, source)`; with that in the planner, this is the same).
- */
-export const planTable = (stored: ResourceSource): KindWiring[] => {
-  // one publisher per plan (its plane's source), shared by both kinds as the plane's one `exports` is
-  const publishers = new WeakMap<ResourceSource, ExportsPublisher>();
-  const exportsOf = (services: PlaneServices): ExportsPublisher => {
-    const known = publishers.get(services.source);
-    if (known) return known;
-    const made = readOnlyExports(stored, services.source as ReadOnlySource);
-    publishers.set(services.source, made);
-    return made;
-  };
-  return kindTable().map((wiring) =>
-    (wiring.kind === 'WorkloadCluster' || wiring.kind === 'WorkloadMachine') && wiring.build
-      ? { ...wiring, build: (services: PlaneServices) => wiring.build!({ ...services, exports: exportsOf(services) }) }
-      : wiring,
-  );
-};
-
-/**
  * A Kubernetes resource source as a plan meets it: Regent's kinds read from `embedded`, a core kind (a ConfigMap)
  * refused as src/kube/kubernetes/source.ts refuses it, and the kubeConfig of the cluster whose core API holds the
  * exports ConfigMaps (exportsPublisherFor reads them there).
@@ -139,7 +116,7 @@ export interface WorkloadRig {
   bringUpCluster(name: string, extra?: string): Promise<void>;
   /** Real passes of the machine and of its cluster (which puts a control plane's address in the API pools) until it runs. */
   bringUpMachine(name: string, cluster: string, spec: MachineSpec): Promise<string>;
-  /** A plan of manifest text over the rig's stores and cloud (the kinds of `planTable` unless `extra.table`). */
+  /** A plan of manifest text over the rig's stores and cloud (the planner hands the plane its recording exports). */
   plan(text: string, extra?: Partial<PlanOptions>): Promise<Plan>;
   close(): Promise<void>;
 }
@@ -237,7 +214,6 @@ export const startWorkloadRig = async (): Promise<WorkloadRig> => {
         documents: parseManifestFiles([{ file: 'plan.yaml', text }]),
         connect: (c) => connect(c, connectOptions),
         processRegion: { name: 'default', cloud, session: os },
-        table: planTable(extra.source ?? source),
         ...extra,
       }),
     close: async () => {
