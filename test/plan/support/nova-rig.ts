@@ -29,6 +29,7 @@ import { silentLogger } from '../../../src/log/logger.js';
 import { kindTable } from '../../../src/app/kinds.js';
 import type { Disposition } from '../../../src/controllers/disposition.js';
 import { novaWiring } from '../../../src/controllers/nova/wiring.js';
+import { novaComputeWiring } from '../../../src/controllers/nova-compute/wiring.js';
 import type { ComputeApiOpener, NovaRuntime } from '../../../src/controllers/nova/runtime.js';
 import { assemblePlane } from '../../../src/plan/plane.js';
 import { plan, type PlanOptions } from '../../../src/plan/planner.js';
@@ -112,6 +113,8 @@ const objectsOf = (plan: BlockPlan): ProvisionedObject[] =>
 /** A MariaDB server in memory: absent() reads it; provision() and deprovision() write it, or trip while armed. */
 export class PlantedProvisioner implements DatabaseProvisioner {
   readonly existing = new Set<string>();
+  /** While true, deprovision() fails (a MariaDB that does not answer the cleanup) before it drops anything. */
+  failing = false;
   /** Every SQL write it would have run, in words (a password as the Secret key it came from). */
   readonly statements: string[] = [];
   constructor(private readonly trip: (what: string) => void) {}
@@ -135,6 +138,7 @@ export class PlantedProvisioner implements DatabaseProvisioner {
 
   async deprovision(_namespace: string, plan: BlockPlan, owned: readonly ProvisionedObject[]): Promise<DeprovisionOutcome> {
     this.trip(`deprovision ${plan.instance}`);
+    if (this.failing) throw new Error(`the planted MariaDB does not answer (deprovision ${plan.instance})`);
     const live = owned.filter((o) => this.existing.delete(`${o.kind}:${o.name}`));
     for (const o of live) this.statements.push(`DROP ${o.kind.toUpperCase()} ${o.name}`);
     return { live: live.length > 0, message: live.length > 0 ? `dropped ${live.map((o) => o.name).join(', ')}` : 'nothing was live' };
@@ -145,6 +149,7 @@ export class PlantedProvisioner implements DatabaseProvisioner {
 
 export interface Tripwires {
   arm(): void;
+  armed(): boolean;
   disarm(): void;
   readonly tripped: string[];
   trip(what: string): void;
@@ -155,6 +160,7 @@ const tripwires = (): Tripwires => {
   const tripped: string[] = [];
   return {
     arm: () => void (armed = true),
+    armed: () => armed,
     disarm: () => void (armed = false),
     tripped,
     trip: (what) => {
@@ -176,6 +182,22 @@ const wired = <T extends object>(target: T, name: string, writes: readonly strin
       return (...args: unknown[]) => {
         wires.trip(`${name}.${String(property)}`);
         return bound(...args);
+      };
+    },
+  });
+
+/** The compute client's writes (to Nova and Placement). */
+const COMPUTE_WRITES = ['disableService', 'deleteService', 'createAggregate', 'setAggregateMetadata', 'deleteAggregate', 'createTrait', 'deleteTrait'] as const;
+
+/** `api` whose writes, outside a plan, first note the event store's head (what a pass had appended before it wrote). */
+const positionNoted = (api: ComputeApi, wires: Tripwires, store: EventStore, positions: number[]): ComputeApi =>
+  new Proxy(api, {
+    get(object, property, receiver) {
+      const value: unknown = Reflect.get(object, property, receiver);
+      if (typeof value !== 'function' || !(COMPUTE_WRITES as readonly string[]).includes(String(property))) return value;
+      return async (...args: unknown[]) => {
+        if (!wires.armed()) positions.push(await store.lastPosition());
+        return (value as (...a: unknown[]) => unknown).apply(object, args);
       };
     },
   });
@@ -242,9 +264,13 @@ export interface NovaPlanRig {
   computeWrites: string[];
   /** The reads it answered. */
   computeReads: string[];
+  /** With `computeApi`: the event store's head when each of its writes was made outside a plan, in order. */
+  computeWritePositions: number[];
   apply(text: string): Promise<void>;
   /** The real Nova pass (the control plane's wiring over the real stores and runtime); its effects run. */
   pass(name?: string): Promise<Disposition>;
+  /** The real NovaCompute pass of the pool `name` (the control plane's wiring over the real stores and runtime); its effects run. */
+  poolPass(name: string): Promise<Disposition>;
   /** Real passes, a short pause between them, until `done` holds (bounded). */
   until(done: () => Promise<boolean>, what: string, maxPasses?: number): Promise<void>;
   upgradeContext(name?: string): Promise<NovaUpgradeContext & { state: unknown }>;
@@ -282,7 +308,16 @@ const filesUnder = (dir: string): string[] => {
   return out.sort();
 };
 
-export const startNovaPlanRig = async (): Promise<NovaPlanRig> => {
+export interface NovaPlanRigOptions {
+  /**
+   * The compute client the pools open, instead of the planted one whose reads answer empty: its writes trip while
+   * the tripwires are armed, and each write made while they are not notes the event store's head first
+   * (`computeWritePositions`).
+   */
+  computeApi?: ComputeApi;
+}
+
+export const startNovaPlanRig = async (options: NovaPlanRigOptions = {}): Promise<NovaPlanRig> => {
   const dir = mkdtempSync(join(tmpdir(), 'regent-nova-plan-'));
   const source = openEmbeddedSource({ path: join(dir, 'resources.db') });
   const store = await openStore(`sqlite:${join(dir, 'regent.db')}`);
@@ -328,7 +363,9 @@ export const startNovaPlanRig = async (): Promise<NovaPlanRig> => {
     createTrait: write('createTrait'),
     deleteTrait: write('deleteTrait'),
   };
-  const opener: ComputeApiOpener = async () => plantedApi;
+  const computeWritePositions: number[] = [];
+  const given = options.computeApi;
+  const opener: ComputeApiOpener = async () => (given ? positionNoted(wired(given, 'compute', COMPUTE_WRITES, wires), wires, store, computeWritePositions) : plantedApi);
   const runtime: NovaRuntime = {
     description: 'the Nova plan rig: a planted provisioner, local Jobs, local roles',
     provisioner: wired(provisioner, 'provisioner', [], wires),
@@ -360,9 +397,15 @@ export const startNovaPlanRig = async (): Promise<NovaPlanRig> => {
   const plane = await assemblePlane({ engine, store, source, logger, table, connect: async () => Promise.reject(new Error('the Nova plan rig has no cloud')), nova: runtime });
   const novaRuntime = novaWiring.build!(plane.services);
   for (const [type, handler] of Object.entries(novaRuntime.handlers ?? {})) engine.handle(type, handler);
+  const poolRuntime = novaComputeWiring.build!(plane.services);
+  for (const [type, handler] of Object.entries(poolRuntime.handlers ?? {})) engine.handle(type, handler);
   const run = async (name: string): Promise<Disposition> => {
     await plane.refresh();
     return (novaRuntime.reconcile as (key: string) => Promise<Disposition>)(`default/${name}`);
+  };
+  const runPool = async (name: string): Promise<Disposition> => {
+    await plane.refresh();
+    return (poolRuntime.reconcile as (key: string) => Promise<Disposition>)(`default/${name}`);
   };
   const uidOf = async (name = NOVA) => (await source.get('Nova', 'default', name))?.metadata.uid ?? '';
 
@@ -378,8 +421,10 @@ export const startNovaPlanRig = async (): Promise<NovaPlanRig> => {
     tripwires: wires,
     computeWrites,
     computeReads,
+    computeWritePositions,
     apply: async (text) => void (await applyManifests(source, text)),
     pass: (name = NOVA) => run(name),
+    poolPass: (name) => runPool(name),
     until: async (done, what, maxPasses = 80) => {
       for (let i = 0; i < maxPasses; i++) {
         await run(NOVA);
