@@ -54,6 +54,7 @@ import { readJson } from '../nova/workloads/process-records.js';
 import type { ConfigPort } from '../nova/config/port.js';
 import type { GroupObjects } from '../nova/group/port.js';
 import type { ComputeCluster, PoolWorkloads } from '../nova/compute/port.js';
+import { LocalPoolWorkloads } from '../nova/compute/local.js';
 import type { PoolVPA } from '../controllers/nova-compute/deps.js';
 import { openComputeApi, type ComputeApi, type ComputeApiLogin } from '../nova/compute/compute-api.js';
 import type { SecretStore, StoredSecret } from '../kube/secrets.js';
@@ -297,29 +298,51 @@ const guardTargetPorts = (ports: TargetPorts, records: Records): TargetPorts => 
 
 // ─── a NovaCompute pool's cluster and compute client ───────────────────────────────────────────
 
-const guardPoolWorkloads = (inner: PoolWorkloads, records: Records): PoolWorkloads => ({
-  daemonSet: (namespace, pool) => inner.daemonSet(namespace, pool),
-  podsOn: (namespace, pool, nodes) => inner.podsOn(namespace, pool, nodes),
-  async ensureDaemonSet(spec) {
-    const current = await inner.daemonSet(spec.namespace, spec.pool);
-    const same = current.present && current.image === spec.image && current.desiredNumberScheduled === spec.nodes.length;
-    if (!same) records.wrote(current.present ? 'update' : 'create', 'DaemonSet', spec.namespace, `${spec.pool}-nova-compute`, `image ${spec.image}, config ${spec.config.name}, nodes ${spec.nodes.join(', ') || 'none'} (runs ${current.present ? `${current.image ?? 'no image'} on ${current.desiredNumberScheduled} nodes` : 'nothing'})`);
-    return current;
-  },
-  async deleteDaemonSet(namespace, pool) {
-    const current = await inner.daemonSet(namespace, pool);
-    if (current.present) records.wrote('delete', 'DaemonSet', namespace, `${pool}-nova-compute`);
-    return current.present;
-  },
-  async publishConfig(namespace, _owner, config) {
-    records.wrote('create', 'ConfigMap', namespace, config.name, `immutable, files ${Object.keys(config.files).sort().join(', ')} (written only when it does not exist yet)`);
-    return false;
-  },
-  async removeAll(namespace, pool) {
-    records.wrote('delete', 'NovaCompute pool objects', namespace, pool, 'its DaemonSet, configs and VPA');
-    return [];
-  },
-});
+/**
+ * The pool's workloads, read-only. The embedded default's (LocalPoolWorkloads) stops the process of every node a
+ * DaemonSet write drops before the write returns, so the real pass's next read of the pods (the Services step's) no
+ * longer sees it: after a recorded ensure (or delete) `podsOn` answers as that write would have left it — only the
+ * nodes the recorded DaemonSet still runs on. On Kubernetes a dropped pod terminates after the write (and a
+ * terminating pod still counts), so the pods are read as they are.
+ */
+const guardPoolWorkloads = (inner: PoolWorkloads, records: Records): PoolWorkloads => {
+  // by `<namespace>/<pool>`: the nodes the DaemonSet this plan recorded runs on (local pools only)
+  const keeps = new Map<string, ReadonlySet<string>>();
+  const stopsAtOnce = inner instanceof LocalPoolWorkloads;
+  const recorded = (namespace: string, pool: string, nodes: readonly string[]) => {
+    if (stopsAtOnce) keeps.set(`${namespace}/${pool}`, new Set(nodes));
+  };
+  return {
+    daemonSet: (namespace, pool) => inner.daemonSet(namespace, pool),
+    async podsOn(namespace, pool, nodes) {
+      const running = await inner.podsOn(namespace, pool, nodes);
+      const kept = keeps.get(`${namespace}/${pool}`);
+      return kept ? new Set([...running].filter((node) => kept.has(node))) : running;
+    },
+    async ensureDaemonSet(spec) {
+      const current = await inner.daemonSet(spec.namespace, spec.pool);
+      const same = current.present && current.image === spec.image && current.desiredNumberScheduled === spec.nodes.length;
+      if (!same) records.wrote(current.present ? 'update' : 'create', 'DaemonSet', spec.namespace, `${spec.pool}-nova-compute`, `image ${spec.image}, config ${spec.config.name}, nodes ${spec.nodes.join(', ') || 'none'} (runs ${current.present ? `${current.image ?? 'no image'} on ${current.desiredNumberScheduled} nodes` : 'nothing'})`);
+      recorded(spec.namespace, spec.pool, spec.nodes);
+      return current;
+    },
+    async deleteDaemonSet(namespace, pool) {
+      const current = await inner.daemonSet(namespace, pool);
+      if (current.present) records.wrote('delete', 'DaemonSet', namespace, `${pool}-nova-compute`);
+      recorded(namespace, pool, []);
+      return current.present;
+    },
+    async publishConfig(namespace, _owner, config) {
+      records.wrote('create', 'ConfigMap', namespace, config.name, `immutable, files ${Object.keys(config.files).sort().join(', ')} (written only when it does not exist yet)`);
+      return false;
+    },
+    async removeAll(namespace, pool) {
+      records.wrote('delete', 'NovaCompute pool objects', namespace, pool, 'its DaemonSet, configs and VPA');
+      recorded(namespace, pool, []);
+      return [];
+    },
+  };
+};
 
 const guardCluster = (inner: ComputeCluster, records: Records): ComputeCluster => ({
   nodes: inner.nodes,
