@@ -92,6 +92,37 @@ describe('leader election: the term is answered from the monotonic clock', () =>
     await source.close();
   });
 
+  // chaos security-group:2100004 (and attachment:2000074, vlan:2000182): the leader SIGSTOPped alone past its lease,
+  // resumed; a pass's append was refused (NotLeader: "pass cut off"), then the renew loop renewed the lease nobody
+  // else wanted and the deadline timer re-armed: leading never ended, so nothing started again and the cut-off
+  // pass was never looked at again
+  for (const firstToNotice of ['the fence', 'the renew loop'] as const) {
+    it(`a leader resuming past its deadline with no rival ends its leadership before it leads again (${firstToNotice} notices the lapse first), so the new start looks again at what was cut off`, async () => {
+      const source = openEmbeddedSource({ path: join(dir, 'resources.db') });
+      const log: string[] = [];
+      const elector = new LeaderElector({
+        lease: new EmbeddedLeaseBackend(source.database, 'default', 'regent-controller'),
+        identity: 'paused-alone',
+        leaseDurationMs: 1_000,
+        renewDeadlineMs: 600,
+        retryPeriodMs: 100,
+        onStartedLeading: () => void log.push('started'),
+        onStoppedLeading: (reason) => void log.push(`stopped: ${reason}`),
+      });
+      elector.start();
+      const deadline = Date.now() + 5_000;
+      while (!elector.term() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(log).to.deep.equal(['started']);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 800);
+      if (firstToNotice === 'the fence') expect(elector.term(), 'refused on resume').to.equal(undefined);
+      while (log.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(log).to.deep.equal(['started', 'stopped: renew deadline exceeded', 'started']);
+      expect(elector.term()).to.deep.equal({ holder: 'paused-alone', term: 0 });
+      await elector.stop();
+      await source.close();
+    });
+  }
+
   it('a new holder leads under a higher term', async () => {
     const source = openEmbeddedSource({ path: join(dir, 'resources.db') });
     const lease = new EmbeddedLeaseBackend(source.database, 'default', 'regent-controller');

@@ -7,7 +7,10 @@
  * - the leader renews every retryPeriod; if no renewal has succeeded for renewDeadline (measured from
  *   the start of the last successful attempt) it stops leading at once and calls onStoppedLeading;
  * - renewDeadline < leaseDuration, so a leader that cannot renew gives up before any standby can
- *   take over: two electors never both believe they lead.
+ *   take over: two electors never both believe they lead;
+ * - a leader that finds itself past its deadline (resumed from a pause) stops leading before it may lead
+ *   again, even when nobody else took the lease and its next renewal succeeds: the fence refused what
+ *   ran in between, and only a new start of leading looks at that again.
  *
  * An identity must be unique per process (hostname, pid and a random suffix), or a restarted
  * process would silently inherit its predecessor's lease.
@@ -39,6 +42,7 @@ export interface LeaderElectionOptions {
 }
 
 const STOPPED = 'elector stopped';
+const LAPSED = 'renew deadline exceeded';
 
 export class LeaderElector {
   private readonly leaseDurationMs: number;
@@ -58,6 +62,7 @@ export class LeaderElector {
   /** leaseTransitions of the lease as this process last wrote it: the term it leads under. */
   private writtenTransitions = 0;
   private leadingTransitions = 0;
+  private lapseScheduled = false;
 
   constructor(private readonly options: LeaderElectionOptions) {
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
@@ -78,9 +83,18 @@ export class LeaderElector {
     return this.observedHolder;
   }
 
-  /** True only while this process holds the lease and is within its renew deadline. */
+  /**
+   * True only while this process holds the lease and is within its renew deadline. A leader found past its
+   * deadline (a pause: GC, SIGSTOP) is refused here at once, and its leadership ends before anything else runs
+   * (a microtask, so before a renewal that resumes with it can extend the deadline): whoever notices the lapse
+   * first — this fence, the renew loop or the deadline timer — the lapse is a leadership end, never silently
+   * bridged. What the fence refused in between was cut off, and only a new start of leading looks at it again.
+   */
   isLeader(): boolean {
-    return this.leading && performance.now() < this.leaderUntil;
+    if (!this.leading) return false;
+    if (performance.now() < this.leaderUntil) return true;
+    this.endLapsed();
+    return false;
   }
 
   /**
@@ -115,6 +129,8 @@ export class LeaderElector {
   private async run(): Promise<void> {
     while (this.running) {
       const attemptStart = performance.now();
+      // resumed past the deadline (its timer may run after this attempt): the lapse ends leadership first
+      if (this.leading && attemptStart >= this.leaderUntil) this.stopLeading(LAPSED);
       let renewed = false;
       try {
         renewed = await this.tryAcquireOrRenew();
@@ -190,12 +206,22 @@ export class LeaderElector {
       .catch((error: unknown) => this.logger.error('onStartedLeading failed', describeError(error)));
   }
 
+  /** Ends a leadership found past its renew deadline, once, on the next microtask. */
+  private endLapsed(): void {
+    if (this.lapseScheduled) return;
+    this.lapseScheduled = true;
+    queueMicrotask(() => {
+      this.lapseScheduled = false;
+      if (this.leading && performance.now() >= this.leaderUntil) this.stopLeading(LAPSED);
+    });
+  }
+
   private armDeadline(): void {
     clearTimeout(this.deadlineTimer);
     // Timers may fire a fraction of a millisecond early against performance.now(): re-arm then.
     this.deadlineTimer = setTimeout(() => {
       if (!this.leading) return;
-      if (performance.now() >= this.leaderUntil) this.stopLeading('renew deadline exceeded');
+      if (performance.now() >= this.leaderUntil) this.stopLeading(LAPSED);
       else this.armDeadline();
     }, Math.max(0, Math.ceil(this.leaderUntil - performance.now())));
   }
