@@ -72,7 +72,19 @@ export const novaPortRange = (env: NodeJS.ProcessEnv): [number, number] | undefi
   return [low, high];
 };
 
-export const openNovaRuntime = async (source: ResourceSource, options: { dataDir: string; env: NodeJS.ProcessEnv; logger: Logger; installNamespace: string }): Promise<NovaRuntime> => {
+export interface NovaRuntimeOptions {
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  installNamespace: string;
+  /**
+   * Embedded store: the roles are not this process's to run; it reads what the Regent serving the same data directory
+   * runs from its process records (`regent plan`, which puts the whole runtime behind its read-only guard).
+   */
+  observeRoles?: boolean;
+}
+
+export const openNovaRuntime = async (source: ResourceSource, options: NovaRuntimeOptions): Promise<NovaRuntime> => {
   if (source instanceof EmbeddedResourceSource) {
     const resolve = resolveClusterFromSecrets(source.secrets);
     const provisioner = new SqlDatabaseProvisioner(resolve);
@@ -86,7 +98,7 @@ export const openNovaRuntime = async (source: ResourceSource, options: { dataDir
     const python = options.env.REGENT_NOVA_PYTHON;
     // only the leader runs the roles and the compute nodes (a standby on the same data directory runs none of them)
     const portRange = novaPortRange(options.env);
-    const workloads = new LocalWorkloads({ dir: join(options.dataDir, 'nova'), readSecret, launcher: novaLauncher(python ? { python } : {}), leaderScoped: true, ...(portRange ? { portRange } : {}) });
+    const workloads = new LocalWorkloads({ dir: join(options.dataDir, 'nova'), readSecret, launcher: novaLauncher(python ? { python } : {}), leaderScoped: true, ...(options.observeRoles ? { observeRecorded: true } : {}), ...(portRange ? { portRange } : {}) });
     const configs = new LocalConfigStore({ dir: join(options.dataDir, 'nova'), settings: novaCloudSettings(options.env), liveConfig: (namespace, name) => workloads.liveConfig(namespace, name) });
     // NovaCompute pools (issue 28): the store's Node objects, one nova-compute process (the fake virt driver) per node
     const compute = localComputeCluster({

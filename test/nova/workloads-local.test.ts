@@ -192,6 +192,34 @@ describe('local role workloads: supervised processes', function () {
     expect(groupMembers(second), 'resign stops every role').to.deep.equal([]);
   });
 
+  it("an observer on the same data dir (`regent plan`'s process: observeRecorded) answers what the serving Regent runs, in its words, from its records; it starts, stops and sweeps nothing", async () => {
+    const serving = open({ leaderScoped: true });
+    await serving.lead();
+    await serving.ensure(NS, NOVA, 'api', templateOf('api'));
+    await serving.ensure(NS, NOVA, 'conductor', templateOf('conductor'));
+    const observer = open({ observeRecorded: true });
+    const rolledOut = async (port: LocalWorkloads, role: NovaRole) => (await port.rollout(NS, NOVA.name, role, IMAGE)).rolledOut;
+    await until('both roles rolled out for the serving Regent', async () => (await rolledOut(serving, 'api')) && (await rolledOut(serving, 'conductor')));
+    for (const role of ['api', 'conductor', 'scheduler'] as const) {
+      expect(await observer.rollout(NS, NOVA.name, role, IMAGE), `${role}: the serving Regent's answer`).to.deep.equal(await serving.rollout(NS, NOVA.name, role, IMAGE));
+    }
+    expect((await observer.rollout(NS, NOVA.name, 'api', 'ghcr.io/c5c3/nova:2025.2')).detail).to.equal(`runs the template of ${IMAGE}, not ghcr.io/c5c3/nova:2025.2`);
+    expect(await observer.liveConfig(NS, NOVA.name)).to.equal(await serving.liveConfig(NS, NOVA.name));
+    expect(await observer.liveConfig(NS, NOVA.name)).to.be.a('string');
+    // it runs nothing: its writes refuse, and its close stops nothing of the serving Regent's
+    const pids = (['api', 'conductor'] as const).map((role) => serving.pid(NS, NOVA.name, role));
+    for (const write of [() => observer.ensure(NS, NOVA, 'api', templateOf('api')), () => observer.remove(NS, NOVA.name, 'api'), () => observer.stampInstalledRelease(NS, NOVA.name, 'api', '2025.1')]) {
+      const error = await write().then(() => undefined, (e: unknown) => e);
+      expect(error).to.be.instanceOf(WorkloadError);
+    }
+    await observer.close();
+    expect((['api', 'conductor'] as const).map((role) => serving.pid(NS, NOVA.name, role))).to.deep.equal(pids);
+    expect(await rolledOut(serving, 'api')).to.equal(true);
+    // the serving Regent stops a role: the observer sees it gone (its record is removed; a record whose pid no longer runs is nothing either)
+    await serving.remove(NS, NOVA.name, 'conductor');
+    expect(await open({ observeRecorded: true }).rollout(NS, NOVA.name, 'conductor', IMAGE)).to.deep.equal({ role: 'conductor', deployment: 'nova-conductor', present: false, rolledOut: false, detail: 'no local process for nova-conductor' });
+  });
+
   it('the installed-release stamp restarts the role on the same template (a roll); the same release again is unchanged; no role is absent', async () => {
     const port = open();
     expect(await port.stampInstalledRelease(NS, NOVA.name, 'conductor', '2025.2')).to.equal('absent');

@@ -9,9 +9,11 @@
  * A Nova or NovaCompute document is planned on the Nova runtime `regent serve` runs those kinds with, opened here as
  * the control plane opens it (src/app/nova-runtime.ts: on the embedded store the local Jobs, roles and configs under
  * the store's folder, on Kubernetes the cluster's), never started (no scheduler, no sweep, no watch), closed after;
- * the planner puts it behind its read-only guard. It is opened only when such a document is planned. Caveat, embedded
- * store: a role's rollout is known only to the process that runs it, so this process sees every local role as not
- * running (the audit pages' plan view, in the serving Regent, sees them).
+ * the planner puts it behind its read-only guard. It is opened only when such a document is planned. On the embedded
+ * store the local roles are observed, not run: their rollout is read from the process records of the Regent serving
+ * the same ./data (src/nova/workloads/local.ts, `observeRecorded`). Caveat: a NovaCompute pool's local nova-compute
+ * processes are still known only to the process that runs them (the audit pages' plan view, in `regent serve`, sees
+ * them).
  *
  * Exit 0: no destructive decision; 2: at least one; 1: an error, a document `apply` would refuse, or a resource whose
  * plan failed. A usage error of the command line itself also exits 1 (not commander's 2: 2 means destructive here).
@@ -69,7 +71,7 @@ const openPlanNovaRuntime = async (source: ResourceSource, storeUrl: string, log
   const [{ openNovaRuntime }, { parseStoreUrl }, { tmpdir }] = await Promise.all([import('../../app/nova-runtime.js'), import('../../store/open.js'), import('node:os')]);
   const location = parseStoreUrl(storeUrl);
   const dataDir = location.kind === 'sqlite' ? dirname(location.path) : join(tmpdir(), `regent-${process.pid}`);
-  return openNovaRuntime(source, { dataDir, env: process.env, logger, installNamespace: process.env.POD_NAMESPACE ?? 'default' });
+  return openNovaRuntime(source, { dataDir, env: process.env, logger, installNamespace: process.env.POD_NAMESPACE ?? 'default', observeRoles: true });
 };
 
 /** The cloud to observe: the environment's, or the running Regent's built-in simulator; never a new simulator. */

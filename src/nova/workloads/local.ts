@@ -70,6 +70,12 @@ export interface LocalWorkloadsOptions {
   readonly graceMs?: number;
   /** Where free loopback ports are looked for. Default 21000–28999 (below Linux's ephemeral range). */
   readonly portRange?: readonly [number, number];
+  /**
+   * Runs nothing and stops nothing: answers what the Regent running on the same `dir` runs, from its process records
+   * (process.json: the pid still running with its start time, the template, image, config and port; readiness
+   * probed as that Regent probes it). For `regent plan` in its own process; ensure, stamp and remove refuse.
+   */
+  readonly observeRecorded?: boolean;
 }
 
 interface Running {
@@ -88,6 +94,10 @@ interface ProcessRecord {
   pidStart: string | null;
   templateHash: string;
   startedAt: string;
+  /** What an observer (`observeRecorded`) judges the rollout by; absent in a record from before them. */
+  image?: string;
+  config?: string;
+  port?: number | null;
 }
 
 const HOST = '127.0.0.1';
@@ -137,7 +147,7 @@ export class LocalWorkloads implements RoleWorkloads {
     this.readyAfterMs = options.readyAfterMs ?? 5_000;
     this.graceMs = options.graceMs ?? 10_000;
     mkdirSync(this.root, { recursive: true, mode: 0o700 });
-    this.swept = options.leaderScoped ? Promise.resolve() : this.stopLeftovers();
+    this.swept = options.leaderScoped || options.observeRecorded ? Promise.resolve() : this.stopLeftovers();
   }
 
   /**
@@ -145,6 +155,7 @@ export class LocalWorkloads implements RoleWorkloads {
    * or an earlier Regent recorded as running first; the passes' ensures wait for it.
    */
   lead(): Promise<void> {
+    if (this.options.observeRecorded) return Promise.resolve();
     this.swept = this.swept.then(() => this.stopLeftovers());
     return this.swept;
   }
@@ -165,6 +176,7 @@ export class LocalWorkloads implements RoleWorkloads {
   }
 
   async ensure(namespace: string, nova: NovaOwner, role: NovaRole, template: RoleTemplate): Promise<RoleRollout> {
+    this.refuseObserving('ensure');
     checkName('namespace', namespace);
     checkName('Nova name', nova.name);
     const key = this.key(namespace, nova.name, role);
@@ -187,10 +199,11 @@ export class LocalWorkloads implements RoleWorkloads {
     checkName('namespace', namespace);
     checkName('Nova name', nova);
     await this.swept;
-    return this.judge(namespace, nova, role, image);
+    return this.options.observeRecorded && !this.running.has(this.key(namespace, nova, role)) ? this.judgeRecorded(namespace, nova, role, image) : this.judge(namespace, nova, role, image);
   }
 
   async stampInstalledRelease(namespace: string, nova: string, role: NovaRole, release: string): Promise<'stamped' | 'unchanged' | 'absent'> {
+    this.refuseObserving('stampInstalledRelease');
     checkName('namespace', namespace);
     checkName('Nova name', nova);
     const key = this.key(namespace, nova, role);
@@ -207,6 +220,7 @@ export class LocalWorkloads implements RoleWorkloads {
   }
 
   async remove(namespace: string, nova: string, role: NovaRole): Promise<'removed' | 'absent'> {
+    this.refuseObserving('remove');
     checkName('namespace', namespace);
     checkName('Nova name', nova);
     const key = this.key(namespace, nova, role);
@@ -228,7 +242,9 @@ export class LocalWorkloads implements RoleWorkloads {
 
   /** The rendered config the API process runs (the local ConfigPort's `liveConfig` hook), undefined while none runs. */
   async liveConfig(namespace: string, nova: string): Promise<string | undefined> {
-    return this.running.get(this.key(namespace, nova, 'api'))?.config;
+    const running = this.running.get(this.key(namespace, nova, 'api'));
+    if (running || !this.options.observeRecorded) return running?.config;
+    return this.liveRecord(namespace, nova, 'api')?.config;
   }
 
   async endpoint(namespace: string, nova: string): Promise<string | undefined> {
@@ -256,7 +272,8 @@ export class LocalWorkloads implements RoleWorkloads {
       backoff: this.options.backoff ?? DEFAULT_BACKOFF,
       graceMs: this.graceMs,
       logMaxBytes: LOG_MAX_BYTES,
-      onStarted: (pid) => writeJson(recordPath, { pid, pidStart: procStart(pid), templateHash: running.templateHash, startedAt: new Date().toISOString() } satisfies ProcessRecord),
+      onStarted: (pid) =>
+        writeJson(recordPath, { pid, pidStart: procStart(pid), templateHash: running.templateHash, startedAt: new Date().toISOString(), image: running.image, config: running.config, port: running.port ?? null } satisfies ProcessRecord),
     });
     this.running.set(key, { ...running, supervisor });
     supervisor.start();
@@ -290,6 +307,33 @@ export class LocalWorkloads implements RoleWorkloads {
     // no countdown in the words: a detail that changed every pass would rewrite the condition every pass
     const wait = status.backoffMs === undefined ? '' : ` after a ${status.backoffMs / 1000} s backoff`;
     return { ...base, rolledOut: false, detail: `not running (${status.lastExit ?? 'starting'}); restart ${status.restarts + 1} follows${wait}; see ${this.logPath(namespace, nova, role)}` };
+  }
+
+  // ---- another Regent's processes, observed (observeRecorded) ---------------------------------------
+
+  /** The role's process record when the process it names still runs (same pid, same start time). */
+  private liveRecord(namespace: string, nova: string, role: NovaRole): ProcessRecord | undefined {
+    const record = readJson<ProcessRecord>(join(this.roleDir(namespace, nova, role), 'process.json'));
+    if (!record || record.pidStart === null || procStart(record.pid) !== record.pidStart) return undefined;
+    return record;
+  }
+
+  /** `judge` of a process another Regent runs, in the same words, from its record and the same readiness check. */
+  private async judgeRecorded(namespace: string, nova: string, role: NovaRole, image: string): Promise<RoleRollout> {
+    const name = deploymentName(nova, role);
+    const record = this.liveRecord(namespace, nova, role);
+    if (!record) return { role, deployment: name, present: false, rolledOut: false, detail: `no local process for ${name}` };
+    const base = { role, deployment: name, present: true };
+    if (record.image === undefined) return { ...base, rolledOut: false, detail: `pid ${record.pid} runs template ${record.templateHash}; its record (from an older Regent) does not say its image` };
+    if (record.image !== image) return { ...base, rolledOut: false, detail: `runs the template of ${record.image}, not ${image}` };
+    const port = record.port ?? undefined;
+    const where = port === undefined ? '' : ` on ${HOST}:${port}`;
+    if (await this.probe(role, port, Date.now() - Date.parse(record.startedAt))) return { ...base, rolledOut: true, detail: `rolled out: pid ${record.pid}${where}, template ${record.templateHash}` };
+    return { ...base, rolledOut: false, detail: `pid ${record.pid}${where} is not ready yet (${port === undefined ? `up less than ${this.readyAfterMs / 1000} s` : 'GET / does not answer yet'})` };
+  }
+
+  private refuseObserving(what: string): void {
+    if (this.options.observeRecorded) throw new WorkloadError(`${what}: these local workloads only observe what another Regent on ${this.root} runs`, 409);
   }
 
   /** The role's config directory written afresh (and the broker CA), and the command that starts it. */
