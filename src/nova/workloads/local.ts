@@ -10,8 +10,9 @@
  *                                                exit; rotated to .log.1 at a start past 10 MiB
  *   <dir>/<namespace>/<nova>/<role>/config/     the rendered files as they are, and the launcher's regent-local.conf
  *   <dir>/<namespace>/<nova>/<role>/messaging-ca/ca.crt  the broker CA bundle on a TLS bus (0400), from its Secret
- *   <dir>/<namespace>/<nova>/<role>/process.json  pid, its /proc start time, template hash: how a Regent that died
- *                                                without stopping its roles finds them at its next start
+ *   <dir>/<namespace>/<nova>/<role>/process.json  pid, its /proc start time, template hash, image, config, port:
+ *                                                how a Regent that died without stopping its roles finds them at its
+ *                                                next start, and how `regent plan` (observeRecorded) sees them
  *
  * The local ConfigPort (src/nova/config/local.ts) may share `dir`: its entries there (`<nova>-config-<hash>/`,
  * published.json, state/, locks/) are named apart from the role names used here.
