@@ -115,8 +115,8 @@ export class ComputeWorld implements ComputeApi {
     } else this.carried.delete(trait);
   }
 
-  /** From now on, `what` answers a ComputeApiError (`undefined`: answers again). */
-  fail(what: ComputeMethod | 'reads' | 'writes', failure: Failure | undefined = 'unavailable'): void {
+  /** From now on, `what` answers a ComputeApiError (`null`: answers again). */
+  fail(what: ComputeMethod | 'reads' | 'writes', failure: Failure | null = 'unavailable'): void {
     if (failure) this.failing.set(what, failure);
     else this.failing.delete(what);
   }
