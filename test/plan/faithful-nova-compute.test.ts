@@ -184,7 +184,7 @@ describe('plan: faithful to the real pass (NovaCompute, property-based)', functi
 
   /** Waits until the pool's processes are up (a pass that started one reads it ready on the next), bounded. */
   const settle = async (pool: string): Promise<void> => {
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < 80; i++) {
       const status = await workloads().daemonSet('default', pool);
       if (!status.present || (status.rolledOut && status.numberReady === status.desiredNumberScheduled)) return;
       await sleep(50);
