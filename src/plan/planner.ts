@@ -59,6 +59,27 @@ import type { Plan, PlannedDecision, PlannedEffect, ResourcePlan } from './repor
 /** The kinds whose plan is built: their passes run against the fork. Every other kind says so, and claims nothing. */
 export const PLANNED_KINDS: readonly KindName[] = COVERED_KINDS;
 
+/**
+ * The machines that record what a pass's steps said (their conditions can quote an effect's answer). Such a record
+ * decided after a decision that declared an effect is not shown: see `recordsShown`.
+ */
+export const STEP_RECORDS: readonly string[] = ['novaPipeline', 'novaComputePipeline'];
+
+/**
+ * What a pass decided that a plan can show, in order: a step record (STEP_RECORDS) decided after a decision that
+ * declared an effect quotes that effect's answer (the real engine runs an effect as it is decided and the pass reads
+ * on with its answer; the plan's handlers answer nothing), so it is left out. The faithfulness tests cut the real
+ * pass's events with the same rule.
+ */
+export const recordsShown = <E extends { metadata: { machine: string; effects: readonly unknown[] } }>(events: readonly E[]): E[] => {
+  let effectDeclared = false;
+  return events.filter((e) => {
+    const shown = !(effectDeclared && STEP_RECORDS.includes(e.metadata.machine));
+    if (e.metadata.effects.length > 0) effectDeclared = true;
+    return shown;
+  });
+};
+
 /** How many passes of one resource a plan runs at most (an arm, its read-back, and room for a kind's next step). */
 export const MAX_PASSES = 4;
 
@@ -302,7 +323,8 @@ export const plan = async (options: PlanOptions): Promise<Plan> => {
           const tried = log.since(guardedBefore);
           // what the pass decided after a refused request (it caught the refusal and went on) is not what the real
           // pass would decide, which had the request's answer: the branch stops at the request, and so does the plan
-          const events = fork.appended.slice(appendedBefore).filter((e) => (refusedAtDecision.get(e.id) ?? guardedBefore) === guardedBefore);
+          // and a step record decided after an effect quotes the effect's answer, which the plan does not have (recordsShown)
+          const events = recordsShown(fork.appended.slice(appendedBefore)).filter((e) => (refusedAtDecision.get(e.id) ?? guardedBefore) === guardedBefore);
           for (const e of events) {
             const decision = decisionOf(registry, e, pass);
             eventOf.set(decision, e);

@@ -15,6 +15,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { novaManifest, secretsManifest, startNovaPlanRig, type NovaPlanRig, type NovaShape } from './support/nova-rig.js';
 import { shapeOfPlanned, shapeOfStored } from './support/decision-shape.js';
+import { recordsShown } from '../../src/plan/planner.js';
 
 type Action = { kind: 'passes'; count: number } | { kind: 'apply'; shape: Omit<NovaShape, 'name'> } | { kind: 'failJobs'; on: boolean };
 
@@ -91,7 +92,8 @@ describe('plan: faithful to the real pass (Nova, property-based)', function () {
           const real = (await rig.store.readAll({ after: from })).filter((e) => e.metadata.source !== 'effect');
 
           const why = `after ${JSON.stringify(actions)} → ${JSON.stringify(final)} (upgrade machine in ${String(before.state)}, ${before.condition?.reason ?? 'no condition'})`;
-          expect(planned.map(shapeOfPlanned), `the first pass ${why}`).to.deep.equal(real.map(shapeOfStored));
+          // a step record after an effect quotes its answer: the plan leaves it out, and so does the comparison (recordsShown)
+          expect(planned.map(shapeOfPlanned), `the first pass ${why}`).to.deep.equal(recordsShown(real).map(shapeOfStored));
           cases++;
           if (planned.length === 0) nothing++;
           for (const d of planned) perMachine.set(d.machine, (perMachine.get(d.machine) ?? 0) + 1);

@@ -6,7 +6,7 @@
  *
  *   - the install: the claims (NF1), what the provisioning would create (schemas, users with their passwords as
  *     sha256 digests, grants), the db-sync Job (NU10) with the Job's request as the effect's `calls`, and where the
- *     plan stops;
+ *     plan stops (the pass's record after the Job's create quotes its answer: not shown);
  *   - a brand-new Nova: the pass that adds the finalizer decides nothing; the plan goes on to the next pass (the
  *     install's decisions, or, without its Secrets, the record that it waits for them);
  *   - unchanged: nothing to decide, nothing written;
@@ -78,7 +78,7 @@ describe('plan: the Nova operator kinds', function () {
       [1, 'novaFinalizer.claimed', 'NF1', '', false],
       [1, 'novaFinalizer.claimed', 'NF1', '', false],
       [1, 'novaUpgrade.syncJobCreated', 'NU10', `nova.createJob {"job":"sync","hash":"${String(n.decisions[2]?.effects[0]?.params.hash)}"}`, false],
-      [1, 'novaPipeline.recorded', 'NP1', '', false],
+      // the pass's record (NP1) comes after the Job's create and quotes its answer: not shown (planner.ts, recordsShown)
     ]);
     expect(n.stops).to.equal('after the db-sync Job succeeds: installedRelease is promoted and the cells published from its report (30 s polls)');
     expect(exitCodeOf(plan)).to.equal(0);
@@ -114,7 +114,6 @@ describe('plan: the Nova operator kinds', function () {
       [2, 'novaFinalizer.claimed', 'NF1'],
       [2, 'novaFinalizer.claimed', 'NF1'],
       [2, 'novaUpgrade.syncJobCreated', 'NU10'],
-      [2, 'novaPipeline.recorded', 'NP1'],
     ]);
     expect(n.decisions[2]?.effects[0]?.calls.map((c) => `${c.service} ${c.method} ${c.path}`)).to.deep.equal(['jobs create Job default/nova-new-db-sync']);
     expect(n.stops).to.equal('after the db-sync Job succeeds: installedRelease is promoted and the cells published from its report (30 s polls)');
@@ -187,7 +186,6 @@ describe('plan: the Nova operator kinds', function () {
       expect(n.decisions.map((d) => [d.event, d.rule?.id, d.effects.map((e) => e.type).join()])).to.deep.equal([
         ['novaUpgrade.syncJobReplaced', 'NU10', 'nova.deleteJobs'],
         ['novaDBArchive.cronJobEnsuring', 'A1', 'nova.ensureArchiveCronJob'],
-        ['novaPipeline.recorded', 'NP1', ''],
       ]);
       expect(n.decisions[0]?.then).to.equal('after the db-sync Job of the older spec is deleted: the next pass creates it again');
       // the synced schemas stay synced while the Job runs again for the changed spec (NU10): the roles roll in this pass
@@ -296,6 +294,33 @@ spec: { novaRef: { name: ${NOVA} }, nodeSelector: { regent.dev/pool: kvm-a } }
       // the planted client's writes trip while the plan runs (planUntouched checks no tripwire tripped): none reached it
       expect(rig.computeWrites).to.deep.equal([]);
       expect(((await rig.source.get('NovaCompute', 'default', 'kvm-a')) as NovaCompute).status?.nodes).to.equal(undefined);
+    });
+  });
+
+  describe('a NovaCompute whose nodes a rival pool selects', () => {
+    it("a plan in the control plane's process records the Warning NodeConflict it would announce, and the real pass after it still announces it (the once-per-process memory is per resource source)", async () => {
+      await rig.apply(`apiVersion: regent.dev/v1alpha1
+kind: NovaCompute
+metadata: { name: kvm-b }
+spec: { novaRef: { name: ${NOVA} }, nodeSelector: { regent.dev/pool: kvm-a } }
+`);
+      await rig.source.addFinalizer('NovaCompute', 'default', 'kvm-b', COMPUTE_DRAIN_FINALIZER);
+      const plan = await rig.plan(`apiVersion: regent.dev/v1alpha1
+kind: NovaCompute
+metadata: { name: kvm-b }
+spec: { novaRef: { name: ${NOVA} }, nodeSelector: { regent.dev/pool: kvm-a } }
+`);
+      const pool = plan.resources.find((r) => r.kind === 'NovaCompute') as ResourcePlan;
+      expect(pool.writes.filter((w) => w.op === 'recordEvent').map((w) => w.detail)).to.deep.equal([
+        `Warning NodeConflict: node compute-1 is selected or held by another NovaCompute of Nova ${NOVA}; this pool does not take it`,
+        `Warning NodeConflict: node compute-2 is selected or held by another NovaCompute of Nova ${NOVA}; this pool does not take it`,
+      ]);
+      await rig.poolPass('kvm-b').catch(() => undefined);
+      const announced = (await rig.source.listEvents({ kind: 'NovaCompute', namespace: 'default', name: 'kvm-b' })).filter((e) => e.reason === 'NodeConflict');
+      expect(announced.map((e) => e.message)).to.deep.equal([
+        `node compute-1 is selected or held by another NovaCompute of Nova ${NOVA}; this pool does not take it`,
+        `node compute-2 is selected or held by another NovaCompute of Nova ${NOVA}; this pool does not take it`,
+      ]);
     });
   });
 
