@@ -9,7 +9,8 @@
  *
  * Reasons: NodesSelected (True); NoMatchingNodes and NodeConflict (False, the lane goes on: an empty selection still
  * drains what the pool held); NodesForbidden (a 403: 15 s); NodeListError (any other read error: the pass fails).
- * A new conflict records one Warning NodeConflict event (once per pool and node while this process runs).
+ * A new conflict records one Warning NodeConflict event (once per pool and node while this process runs, per resource
+ * source: a plan's announcements do not use up the real pass's).
  */
 import type { Stimulus } from '../../../../machines/definition.js';
 import { novaComputePoolDefinition, novaComputePoolStream, type NovaComputePoolContext } from '../../../../machines/nova-compute-pool.js';
@@ -59,8 +60,17 @@ export const dispatchPool = async (pass: NovaComputePass, stimulus: Record<strin
   return context;
 };
 
-/** Conflicts already announced with a Warning event: `<pool uid>/<node>`. */
-const announced = new Set<string>();
+/**
+ * Conflicts already announced with a Warning event, by the resource source they were recorded to: `<pool uid>/<node>`.
+ * Per source, so a plan (its own read-only source, in the control plane's process: the audit view, the dry run) never
+ * uses up the announcement the real pass makes.
+ */
+const announcedTo = new WeakMap<object, Set<string>>();
+const announcedOn = (source: object): Set<string> => {
+  let set = announcedTo.get(source);
+  if (!set) announcedTo.set(source, (set = new Set()));
+  return set;
+};
 
 export const nodesStep: NovaStep<NovaComputePass> = {
   name: 'Nodes',
@@ -101,6 +111,7 @@ export const nodesStep: NovaStep<NovaComputePass> = {
     pass.values.listed = listed;
     const conflicts = selected.filter((n) => !after.nodes[n.name]).map((n) => n.name);
     pass.values.excluded = [...conflicts, ...selected.filter((n) => after.nodes[n.name]?.phase === 'Releasing').map((n) => n.name)].sort();
+    const announced = announcedOn(deps.source);
     for (const node of conflicts) {
       const key = `${ref.uid}/${node}`;
       if (announced.has(key)) continue;
