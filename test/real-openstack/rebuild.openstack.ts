@@ -167,6 +167,9 @@ describe('rebuild protocol against real Nova', function () {
     await watch(id, settledOn(fx.imageB));
 
     // The foreign task is done; a foreign os-stop lands between Regent's GET and its POST: Nova answers 409 to Regent.
+    // The power-off is held 3 s (fault control), so its task_state is surely still set when Regent's POST arrives
+    // (unheld it takes well under a second: on a loaded machine the stop could finish first and the rebuild be accepted).
+    faults.set('nova', { delay: { spawn: WINDOW_SPAWN_S, power_off: 3 } });
     h.beforeSubmit = async () => {
       await run.tenant.nova.stopServer(id);
     };
