@@ -15,6 +15,7 @@ import fc from 'fast-check';
 import { applyManifests, deleteResource } from '../../src/kube/cli/manifests.js';
 import { loadBalancerManifest, startLoadBalancerRig, type ListenerSpec, type LoadBalancerRig, type LoadBalancerSpecInput } from './support/load-balancer-rig.js';
 import { shapeOfPlanned, shapeOfStored } from './support/decision-shape.js';
+import { faithfulRuns } from './support/faithful-runs.js';
 
 // ─── specs ──────────────────────────────────────────────────────────────────────────────────────────
 
@@ -215,7 +216,7 @@ describe('plan: faithful to the real pass (load balancer, property-based)', func
           await clearAway(name);
         }
       }),
-      { numRuns: Number(process.env.PLAN_FAITHFUL_RUNS ?? 100), ...(process.env.PLAN_FAITHFUL_SEED ? { seed: Number(process.env.PLAN_FAITHFUL_SEED) } : {}) },
+      faithfulRuns(100),
     );
     console.log(`      loadBalancer: ${cases} cases compared (${nothing} where neither decided anything; ${secondPasses} also on the plan's second pass; ${refusals} refused alike); state before → the machine's first decision:`);
     for (const [key, count] of [...seen].sort((a, b) => b[1] - a[1])) console.log(`        ${String(count).padStart(3)}  ${key}`);

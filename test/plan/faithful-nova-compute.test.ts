@@ -37,6 +37,7 @@ import { config, expect } from 'chai';
 import fc from 'fast-check';
 import { startNovaPlanRig, novaManifest, secretsManifest, NOVA, type NovaPlanRig } from './support/nova-rig.js';
 import { shapeOfPlanned, shapeOfStored } from './support/decision-shape.js';
+import { faithfulRuns } from './support/faithful-runs.js';
 import { recordsShown } from '../../src/plan/planner.js';
 import { ComputeWorld, PASS_WRITES, type ComputeMethod } from './support/compute-world.js';
 import { COMPUTE_DRAIN_FINALIZER } from '../../src/controllers/nova-compute/reconcile.js';
@@ -364,7 +365,7 @@ describe('plan: faithful to the real pass (NovaCompute, property-based)', functi
             for (let i = 0; i < NODES; i++) await rig.source.delete('Node', storedNamespace('Node', 'default'), names.node(i)).catch(() => undefined);
           }
         }),
-        { numRuns: Number(process.env.PLAN_FAITHFUL_RUNS ?? 120), ...(process.env.PLAN_FAITHFUL_SEED ? { seed: Number(process.env.PLAN_FAITHFUL_SEED) } : {}) },
+        faithfulRuns(120),
       );
     } finally {
       console.log(`      ${cases} cases compared (${stopped} where the plan stopped at a request of the pass, ${nothing} where neither decided anything; ${gone} pools released before the final change, not compared)`);

@@ -24,6 +24,7 @@ import { contextOf } from '../../src/engine/engine.js';
 import { isDeleting } from '../../src/kube/object.js';
 import { novaManifest, secretsManifest, startNovaPlanRig, type NovaPlanRig, type NovaShape } from './support/nova-rig.js';
 import { shapeOfPlanned, shapeOfStored } from './support/decision-shape.js';
+import { faithfulRuns } from './support/faithful-runs.js';
 import { recordsShown } from '../../src/plan/planner.js';
 
 /** The MariaDB objects a Nova's plan provisions (the planted provisioner's keys). */
@@ -150,7 +151,7 @@ describe('plan: faithful to the real pass (the Nova finalizer and its cleanup, p
           await rig.release(name);
         }
       }),
-      { numRuns: Number(process.env.PLAN_FAITHFUL_RUNS ?? 40), ...(process.env.PLAN_FAITHFUL_SEED ? { seed: Number(process.env.PLAN_FAITHFUL_SEED) } : {}) },
+      faithfulRuns(40),
     );
     console.log(`      ${cases} cases compared (${nothing} where neither decided anything); decisions compared per machine: ${[...perMachine].map(([m, c]) => `${m} ${c}`).join(', ')}`);
     console.log("      the finalizer's state before → its decisions in the plan's first pass:");

@@ -15,6 +15,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { novaManifest, secretsManifest, startNovaPlanRig, type NovaPlanRig, type NovaShape } from './support/nova-rig.js';
 import { shapeOfPlanned, shapeOfStored } from './support/decision-shape.js';
+import { faithfulRuns } from './support/faithful-runs.js';
 import { recordsShown } from '../../src/plan/planner.js';
 
 type Action = { kind: 'passes'; count: number } | { kind: 'apply'; shape: Omit<NovaShape, 'name'> } | { kind: 'failJobs'; on: boolean };
@@ -105,7 +106,7 @@ describe('plan: faithful to the real pass (Nova, property-based)', function () {
           await rig.release(name);
         }
       }),
-      { numRuns: Number(process.env.PLAN_FAITHFUL_RUNS ?? 60), ...(process.env.PLAN_FAITHFUL_SEED ? { seed: Number(process.env.PLAN_FAITHFUL_SEED) } : {}) },
+      faithfulRuns(60),
     );
     console.log(`      ${cases} cases compared (${nothing} where neither decided anything); decisions compared per machine: ${[...perMachine].map(([m, c]) => `${m} ${c}`).join(', ')}`);
     console.log('      the upgrade machine before (its DatabaseReady reason) → its first decision:');

@@ -38,6 +38,7 @@ import {
   type TenancyRig,
 } from './support/tenancy-rig.js';
 import { shapeOfPlanned, shapeOfStored } from './support/decision-shape.js';
+import { faithfulRuns } from './support/faithful-runs.js';
 
 type Fault = { method: string; path: string };
 const FAULTS: Record<'Identity' | 'Network' | 'SecurityGroup', readonly Fault[]> = {
@@ -327,7 +328,7 @@ describe('plan: faithful to the real pass (tenancy kinds, property-based)', func
           await world.tearDown();
         }
       }),
-      { numRuns: Number(process.env.PLAN_FAITHFUL_RUNS ?? 100), ...(process.env.PLAN_FAITHFUL_SEED ? { seed: Number(process.env.PLAN_FAITHFUL_SEED) } : {}) },
+      faithfulRuns(100),
     );
     console.log(`      ${cases} cases compared (${[...perKind].map(([k, c]) => `${k} ${c}`).join(', ')}; ${nothing} where neither decided anything; ${secondPasses} also on the plan's second pass)`);
     console.log("      per machine, its first decision in the plan's first pass (state before → outcome (rule)), as often as compared:");

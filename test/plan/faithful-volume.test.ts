@@ -23,6 +23,7 @@ import type { RecordedEvent } from '../../src/events/envelope.js';
 import { stateText } from '../../src/plan/rules.js';
 import { serverWithVolumes, startVolumeRig, volumeManifest, type VolumeRig } from './support/volume-rig.js';
 import { shapeOfPlanned, shapeOfStored } from './support/decision-shape.js';
+import { faithfulRuns } from './support/faithful-runs.js';
 
 type Fault = { method: 'POST' | 'DELETE'; path: string; what: string };
 const FAULTS: readonly Fault[] = [
@@ -193,7 +194,7 @@ describe('plan: faithful to the real pass (volumeLifecycle, volumeAttachment; pr
           rig.sim.control.clearFaults();
         }
       }),
-      { numRuns: Number(process.env.PLAN_FAITHFUL_RUNS ?? 100), ...(process.env.PLAN_FAITHFUL_SEED ? { seed: Number(process.env.PLAN_FAITHFUL_SEED) } : {}) },
+      faithfulRuns(100),
     );
     console.log(`      ${cases} cases compared (${nothing} where neither decided anything; ${secondPasses} also on the plan's second pass; ${cutAtEffect} compared up to the effect, whose failure failed the real pass; ${failedBoth} where the plan's pass and the real one both failed); state before → the machine's first decision (rule):`);
     for (const [key, count] of [...seen].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) console.log(`        ${String(count).padStart(3)}  ${key}`);

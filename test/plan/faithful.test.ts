@@ -14,6 +14,7 @@ import { silentLogger } from '../../src/log/logger.js';
 import { serverRebuildStream, type ServerRebuildContext } from '../../machines/server-rebuild.js';
 import { IMAGES, serverManifest, startPlanRig, type PlanRig } from './support/rig.js';
 import { shapeOfPlanned, shapeOfStored } from './support/decision-shape.js';
+import { faithfulRuns } from './support/faithful-runs.js';
 
 type Image = keyof typeof IMAGES;
 type Action =
@@ -121,7 +122,7 @@ describe('plan: faithful to the real pass (server-rebuild, property-based)', fun
           rig.sim.control.configure({ nova: { hideTaskState: false, bootRules: [] } });
         }
       }),
-      { numRuns: Number(process.env.PLAN_FAITHFUL_RUNS ?? 150), ...(process.env.PLAN_FAITHFUL_SEED ? { seed: Number(process.env.PLAN_FAITHFUL_SEED) } : {}) },
+      faithfulRuns(150),
     );
     console.log(`      ${cases} cases compared (${nothing} where neither decided anything; ${secondPasses} also on the plan's second pass); marker before → the rebuild machine's first decision:`);
     for (const [key, count] of [...seen].sort((a, b) => b[1] - a[1])) console.log(`        ${String(count).padStart(3)}  ${key}`);
