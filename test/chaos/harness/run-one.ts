@@ -176,13 +176,13 @@ export const executeRun = async (sim: SimulatorProcess, plan: RunPlan): Promise<
   const publicNetworkId = (await cloud()).networks.find((n) => n.name === 'public')?.id ?? '';
   const secrets = new Set(sim.passwords);
   const faults: InjectedFault[] = [];
-  const ctx: ScenarioContext = { source, sim, publicNetworkId, cloud, dir, seed: plan.seed, secret: (value) => void secrets.add(value), faults };
   const own = plan.scenario.own;
   const env = own?.prepare(dir, plan.seed) ?? {};
+  const supervisor = new Supervisor(clouds, dir, failpointLives(plan), env);
+  const ctx: ScenarioContext = { source, sim, publicNetworkId, cloud, dir, seed: plan.seed, secret: (value) => void secrets.add(value), faults, kills: supervisor.kills };
   await source.secrets.put('default', 'region-one-credentials', { 'clouds.yaml': sim.cloudsYaml, cloud: 'sim-demo' });
   await applyManifests(source, foundation(sim.url, publicNetworkId));
 
-  const supervisor = new Supervisor(clouds, dir, failpointLives(plan), env);
   const stepTimeout = plan.scenario.stepTimeoutMs ?? STEP_TIMEOUT_MS;
   // each kill, and each 5xx or timeout (an answer that never came: the request may have landed), can open one 120 s
   // evidence window before the machine decides again (volume:1100029: two kills and a 502 on one extend); a duplicate

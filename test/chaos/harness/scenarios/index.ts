@@ -6,7 +6,7 @@
  * Network net-a) is applied before every scenario by the run (../run-one.ts).
  */
 import { applyManifests } from '../../../../src/kube/cli/manifests.js';
-import { availableOrRefused409, gone, settledAvailable, phaseIs, readyOrRefused409, type Kind, type Scenario, type ScenarioContext } from './scenario.js';
+import { availableOrCreateExhausted, availableOrRefused409, gone, settledAvailable, phaseIs, readyOrRefused409, type Kind, type Scenario, type ScenarioContext } from './scenario.js';
 import { IMAGES, identity, loadBalancer, managedRegion, networkOf, securityGroup, server, volume } from './manifests.js';
 import { createDomain } from '../cloud-state.js';
 import { novaScenario } from './nova.js';
@@ -19,7 +19,7 @@ export const serverScenario: Scenario = {
   streams: ['server-lifecycle-', 'server-rebuild-'],
   watched: [{ kind: 'Server', name: 'web-1' }],
   steps: [
-    { name: 'create web-1', act: apply(server('web-1', IMAGES.cirros)), settled: availableOrRefused409('Server', 'web-1') },
+    { name: 'create web-1', act: apply(server('web-1', IMAGES.cirros)), settled: availableOrCreateExhausted('Server', 'web-1') },
     { name: 'rebuild web-1 (image change)', act: apply(server('web-1', IMAGES.ubuntu)), settled: settledAvailable('Server', 'web-1') },
     { name: 'delete web-1', act: remove('Server', 'web-1'), settled: gone('Server', 'web-1') },
   ],
@@ -30,7 +30,7 @@ export const volumeScenario: Scenario = {
   streams: ['volume-lifecycle-'],
   watched: [{ kind: 'Volume', name: 'data-1' }],
   steps: [
-    { name: 'create data-1', act: apply(volume('data-1', 1)), settled: availableOrRefused409('Volume', 'data-1') },
+    { name: 'create data-1', act: apply(volume('data-1', 1)), settled: availableOrCreateExhausted('Volume', 'data-1') },
     { name: 'grow data-1', act: apply(volume('data-1', 2)), settled: settledAvailable('Volume', 'data-1') },
     { name: 'delete data-1', act: remove('Volume', 'data-1'), settled: gone('Volume', 'data-1') },
   ],

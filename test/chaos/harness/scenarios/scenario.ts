@@ -24,6 +24,8 @@ export interface ScenarioContext {
   secret(value: string): void;
   /** The cloud faults armed so far in this run (a scenario may accept the refusal a fault causes by design). */
   faults: ReadonlyArray<{ cls: string; landed: boolean }>;
+  /** The kills so far in this run (a failpoint's, with the stream it fired on; or the harness's random SIGKILL). */
+  kills: ReadonlyArray<{ point: string; stream?: string }>;
 }
 
 /** A moment where Regent's status claimed a settle, with the cloud read right after (the false-Provisioned check). */
@@ -118,6 +120,24 @@ export const readyOrRefused409 = (kind: Kind, name: string) => async (ctx: Scena
 export const availableOrRefused409 = (kind: Kind, name: string) => async (ctx: ScenarioContext) => {
   const view = await objectView(ctx, kind, name);
   return availableNow(view) || refusedBy409(ctx, view);
+};
+
+/** A create's attempts (machines/lifecycle.ts L2, machines/volume-lifecycle.ts V6: MAX_CREATE_ATTEMPTS). */
+const CREATE_ATTEMPTS = 3;
+
+/**
+ * Available=True at the generation, or (as availableOrRefused409) a planned 409's visible refusal, or the visible end
+ * of the bounded create by design (L2 / V6): Available=False Errored "N creates were sent, but the … never appeared",
+ * parked until a new generation — accepted only when the run's interruptions can account for every attempt: a kill
+ * (a create decided and appended, its answer lost with the process) or a landed 5xx or timeout (an answer that never
+ * came), at least CREATE_ATTEMPTS of them (`server:2200136`: two kills after the create's append, then a 503).
+ */
+export const availableOrCreateExhausted = (kind: Kind, name: string) => async (ctx: ScenarioContext) => {
+  const view = await objectView(ctx, kind, name);
+  if (availableNow(view) || refusedBy409(ctx, view)) return true;
+  const interruptions = ctx.kills.length + ctx.faults.filter((f) => f.landed && (f.cls === '5xx' || f.cls === 'timeout')).length;
+  const available = (view?.status.conditions as Condition[] | undefined)?.find((c) => c.type === 'Available') as (Condition & { message?: string }) | undefined;
+  return interruptions >= CREATE_ATTEMPTS && available?.status === 'False' && available.reason === 'Errored' && /^\d+ creates were sent, but the .* never appeared$/.test(available.message ?? '');
 };
 
 const refusedBy409 = (ctx: ScenarioContext, view: ObjectView | undefined): boolean => {
