@@ -53,7 +53,7 @@ const createFailureCondition = (failure: CreateFailure | null, context: Lifecycl
         `${service} put the ${noun} in ERROR before it ever booted, ${failure.attempts} times (the create bound); last ${service} fault: ${failure.fault ? capped(failure.fault) : 'none reported'}`,
       );
     case 'attemptsExhausted':
-      return availableFalse('Errored', `${failure.attempts} creates were sent, but the ${what} never appeared`);
+      return availableFalse('Errored', `${failure.attempts} creates were attempted, but the ${what} never appeared`);
     default:
       // a failure recorded before createFailure existed
       return availableFalse('Errored', `the cloud refused to create the ${what}: ${context.lastError ?? 'unknown'}`);

@@ -37,7 +37,7 @@ export const volumeAvailable = (snapshot: Pick<AnyMachineSnapshot, 'value' | 'co
       return no('ConsistencyError', `more than one Cinder volume is named exactly ${c.name}`);
     case 'failed':
       if (c.failure?.kind === 'rejected') return no(c.failure.status === 413 ? 'QuotaExceeded' : 'CreateRejected', `Cinder refused to create the volume (HTTP ${c.failure.status})`);
-      return no('Errored', `${c.failure?.attempts ?? MAX_CREATE_ATTEMPTS} creates were sent, but the volume never appeared`);
+      return no('Errored', `${c.failure?.attempts ?? MAX_CREATE_ATTEMPTS} creates were attempted, but the volume never appeared`);
     case 'extending':
       return no('Provisioning', `extending the volume to ${c.extend?.size ?? '?'} GiB`);
     case 'deleting':

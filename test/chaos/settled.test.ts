@@ -14,7 +14,7 @@ const withStatus = (available: { status: string; reason: string; message: string
     faults,
   }) as unknown as ScenarioContext;
 
-const exhausted = { status: 'False', reason: 'Errored', message: '3 creates were sent, but the Nova server never appeared' };
+const exhausted = { status: 'False', reason: 'Errored', message: '3 creates were attempted, but the Nova server never appeared' };
 const settled = (ctx: ScenarioContext) => availableOrCreateExhausted('Server', 'web-1')(ctx);
 
 describe('chaos: a step settled by the visible end of the bounded create', () => {
@@ -31,7 +31,7 @@ describe('chaos: a step settled by the visible end of the bounded create', () =>
 
   it('any other Errored reason is not the bounded create', async () => {
     expect(await settled(withStatus({ status: 'False', reason: 'Errored', message: 'Nova reports the server in ERROR' }, 3, []))).to.equal(false);
-    expect(await settled(withStatus({ status: 'False', reason: 'Provisioning', message: '3 creates were sent, but the Nova server never appeared' }, 3, []))).to.equal(false);
+    expect(await settled(withStatus({ status: 'False', reason: 'Provisioning', message: '3 creates were attempted, but the Nova server never appeared' }, 3, []))).to.equal(false);
   });
 
   it('Available=True is settled as before', async () => {

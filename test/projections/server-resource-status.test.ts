@@ -31,6 +31,17 @@ describe('projection: a Server resource\'s status', () => {
     expect(status.phase).to.equal('Error');
   });
 
+  it('the bounded create spent (L2): Errored, and the message says the creates were attempted (one cut off by a crash after its decision may never have been sent), not sent', () => {
+    const status = renderServerResource({
+      lifecycle: { state: 'failed', context: lifecycleContext({ createAttempts: 3, createFailure: { kind: 'attemptsExhausted', attempts: 3 }, decidedGeneration: 1 }) },
+      rebuild: undefined,
+      generation: 1,
+      at: AT,
+    });
+    expect(status.conditions.find((c) => c.type === 'Available')).to.include({ status: 'False', reason: 'Errored', message: '3 creates were attempted, but the Nova server never appeared' });
+    expect(status.phase).to.equal('Error');
+  });
+
   it('waiting to create is Pending; being deleted without a Nova server is Deleting', () => {
     expect(renderServerResource({ lifecycle: { state: 'absent', context: lifecycleContext({}) }, rebuild: undefined, generation: 1, at: AT }).phase).to.equal('Pending');
     expect(renderServerResource({ lifecycle: { state: 'deleting', context: lifecycleContext({ decidedGeneration: 1 }) }, rebuild: undefined, generation: 1, at: AT }).phase).to.equal('Deleting');

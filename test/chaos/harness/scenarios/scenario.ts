@@ -127,7 +127,7 @@ const CREATE_ATTEMPTS = 3;
 
 /**
  * Available=True at the generation, or (as availableOrRefused409) a planned 409's visible refusal, or the visible end
- * of the bounded create by design (L2 / V6): Available=False Errored "N creates were sent, but the … never appeared",
+ * of the bounded create by design (L2 / V6): Available=False Errored "N creates were attempted, but the … never appeared",
  * parked until a new generation — accepted only when the run's interruptions can account for every attempt: a kill
  * (a create decided and appended, its answer lost with the process) or a landed 5xx or timeout (an answer that never
  * came), at least CREATE_ATTEMPTS of them (`server:2200136`: two kills after the create's append, then a 503).
@@ -137,7 +137,7 @@ export const availableOrCreateExhausted = (kind: Kind, name: string) => async (c
   if (availableNow(view) || refusedBy409(ctx, view)) return true;
   const interruptions = ctx.kills.length + ctx.faults.filter((f) => f.landed && (f.cls === '5xx' || f.cls === 'timeout')).length;
   const available = (view?.status.conditions as Condition[] | undefined)?.find((c) => c.type === 'Available') as (Condition & { message?: string }) | undefined;
-  return interruptions >= CREATE_ATTEMPTS && available?.status === 'False' && available.reason === 'Errored' && /^\d+ creates were sent, but the .* never appeared$/.test(available.message ?? '');
+  return interruptions >= CREATE_ATTEMPTS && available?.status === 'False' && available.reason === 'Errored' && /^\d+ creates were attempted, but the .* never appeared$/.test(available.message ?? '');
 };
 
 const refusedBy409 = (ctx: ScenarioContext, view: ObjectView | undefined): boolean => {
