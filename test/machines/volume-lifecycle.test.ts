@@ -182,6 +182,8 @@ describe('volume lifecycle: create, adopt, converge (V1–V7, V11)', () => {
     expect(outcomes).to.deep.equal(['createResubmitted:cinder.createVolume', 'createResubmitted:cinder.createVolume', 'createExhausted:']);
     expect(MAX_CREATE_ATTEMPTS).to.equal(3);
     expect(s.value).to.equal('failed');
+    // attempted, not sent: a create decided and then cut off by a crash may never have been sent
+    expect(volumeAvailable(s)).to.deep.equal({ status: 'False', reason: 'Errored', message: '3 creates were attempted, but the volume never appeared' });
   });
 
   it('V6 a refused create parks (failed) until a new generation; the same generation sends nothing', () => {
