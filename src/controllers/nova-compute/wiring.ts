@@ -92,7 +92,7 @@ export const novaComputeWiring: KindWiring = {
     // the pool's own objects and its contract Secret (Kubernetes), while leading: a change wakes the pools it maps to
     let watches: { stop(): Promise<void> } | undefined;
     return {
-      reconcile: (key) => reconcileNovaCompute(deps, ...keyParts(key)),
+      reconcile: (key) => reconcileNovaCompute(deps, ...keyParts(key), services.now),
       handlers: novaComputeEffectHandlers(deps),
       startLeading: () => {
         watches = compute.startWatches?.((key) => services.enqueue('NovaCompute', key), () => services.lookups.list('NovaCompute') as NovaCompute[]);

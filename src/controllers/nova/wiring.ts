@@ -32,7 +32,7 @@ export const novaWiring: KindWiring = {
     const watchTarget = services.nova.startTargetWatches ? { watchTarget: (cluster: TargetCluster, namespace: string) => targets?.ensure(cluster, namespace) ?? false } : {};
     const deps = { engine: services.engine, source: services.source, secrets: services.source.secrets, logger: services.logger, metrics: sharedNovaMetrics(services.metrics.registry), ...services.nova, ...watchTarget };
     return {
-      reconcile: (key) => reconcileNova(deps, ...keyParts(key)),
+      reconcile: (key) => reconcileNova(deps, ...keyParts(key), services.now),
       handlers: novaEffectHandlers(deps),
       startLeading: () => {
         services.nova.start();
