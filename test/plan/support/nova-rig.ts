@@ -47,6 +47,7 @@ import { novaPipelineDefinition, novaPipelineStream, type NovaPipelineContext } 
 import { contextOf } from '../../../src/engine/engine.js';
 import { writeFakeNovaPython } from '../../nova/support/fake-nova-roles.js';
 import { listCellsTableShell } from '../../nova/support/list-cells-table.js';
+import { COMPUTE_WRITES } from './compute-world.js';
 
 export const NOVA = 'nova';
 
@@ -186,8 +187,6 @@ const wired = <T extends object>(target: T, name: string, writes: readonly strin
     },
   });
 
-/** The compute client's writes (to Nova and Placement). */
-const COMPUTE_WRITES = ['disableService', 'deleteService', 'createAggregate', 'setAggregateMetadata', 'deleteAggregate', 'createTrait', 'deleteTrait'] as const;
 
 /** `api` whose writes, outside a plan, first note the event store's head (what a pass had appended before it wrote). */
 const positionNoted = (api: ComputeApi, wires: Tripwires, store: EventStore, positions: number[]): ComputeApi =>
