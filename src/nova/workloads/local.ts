@@ -45,7 +45,7 @@ import type { JobEnv } from '../jobs/port.js';
 import { novaLauncher, type RoleLauncher } from './nova-launcher.js';
 import { UPGRADE_ROLE_ORDER, WorkloadError, deploymentName, type NovaOwner, type NovaRole, type RoleRollout, type RoleTemplate, type RoleWorkloads } from './port.js';
 import { DEFAULT_BACKOFF, Supervisor, type Backoff, type SpawnSpec } from './supervisor.js';
-import { procStart, readJson, stopRecordedProcesses, subdirectories, writeJson } from './process-records.js';
+import { procStart, readJson, readLiveRecord, stopRecordedProcesses, subdirectories, writeJson } from './process-records.js';
 
 export interface LocalWorkloadsOptions {
   /**
@@ -302,9 +302,7 @@ export class LocalWorkloads implements RoleWorkloads {
     const base = { role, deployment: name, present: true };
     if (current.image !== image) return { ...base, rolledOut: false, detail: `runs the template of ${current.image}, not ${image}` };
     const status = current.supervisor.status();
-    const where = current.port === undefined ? '' : ` on ${HOST}:${current.port}`;
-    if (status.running && status.ready) return { ...base, rolledOut: true, detail: `rolled out: pid ${status.pid}${where}, template ${current.templateHash}` };
-    if (status.running) return { ...base, rolledOut: false, detail: `pid ${status.pid}${where} is not ready yet (${current.port === undefined ? `up less than ${this.readyAfterMs / 1000} s` : 'GET / does not answer yet'})` };
+    if (status.running) return { ...base, ...this.runningRollout(status.pid, current.port, current.templateHash, status.ready) };
     // no countdown in the words: a detail that changed every pass would rewrite the condition every pass
     const wait = status.backoffMs === undefined ? '' : ` after a ${status.backoffMs / 1000} s backoff`;
     return { ...base, rolledOut: false, detail: `not running (${status.lastExit ?? 'starting'}); restart ${status.restarts + 1} follows${wait}; see ${this.logPath(namespace, nova, role)}` };
@@ -314,9 +312,7 @@ export class LocalWorkloads implements RoleWorkloads {
 
   /** The role's process record when the process it names still runs (same pid, same start time). */
   private liveRecord(namespace: string, nova: string, role: NovaRole): ProcessRecord | undefined {
-    const record = readJson<ProcessRecord>(join(this.roleDir(namespace, nova, role), 'process.json'));
-    if (!record || record.pidStart === null || procStart(record.pid) !== record.pidStart) return undefined;
-    return record;
+    return readLiveRecord<ProcessRecord>(join(this.roleDir(namespace, nova, role), 'process.json'));
   }
 
   /** `judge` of a process another Regent runs, in the same words, from its record and the same readiness check. */
@@ -328,9 +324,14 @@ export class LocalWorkloads implements RoleWorkloads {
     if (record.image === undefined) return { ...base, rolledOut: false, detail: `pid ${record.pid} runs template ${record.templateHash}; its record (from an older Regent) does not say its image` };
     if (record.image !== image) return { ...base, rolledOut: false, detail: `runs the template of ${record.image}, not ${image}` };
     const port = record.port ?? undefined;
+    return { ...base, ...this.runningRollout(record.pid, port, record.templateHash, await this.probe(role, port, Date.now() - Date.parse(record.startedAt))) };
+  }
+
+  /** A running role's rollout, in the same words for this Regent's processes and an observed one's. */
+  private runningRollout(pid: number | undefined, port: number | undefined, templateHash: string, ready: boolean): { rolledOut: boolean; detail: string } {
     const where = port === undefined ? '' : ` on ${HOST}:${port}`;
-    if (await this.probe(role, port, Date.now() - Date.parse(record.startedAt))) return { ...base, rolledOut: true, detail: `rolled out: pid ${record.pid}${where}, template ${record.templateHash}` };
-    return { ...base, rolledOut: false, detail: `pid ${record.pid}${where} is not ready yet (${port === undefined ? `up less than ${this.readyAfterMs / 1000} s` : 'GET / does not answer yet'})` };
+    if (ready) return { rolledOut: true, detail: `rolled out: pid ${pid}${where}, template ${templateHash}` };
+    return { rolledOut: false, detail: `pid ${pid}${where} is not ready yet (${port === undefined ? `up less than ${this.readyAfterMs / 1000} s` : 'GET / does not answer yet'})` };
   }
 
   private refuseObserving(what: string): void {

@@ -52,6 +52,12 @@ export const subdirectories = (path: string): string[] => {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** The record at `path` when the process it names still runs as recorded (same pid, same start time), else undefined. */
+export const readLiveRecord = <T extends ProcessRecordBase>(path: string): T | undefined => {
+  const record = readJson<T>(path);
+  return record && typeof record.pid === 'number' && record.pid > 1 && record.pidStart !== null && procStart(record.pid) === record.pidStart ? record : undefined;
+};
+
 /**
  * Stops every process the records at `paths` name that still runs as recorded (same pid, same start time), and
  * removes the records: SIGTERM to its process group, SIGKILL once `graceMs` passed.
@@ -59,8 +65,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 export const stopRecordedProcesses = async (paths: readonly string[], graceMs: number): Promise<void> => {
   const found: ProcessRecordBase[] = [];
   for (const path of paths) {
-    const record = readJson<ProcessRecordBase>(path);
-    if (record && typeof record.pid === 'number' && record.pid > 1 && record.pidStart !== null && procStart(record.pid) === record.pidStart) found.push(record);
+    const record = readLiveRecord<ProcessRecordBase>(path);
+    if (record) found.push(record);
     rmSync(path, { force: true });
   }
   await Promise.all(
